@@ -1,0 +1,136 @@
+//! The application state every handler reads: local settings, the configuration in force
+//! (swapped when a newer one is saved) and the stores.
+use crate::config::local::{ConfError, LocalConf};
+use crate::config::{self, Conf};
+use crate::error::{Error, Result};
+use crate::server::log;
+use crate::storage::{self, ConfStore, Kind, SessionStore};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::thread::JoinHandle;
+
+/// Shared state of a running portal.
+pub struct App {
+    /// Local settings.
+    pub local: LocalConf,
+    /// The configuration store.
+    pub confs: Arc<dyn ConfStore>,
+    conf: RwLock<Arc<Conf>>,
+    global: Arc<dyn SessionStore>,
+    persistent: Arc<dyn SessionStore>,
+    /// Notification storage.
+    pub notifications: Arc<dyn crate::notifications::store::NotificationStore>,
+    data_key: String,
+}
+
+impl App {
+    /// Opens the stores and loads the latest configuration.
+    pub fn open(local: LocalConf) -> Result<App, ConfError> {
+        let src = local.source.clone();
+        let err = |key: &str, e: Error| ConfError { file: src.clone(), key: key.into(), msg: e.to_string() };
+        if let Err(e) = crate::storage::file::ensure_dir(&local.data_dir) {
+            return Err(err("data", e));
+        }
+        let data_key = data_key(&local).map_err(|e| err("key", e))?;
+        let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
+        if matches!(local.conf_backend, config::local::ConfBackend::File { .. } | config::local::ConfBackend::Sqlite { .. })
+            && local.source == "embedded default"
+        {
+            config::seed_if_empty(confs.as_ref()).map_err(|e| err("configuration", e))?;
+        }
+        let conf = load_latest(confs.as_ref(), &local, &data_key).map_err(|e| err("configuration", Error::bad(e)))?;
+        let global = storage::open_sessions(&local.global_storage, &conf.key).map_err(|e| err("globalStorage", e))?;
+        let persistent =
+            storage::open_sessions(&local.persistent_storage, &conf.key).map_err(|e| err("persistentStorage", e))?;
+        let notifications = crate::notifications::store::open(&local, &conf).map_err(|e| err("notificationStorage", e))?;
+        Ok(App { local, confs, conf: RwLock::new(Arc::new(conf)), global, persistent, notifications, data_key })
+    }
+
+    /// The configuration in force.
+    pub fn conf(&self) -> Arc<Conf> {
+        match self.conf.read() {
+            Ok(c) => c.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// The store of a session kind: persistent sessions have their own.
+    pub fn sessions(&self, kind: Kind) -> &dyn SessionStore {
+        match kind {
+            Kind::Persistent => self.persistent.as_ref(),
+            _ => self.global.as_ref(),
+        }
+    }
+
+    /// Loads the latest configuration if it is newer than the one in force. A broken one is
+    /// logged and the old one stays.
+    pub fn reload_if_newer(&self) -> Result<bool> {
+        let latest = self.confs.latest()?.unwrap_or(0);
+        let current = self.conf().num;
+        if latest <= current {
+            return Ok(false);
+        }
+        match load_num(self.confs.as_ref(), latest, &self.local, &self.data_key) {
+            Ok(conf) => {
+                log::notice(&format!("configuration {latest} is now in force"));
+                if let Ok(mut w) = self.conf.write() {
+                    *w = Arc::new(conf);
+                }
+                Ok(true)
+            }
+            Err(e) => {
+                log::error(&format!("configuration {latest} rejected, {current} stays in force: {e}"));
+                Ok(false)
+            }
+        }
+    }
+
+    /// Checks for a newer configuration every `checkInterval` until `stop` is set.
+    pub fn spawn_reloader(self: &Arc<Self>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+        let app = self.clone();
+        std::thread::spawn(move || {
+            let tick = std::time::Duration::from_millis(50);
+            let mut waited = std::time::Duration::ZERO;
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(tick);
+                waited += tick;
+                if waited >= app.local.check_interval {
+                    waited = std::time::Duration::ZERO;
+                    if let Err(e) = app.reload_if_newer() {
+                        log::warn(&format!("configuration check failed: {e}"));
+                    }
+                }
+            }
+        })
+    }
+}
+
+fn load_latest(store: &dyn ConfStore, local: &LocalConf, key: &str) -> Result<Conf, String> {
+    let latest = store
+        .latest()
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
+    load_num(store, latest, local, key)
+}
+
+fn load_num(store: &dyn ConfStore, num: u64, local: &LocalConf, key: &str) -> Result<Conf, String> {
+    let stored = store.load(num).map_err(|e| e.to_string())?;
+    Conf::build(stored, &local.overrides, key).map_err(|e| format!("lmConf-{num}: {e}"))
+}
+
+/// The REST protocol key used when the configuration sets none: generated once, kept in the
+/// data folder.
+fn data_key(local: &LocalConf) -> Result<String> {
+    let path = local.data_dir.join("key");
+    if let Some(bytes) = crate::storage::file::read_opt(&path)? {
+        let k = String::from_utf8_lossy(&bytes).trim().to_string();
+        if !k.is_empty() {
+            return Ok(k);
+        }
+    }
+    let k = crate::util::random_hex(32);
+    crate::storage::file::create_atomic(&path, k.as_bytes())?;
+    // Another process may have won the race: read back what is there.
+    let bytes = crate::storage::file::read_opt(&path)?.unwrap_or_default();
+    Ok(String::from_utf8_lossy(&bytes).trim().to_string())
+}

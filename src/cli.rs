@@ -1,0 +1,162 @@
+//! The command line, parsed in two stages: global options (getopts), then the subcommand.
+//! `limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]`, and the administration
+//! subcommands `config`, `sessions`, `notifications`. Bad flags or a bad configuration: one
+//! clear line on stderr and exit code 2.
+use crate::app::App;
+use crate::config::local::LocalConf;
+use crate::server::{log, Server};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]
+       limette config info|list|get KEY...|set KEY VALUE... [--log TEXT]|export [N]|import FILE
+       limette sessions list|get ID|delete ID|purge
+       limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
+
+/// Parsed global options.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// `-c FILE`
+    pub config: Option<PathBuf>,
+    /// `-l ADDR:PORT`
+    pub listen: Option<String>,
+    /// `-t N`
+    pub threads: Option<usize>,
+    /// `--data DIR`
+    pub data: Option<PathBuf>,
+    /// `--log TEXT` (config set/import)
+    pub log: Option<String>,
+    /// `--before DATE` (notifications purge-done)
+    pub before: Option<String>,
+    /// The subcommand and its arguments.
+    pub free: Vec<String>,
+}
+
+/// Runs the command line; returns the exit code.
+pub fn main(args: Vec<String>) -> i32 {
+    let mut o = getopts::Options::new();
+    o.optopt("c", "config", "local configuration file (limette.ini)", "FILE");
+    o.optopt("l", "listen", "listen address", "ADDR:PORT");
+    o.optopt("t", "threads", "worker threads", "N");
+    o.optopt("", "data", "data folder of the embedded default (./limette-data)", "DIR");
+    o.optopt("", "log", "log text of a saved configuration", "TEXT");
+    o.optopt("", "before", "date limit for purge-done (YYYY-MM-DD)", "DATE");
+    o.optflag("h", "help", "print this help");
+    o.optflag("V", "version", "print the version");
+    let m = match o.parse(&args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("limette: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    if m.opt_present("h") {
+        println!("{}", o.usage(USAGE));
+        return 0;
+    }
+    if m.opt_present("V") {
+        println!("limette {}", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    let threads = match m.opt_str("t").map(|t| t.parse::<usize>()) {
+        Some(Ok(n)) if (1..=1024).contains(&n) => Some(n),
+        Some(_) => {
+            eprintln!("limette: --threads: expected a number from 1 to 1024");
+            return 2;
+        }
+        None => None,
+    };
+    let opts = Options {
+        config: m.opt_str("c").map(PathBuf::from),
+        listen: m.opt_str("l"),
+        threads,
+        data: m.opt_str("data").map(PathBuf::from),
+        log: m.opt_str("log"),
+        before: m.opt_str("before"),
+        free: m.free.clone(),
+    };
+    run(opts)
+}
+
+fn run(opts: Options) -> i32 {
+    let local = match load_local(&opts) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("limette: {e}");
+            return 2;
+        }
+    };
+    let app = match App::open(local) {
+        Ok(a) => Arc::new(a),
+        Err(e) => {
+            eprintln!("limette: {e}");
+            return 2;
+        }
+    };
+    let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
+    match opts.free.first().map(String::as_str) {
+        None | Some("serve") => serve(app),
+        Some("config") => crate::config::cli::run(&app, &rest, &opts),
+        Some("sessions") => crate::sessions::cli::run(&app, &rest),
+        Some("notifications") => crate::notifications::cli::run(&app, &rest, &opts),
+        Some(other) => {
+            eprintln!("limette: unknown command {other}\n{USAGE}");
+            2
+        }
+    }
+}
+
+/// The local settings: the `-c` file, or the embedded default; then `-l`, `-t`.
+pub fn load_local(opts: &Options) -> Result<LocalConf, String> {
+    let data = opts.data.clone().unwrap_or_else(|| PathBuf::from("limette-data"));
+    let mut local = match &opts.config {
+        Some(path) => LocalConf::from_file(path, &data).map_err(|e| e.to_string())?,
+        None => LocalConf::embedded(&data),
+    };
+    if let Some(l) = &opts.listen {
+        local.listen = l.clone();
+    }
+    if let Some(t) = opts.threads {
+        local.threads = t;
+    }
+    Ok(local)
+}
+
+fn serve(app: Arc<App>) -> i32 {
+    let listen = app.local.listen.clone();
+    let server = match Server::start(app.clone(), &listen) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("limette: cannot listen on {listen}: {e}");
+            return 2;
+        }
+    };
+    let stop = server.stop_flag();
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
+            eprintln!("limette: cannot handle signals: {e}");
+            return 1;
+        }
+    }
+    let reloader = app.spawn_reloader(stop.clone());
+    let janitor = crate::sessions::purge::spawn(app.clone(), stop.clone());
+    let conf = app.conf();
+    println!(
+        "limette {} listening on http://{} (portal {}); log in as dwho/dwho, rtyler/rtyler or msmith/msmith",
+        env!("CARGO_PKG_VERSION"),
+        server.addr,
+        conf.portal
+    );
+    log::notice(&format!("configuration {} from {}", conf.num, app.confs.describe()));
+    server.wait();
+    let _ = reloader.join();
+    let _ = janitor.join();
+    log::notice("stopped");
+    0
+}
+
+/// A flag that is never set, for commands that run once.
+pub fn never() -> Arc<AtomicBool> {
+    Arc::new(AtomicBool::new(false))
+}

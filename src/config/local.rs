@@ -1,0 +1,233 @@
+//! Local settings: the INI file (`limette.ini`, LemonLDAP::NG's `lemonldap-ng.ini` layout) or
+//! the embedded default, parsed once into typed values. Errors name the file and the key.
+use super::ini;
+use crate::http::adapter::Limits;
+use crate::storage::StorageSpec;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A configuration error: which file, which key, what is wrong.
+#[derive(Debug)]
+pub struct ConfError {
+    /// The file (or `embedded default`).
+    pub file: String,
+    /// The key or section at fault.
+    pub key: String,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for ConfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.key, self.msg)
+    }
+}
+
+/// Where numbered configurations live.
+#[derive(Debug, Clone)]
+pub enum ConfBackend {
+    /// A folder of `lmConf-N.json`.
+    File { dir: PathBuf },
+    /// A SQLite file with an `lmConfig`-like table.
+    Sqlite { path: PathBuf, table: String },
+    /// A remote `/config` (read-only).
+    Rest { base_url: String, user: Option<String>, password: Option<String>, timeout: Duration },
+}
+
+/// Everything read from the local file.
+#[derive(Debug, Clone)]
+pub struct LocalConf {
+    /// The file this came from (for messages).
+    pub source: String,
+    /// Data folder for the embedded default and generated files (the `key`).
+    pub data_dir: PathBuf,
+    /// The configuration backend.
+    pub conf_backend: ConfBackend,
+    /// Listen address.
+    pub listen: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Queue length before 503.
+    pub queue: usize,
+    /// Largest body accepted.
+    pub max_body: usize,
+    /// Idle/silent connection timeout.
+    pub idle_timeout: Duration,
+    /// Time allowed for a whole body.
+    pub body_timeout: Duration,
+    /// Requests per keep-alive connection.
+    pub max_requests: u32,
+    /// Period of the check for a newer configuration.
+    pub check_interval: Duration,
+    /// Prefix in front of `/sessions` and `/config`.
+    pub path_prefix: String,
+    /// SSO (and internal) session storage.
+    pub global_storage: StorageSpec,
+    /// Persistent session storage.
+    pub persistent_storage: StorageSpec,
+    /// Main-configuration keys set in `[portal]`, overriding the stored ones.
+    pub overrides: Map<String, Value>,
+    /// Log level name.
+    pub log_level: String,
+    /// Debug routes for the test-suite (`LIMETTE_TEST_HOOKS=1`).
+    pub test_hooks: bool,
+}
+
+/// Keys of `[portal]` that are local settings, not main-configuration overrides.
+const LOCAL_KEYS: &[&str] = &[
+    "listen", "threads", "queue", "maxBodySize", "idleTimeout", "bodyTimeout",
+    "maxRequestsPerConnection", "checkInterval", "pathPrefix", "globalStorage",
+    "globalStorageOptions", "persistentStorage", "persistentStorageOptions",
+];
+
+impl LocalConf {
+    /// The embedded default: everything under `data_dir`.
+    pub fn embedded(data_dir: &Path) -> LocalConf {
+        let dir = |s: &str| data_dir.join(s).display().to_string();
+        let file_spec = |d: String| StorageSpec {
+            kind: "File".into(),
+            options: [("Directory".to_string(), Value::from(d))].into_iter().collect(),
+        };
+        LocalConf {
+            source: "embedded default".into(),
+            data_dir: data_dir.to_path_buf(),
+            conf_backend: ConfBackend::File { dir: data_dir.join("conf") },
+            listen: "127.0.0.1:8080".into(),
+            threads: default_threads(),
+            queue: 256,
+            max_body: 8 << 20,
+            idle_timeout: Duration::from_secs(5),
+            body_timeout: Duration::from_secs(10),
+            max_requests: 100,
+            check_interval: Duration::from_secs(1),
+            path_prefix: String::new(),
+            global_storage: file_spec(dir("sessions")),
+            persistent_storage: file_spec(dir("psessions")),
+            overrides: Map::new(),
+            log_level: "notice".into(),
+            test_hooks: std::env::var("LIMETTE_TEST_HOOKS").map(|v| v == "1").unwrap_or(false),
+        }
+    }
+
+    /// Reads an INI file; relative paths in it are taken as they are (from the working folder).
+    pub fn from_file(path: &Path, data_dir: &Path) -> Result<LocalConf, ConfError> {
+        let file = path.display().to_string();
+        let err = |key: &str, msg: String| ConfError { file: file.clone(), key: key.into(), msg };
+        let text = std::fs::read_to_string(path).map_err(|e| err("-", format!("cannot read: {e}")))?;
+        let ini = ini::parse(&text).map_err(|e| err("-", e))?;
+        let mut lc = LocalConf::embedded(data_dir);
+        lc.source = file.clone();
+        let section = |name: &str| ini.get(name).cloned().unwrap_or_default();
+        for (k, v) in section("all") {
+            if k == "logLevel" {
+                if !crate::server::log::set_level(&v) {
+                    return Err(err("logLevel", format!("unknown level {v}")));
+                }
+                lc.log_level = v;
+            }
+        }
+        lc.conf_backend = conf_backend(&section("configuration"), &err)?;
+        for (k, v) in section("portal") {
+            lc.apply_portal_key(&k, &v).map_err(|m| err(&k, m))?;
+        }
+        Ok(lc)
+    }
+
+    fn apply_portal_key(&mut self, k: &str, v: &str) -> Result<(), String> {
+        let num = |v: &str| v.parse::<u64>().map_err(|_| format!("expected a number, got {v}"));
+        match k {
+            "listen" => self.listen = v.to_string(),
+            "threads" => self.threads = num(v)?.clamp(1, 1024) as usize,
+            "queue" => self.queue = num(v)?.clamp(1, 1 << 20) as usize,
+            "maxBodySize" => self.max_body = num(v)? as usize,
+            "idleTimeout" => self.idle_timeout = secs(v)?,
+            "bodyTimeout" => self.body_timeout = secs(v)?,
+            "maxRequestsPerConnection" => self.max_requests = num(v)?.max(1) as u32,
+            "checkInterval" => self.check_interval = secs(v)?,
+            "pathPrefix" => self.path_prefix = v.trim_end_matches('/').to_string(),
+            "globalStorage" => self.global_storage.kind = v.to_string(),
+            "persistentStorage" => self.persistent_storage.kind = v.to_string(),
+            "globalStorageOptions" => self.global_storage.options = json_object(v)?,
+            "persistentStorageOptions" => self.persistent_storage.options = json_object(v)?,
+            other => {
+                debug_assert!(!LOCAL_KEYS.contains(&other));
+                let value = serde_json::from_str(v).unwrap_or_else(|_| Value::from(v));
+                self.overrides.insert(other.to_string(), value);
+            }
+        }
+        Ok(())
+    }
+
+    /// Read/write limits for the HTTP adapter.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_body: self.max_body,
+            body_deadline: self.body_timeout,
+            max_requests: self.max_requests,
+        }
+    }
+}
+
+fn conf_backend(
+    sec: &[(String, String)],
+    err: &dyn Fn(&str, String) -> ConfError,
+) -> Result<ConfBackend, ConfError> {
+    let get = |k: &str| sec.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let ty = get("type").ok_or_else(|| err("type", "missing in [configuration]".into()))?;
+    match ty.as_str() {
+        "File" => {
+            let dir = get("dirName").ok_or_else(|| err("dirName", "required for type File".into()))?;
+            Ok(ConfBackend::File { dir: dir.into() })
+        }
+        "SQLite" | "CDBI" | "RDBI" => {
+            let chain = get("dbiChain").ok_or_else(|| err("dbiChain", "required for type SQLite".into()))?;
+            let path = chain.trim_start_matches("dbi:SQLite:dbname=").to_string();
+            if path.is_empty() {
+                return Err(err("dbiChain", "empty database path".into()));
+            }
+            Ok(ConfBackend::Sqlite { path: path.into(), table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()) })
+        }
+        "REST" => {
+            let base_url = get("baseUrl").ok_or_else(|| err("baseUrl", "required for type REST".into()))?;
+            if !base_url.starts_with("http://") && !base_url.starts_with("https://") {
+                return Err(err("baseUrl", format!("not an http URL: {base_url}")));
+            }
+            let timeout = match get("proxyOptions") {
+                Some(v) => {
+                    let o = json_object(&v).map_err(|m| err("proxyOptions", m))?;
+                    o.get("timeout").and_then(Value::as_f64).unwrap_or(10.0)
+                }
+                None => 10.0,
+            };
+            Ok(ConfBackend::Rest {
+                base_url: base_url.trim_end_matches('/').to_string(),
+                user: get("User"),
+                password: get("Password"),
+                timeout: Duration::from_secs_f64(timeout.clamp(0.1, 600.0)),
+            })
+        }
+        other => Err(err("type", format!("unknown configuration type {other} (File, SQLite or REST)"))),
+    }
+}
+
+fn secs(v: &str) -> Result<Duration, String> {
+    let f: f64 = v.parse().map_err(|_| format!("expected seconds, got {v}"))?;
+    if !(0.0..=86_400.0).contains(&f) || f == 0.0 {
+        return Err(format!("seconds out of range: {v}"));
+    }
+    Ok(Duration::from_secs_f64(f))
+}
+
+fn json_object(v: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str(v) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("expected a JSON object".into()),
+        Err(e) => Err(format!("invalid JSON: {e}")),
+    }
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get() * 4).unwrap_or(8).clamp(4, 64)
+}

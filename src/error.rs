@@ -1,0 +1,193 @@
+//! The crate error, typed by what the caller must do about it.
+//!
+//! Every module's failure ends up as one of these variants; `http::errors::to_response` is the
+//! only place that turns them into HTTP. Messages in `BadRequest`, `NotFound`, `Conflict` are
+//! shown to the client and must never hold internal detail (paths, parser traces); the
+//! `Storage`, `Upstream` and `Internal` texts go to the log only.
+use std::fmt;
+
+/// Portal error numbers (`Portal/Main/Constants.pm`), serialized as their decimal string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortalCode {
+    /// PE_OK
+    Ok = 0,
+    /// PE_SESSIONEXPIRED: the cookie names no live session.
+    SessionExpired = 1,
+    /// PE_FORMEMPTY: an empty user or password.
+    FormEmpty = 2,
+    /// PE_BADCREDENTIALS
+    BadCredentials = 5,
+    /// PE_FIRSTACCESS: no session and no credentials yet.
+    FirstAccess = 9,
+    /// PE_ERROR: generic error (missing field, directory failure, bad request).
+    Error = 24,
+    /// PE_NOTIFICATION: the user must accept notifications first.
+    Notification = 36,
+    /// PE_NOTOKEN: the HTML form came without its CSRF token.
+    NoToken = 81,
+    /// PE_TOKENEXPIRED: the CSRF token is stale or unknown.
+    TokenExpired = 82,
+    /// PE_UNKNOWNPARTNER: unknown OIDC client.
+    UnknownPartner = 107,
+    /// PE_UNAUTHORIZEDURL: redirect URI not registered.
+    UnauthorizedUrl = 108,
+}
+
+impl PortalCode {
+    /// The wire form: the number as a string (`"5"`).
+    pub fn as_str(self) -> String {
+        (self as u16).to_string()
+    }
+}
+
+/// OAuth 2.0 error codes of the token and authorization endpoints (RFC 6749 4.1.2.1, 5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OAuthCode {
+    /// RFC 6749 5.2
+    InvalidRequest,
+    /// RFC 6749 5.2
+    InvalidClient,
+    /// RFC 6749 5.2
+    InvalidGrant,
+    /// RFC 6749 5.2
+    UnauthorizedClient,
+    /// RFC 6749 5.2
+    UnsupportedGrantType,
+    /// RFC 6749 5.2
+    InvalidScope,
+    /// RFC 6749 4.1.2.1
+    UnsupportedResponseType,
+    /// RFC 6749 4.1.2.1
+    AccessDenied,
+    /// OpenID Connect Core 3.1.2.6
+    LoginRequired,
+    /// OpenID Connect Core 3.1.2.6
+    ConsentRequired,
+    /// RFC 6750 3.1
+    InvalidToken,
+    /// RFC 6749 5.2 (server_error is 4.1.2.1)
+    ServerError,
+}
+
+impl OAuthCode {
+    /// The exact protocol string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OAuthCode::InvalidRequest => "invalid_request",
+            OAuthCode::InvalidClient => "invalid_client",
+            OAuthCode::InvalidGrant => "invalid_grant",
+            OAuthCode::UnauthorizedClient => "unauthorized_client",
+            OAuthCode::UnsupportedGrantType => "unsupported_grant_type",
+            OAuthCode::InvalidScope => "invalid_scope",
+            OAuthCode::UnsupportedResponseType => "unsupported_response_type",
+            OAuthCode::AccessDenied => "access_denied",
+            OAuthCode::LoginRequired => "login_required",
+            OAuthCode::ConsentRequired => "consent_required",
+            OAuthCode::InvalidToken => "invalid_token",
+            OAuthCode::ServerError => "server_error",
+        }
+    }
+}
+
+/// Everything that can go wrong while serving a request or running a command.
+#[derive(Debug)]
+pub enum Error {
+    /// 400: the request is malformed; the text is shown.
+    BadRequest(String),
+    /// 401 for REST clients: not authenticated; the text is shown.
+    Unauthenticated(String),
+    /// 403: authenticated but not allowed.
+    Forbidden(String),
+    /// 404: unknown resource; the text is shown.
+    NotFound(String),
+    /// 405: the path exists but not with this method.
+    MethodNotAllowed,
+    /// 409: duplicate or already-accepted resource.
+    Conflict(String),
+    /// 411: a body is required.
+    LengthRequired,
+    /// 413: the body is over the limit.
+    PayloadTooLarge,
+    /// 408: the client was too slow sending its body.
+    RequestTimeout,
+    /// 503: the work queue is full.
+    Overloaded,
+    /// A portal error answered in LemonLDAP::NG's `{"result":0,"error":"N"}` shape.
+    Portal { code: PortalCode, status: u16 },
+    /// An OAuth error answered as JSON `{"error":code}` (token, introspection endpoints).
+    /// `basic` asks for `WWW-Authenticate: Basic` (401 after Basic credentials).
+    OAuth { code: OAuthCode, status: u16, basic: bool },
+    /// RFC 6750 bearer-token failure: 401 with `WWW-Authenticate: Bearer ...`.
+    /// `None` means no token was sent at all (plain `Bearer` challenge).
+    Bearer(Option<OAuthCode>),
+    /// A SOAP call failed: answered as a SOAP 1.1 Fault with this faultstring.
+    SoapFault { client: bool, message: String },
+    /// A remote service (directory bridge, REST store) failed; logged, shown generically.
+    Upstream(String),
+    /// A storage backend failed; logged, shown generically.
+    Storage(String),
+    /// A bug or an unexpected state; logged, shown generically.
+    Internal(String),
+}
+
+impl Error {
+    /// Shorthand for a bad request with a message.
+    pub fn bad(msg: impl Into<String>) -> Error {
+        Error::BadRequest(msg.into())
+    }
+    /// Shorthand for an unknown resource.
+    pub fn not_found(msg: impl Into<String>) -> Error {
+        Error::NotFound(msg.into())
+    }
+    /// Shorthand for a storage failure.
+    pub fn storage(msg: impl fmt::Display) -> Error {
+        Error::Storage(msg.to_string())
+    }
+    /// Shorthand for an internal failure.
+    pub fn internal(msg: impl fmt::Display) -> Error {
+        Error::Internal(msg.to_string())
+    }
+    /// A portal error with its HTTP status.
+    pub fn portal(code: PortalCode, status: u16) -> Error {
+        Error::Portal { code, status }
+    }
+    /// An OAuth error at HTTP 400.
+    pub fn oauth(code: OAuthCode) -> Error {
+        Error::OAuth { code, status: 400, basic: false }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadRequest(m) => write!(f, "bad request: {m}"),
+            Error::Unauthenticated(m) => write!(f, "not authenticated: {m}"),
+            Error::Forbidden(m) => write!(f, "forbidden: {m}"),
+            Error::NotFound(m) => write!(f, "not found: {m}"),
+            Error::MethodNotAllowed => write!(f, "method not allowed"),
+            Error::Conflict(m) => write!(f, "conflict: {m}"),
+            Error::LengthRequired => write!(f, "length required"),
+            Error::PayloadTooLarge => write!(f, "payload too large"),
+            Error::RequestTimeout => write!(f, "request timeout"),
+            Error::Overloaded => write!(f, "overloaded"),
+            Error::Portal { code, status } => write!(f, "portal error {} ({status})", code.as_str()),
+            Error::OAuth { code, status, .. } => write!(f, "oauth error {} ({status})", code.as_str()),
+            Error::Bearer(c) => write!(f, "bearer error {}", c.map(|c| c.as_str()).unwrap_or("none")),
+            Error::SoapFault { message, .. } => write!(f, "soap fault: {message}"),
+            Error::Upstream(m) => write!(f, "upstream failed: {m}"),
+            Error::Storage(m) => write!(f, "storage failed: {m}"),
+            Error::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::Storage(format!("io: {e}"))
+    }
+}
+
+/// The crate result.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

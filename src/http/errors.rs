@@ -1,0 +1,168 @@
+//! THE error -> response table. One exhaustive match, no catch-all arm: a new error variant
+//! does not compile until it has a wire form here. The flavour (JSON or HTML) follows the
+//! `Accept` header, except for the REST servers, which always answer JSON.
+use crate::error::{Error, OAuthCode};
+use crate::http::{Request, Response};
+use crate::util::html_escape;
+use serde_json::json;
+
+/// How an error must look on the wire for this request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    /// JSON when `Accept` asks for it, else an HTML error page.
+    Negotiated,
+    /// Always JSON (REST session, configuration and notification servers).
+    Json,
+}
+
+/// Turns an error into the response the client sees. 5xx details go to the log, with the
+/// request id, never to the client.
+pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -> Response {
+    let json_wanted = flavour == Flavour::Json || req.wants_json();
+    let (status, text): (u16, String) = match err {
+        Error::BadRequest(m) => (400, m.clone()),
+        Error::Unauthenticated(m) => (401, m.clone()),
+        Error::Forbidden(m) => (403, m.clone()),
+        Error::NotFound(m) => (404, m.clone()),
+        Error::MethodNotAllowed => (405, "Method not allowed".into()),
+        Error::Conflict(m) => (409, m.clone()),
+        Error::LengthRequired => (411, "A request body is required".into()),
+        Error::PayloadTooLarge => (413, "Request body too large".into()),
+        Error::RequestTimeout => (408, "Request timeout".into()),
+        Error::Overloaded => (503, "Server busy, try again".into()),
+        Error::Portal { code, status } => return portal_error(*code, *status, req, portal),
+        Error::OAuth { code, status, basic } => return oauth_error(*code, *status, *basic),
+        Error::Bearer(code) => return bearer_error(*code),
+        Error::SoapFault { client, message } => return soap_fault(*client, message),
+        Error::Upstream(m) => {
+            log_detail(req, m);
+            (502, "An upstream service failed".into())
+        }
+        Error::Storage(m) => {
+            log_detail(req, m);
+            (500, "Storage error".into())
+        }
+        Error::Internal(m) => {
+            log_detail(req, m);
+            (500, "Internal error".into())
+        }
+    };
+    let resp = if json_wanted {
+        Response::json(status, &json!({ "error": text }))
+    } else {
+        Response::html(status, error_page(status, &text))
+    };
+    if status == 405 {
+        return resp.with_header("Allow", "GET, HEAD, POST, PUT, DELETE");
+    }
+    resp
+}
+
+fn log_detail(req: &Request, detail: &str) {
+    crate::server::log::error(&format!("request {}: {detail}", req.id));
+}
+
+/// LemonLDAP::NG's login answer shape: `{"result":0,"error":"N"}`, with the SSO challenge on
+/// 401. For HTML clients the portal module renders its own pages; this is the JSON form and a
+/// plain page as fallback.
+fn portal_error(code: crate::error::PortalCode, status: u16, req: &Request, portal: &str) -> Response {
+    let resp = if req.wants_json() {
+        Response::json(status, &json!({"result": 0, "error": code.as_str()}))
+    } else {
+        let msg = crate::portal::messages::text("en", code as u16);
+        Response::html(status, error_page(status, &msg))
+    };
+    if status == 401 {
+        resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
+    } else {
+        resp
+    }
+}
+
+/// RFC 6749 5.2 error JSON; `WWW-Authenticate: Basic` only when Basic credentials were sent.
+fn oauth_error(code: OAuthCode, status: u16, basic: bool) -> Response {
+    let resp = Response::json(status, &json!({ "error": code.as_str() }));
+    if basic {
+        resp.with_header("WWW-Authenticate", "Basic")
+    } else {
+        resp
+    }
+}
+
+/// RFC 6750 3.1: plain `Bearer` when no token was sent, else the error code.
+fn bearer_error(code: Option<OAuthCode>) -> Response {
+    match code {
+        None => Response::empty(401).with_header("WWW-Authenticate", "Bearer"),
+        Some(c) => {
+            let status = if c == OAuthCode::InvalidRequest { 400 } else { 401 };
+            Response::json(status, &json!({ "error": c.as_str() }))
+                .with_header("WWW-Authenticate", &format!("Bearer error=\"{}\"", c.as_str()))
+        }
+    }
+}
+
+/// A SOAP 1.1 Fault (HTTP 500, as SOAP 1.1 section 6.2 requires).
+fn soap_fault(client: bool, message: &str) -> Response {
+    let code = if client { "soap:Client" } else { "soap:Server" };
+    let body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><soap:Fault><faultcode>{code}</faultcode><faultstring>{}</faultstring></soap:Fault></soap:Body></soap:Envelope>",
+        html_escape(message)
+    );
+    Response::bytes(500, "text/xml; charset=utf-8", body)
+}
+
+/// The fixed HTML error page, titled by status as LemonLDAP::NG does.
+pub fn error_page(status: u16, text: &str) -> String {
+    let title = match status {
+        500.. => "Server error",
+        403 => "Forbidden",
+        401 => "Authentication required",
+        400 => "Bad request",
+        404 => "Not found",
+        _ => "Error",
+    };
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"/static/limette.css\"></head>\n<body><main class=\"box\"><h1>{title}</h1>\n<p class=\"error\">{}</p>\n<p><a href=\"/\">Back to the portal</a></p></main></body></html>\n",
+        html_escape(text)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::Method;
+
+    #[test]
+    fn negotiates_json_and_html() {
+        let req = Request::new(Method::Get, "/x").with_header("Accept", "application/json");
+        let r = to_response(&Error::not_found("Unknown key K"), &req, Flavour::Negotiated, "p/");
+        assert_eq!(r.status, 404);
+        assert_eq!(r.json_body(), json!({"error": "Unknown key K"}));
+        let req = Request::new(Method::Get, "/x");
+        let r = to_response(&Error::not_found("<x>"), &req, Flavour::Negotiated, "p/");
+        assert!(String::from_utf8_lossy(&r.body).contains("&lt;x&gt;"));
+        let r = to_response(&Error::not_found("x"), &req, Flavour::Json, "p/");
+        assert_eq!(r.json_body(), json!({"error": "x"}));
+    }
+
+    #[test]
+    fn internal_errors_say_nothing_internal() {
+        let req = Request::new(Method::Get, "/x").with_header("Accept", "application/json");
+        let r = to_response(&Error::storage("/secret/path"), &req, Flavour::Json, "p/");
+        assert_eq!(r.status, 500);
+        assert!(!String::from_utf8_lossy(&r.body).contains("secret"));
+    }
+
+    #[test]
+    fn oauth_and_bearer_shapes() {
+        let req = Request::new(Method::Post, "/oauth2/token");
+        let e = Error::OAuth { code: OAuthCode::InvalidClient, status: 401, basic: true };
+        let r = to_response(&e, &req, Flavour::Json, "p/");
+        assert_eq!(r.status, 401);
+        assert_eq!(r.header("www-authenticate"), Some("Basic"));
+        let r = to_response(&Error::Bearer(None), &req, Flavour::Json, "p/");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+        let r = to_response(&Error::Bearer(Some(OAuthCode::InvalidToken)), &req, Flavour::Json, "p/");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer error=\"invalid_token\""));
+    }
+}

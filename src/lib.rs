@@ -1,0 +1,25 @@
+//! Limette: a small single sign-on portal that speaks LemonLDAP::NG's wire interfaces.
+//!
+//! The request path is one straight line: `server` (accept loop and worker pool) hands each
+//! request, converted by `http::adapter` into our own `http::Request`, to `router`, which picks
+//! the area module (oidc, sessions, config, notifications, portal). Areas read the running
+//! configuration and the stores through `app::App`. Errors travel as `error::Error` and become
+//! responses in exactly one place, `http::errors`.
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod directory;
+pub mod error;
+pub mod http;
+pub mod notifications;
+pub mod oidc;
+pub mod portal;
+pub mod router;
+pub mod rules;
+pub mod server;
+pub mod sessions;
+pub mod storage;
+pub mod upstream;
+pub mod util;

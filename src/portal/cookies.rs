@@ -1,0 +1,41 @@
+//! The SSO cookie as the contract fixes it: `<cookieName>=<id>; path=/; HttpOnly; SameSite=Lax`,
+//! `domain=` when configured, `Secure` when `securedCookie` is on.
+use crate::config::Conf;
+
+/// The cookie that carries a session id.
+pub fn sso(conf: &Conf, id: &str) -> String {
+    named(conf, &conf.cookie_name, id, None)
+}
+
+/// The cookie that clears the SSO cookie.
+pub fn clear_sso(conf: &Conf) -> String {
+    named(conf, &conf.cookie_name, "0", Some("Wed, 21 Oct 2015 00:00:00 GMT"))
+}
+
+/// A cookie of the portal's own (pending login, ...), host-only.
+pub fn portal_cookie(conf: &Conf, name: &str, value: &str, clear: bool) -> String {
+    let mut c = format!("{name}={value}; path=/; HttpOnly; SameSite=Lax");
+    if clear {
+        c.push_str("; expires=Wed, 21 Oct 2015 00:00:00 GMT");
+    }
+    if conf.secured_cookie {
+        c.push_str("; Secure");
+    }
+    c
+}
+
+fn named(conf: &Conf, name: &str, value: &str, expires: Option<&str>) -> String {
+    let mut c = format!("{name}={value}");
+    if let Some(d) = &conf.domain {
+        c.push_str(&format!("; domain={d}"));
+    }
+    c.push_str("; path=/");
+    if let Some(e) = expires {
+        c.push_str(&format!("; expires={e}"));
+    }
+    c.push_str("; HttpOnly; SameSite=Lax");
+    if conf.secured_cookie {
+        c.push_str("; Secure");
+    }
+    c
+}

@@ -1,0 +1,47 @@
+//! CSRF tokens of the HTML login form: `<epoch>.<HMAC-SHA256(key, "csrf:" epoch)>`, valid for
+//! `formTimeout` seconds. Stateless, so they survive restarts and work across instances sharing
+//! the configuration key. JSON clients need none (as LemonLDAP::NG's `requireToken`).
+use crate::config::Conf;
+use crate::util;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+fn mac(key: &str, epoch: i64) -> String {
+    let mut m = match Hmac::<Sha256>::new_from_slice(key.as_bytes()) {
+        Ok(m) => m,
+        Err(_) => return String::new(), // HMAC accepts any key length
+    };
+    m.update(format!("csrf:{epoch}").as_bytes());
+    util::hex(&m.finalize().into_bytes())
+}
+
+/// A fresh token.
+pub fn issue(conf: &Conf) -> String {
+    let now = util::now();
+    format!("{now}.{}", mac(&conf.key, now))
+}
+
+/// Why a token was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// No token in the form.
+    Missing,
+    /// Malformed, forged or too old.
+    Expired,
+}
+
+/// Checks a token (MAC in constant time, then age).
+pub fn check(conf: &Conf, token: Option<&str>) -> Result<(), Refusal> {
+    let token = token.filter(|t| !t.is_empty()).ok_or(Refusal::Missing)?;
+    let (epoch, sig) = token.split_once('.').ok_or(Refusal::Expired)?;
+    let epoch: i64 = epoch.parse().map_err(|_| Refusal::Expired)?;
+    if !util::ct_eq(mac(&conf.key, epoch).as_bytes(), sig.as_bytes()) {
+        return Err(Refusal::Expired);
+    }
+    let max = conf.get_i64("formTimeout").unwrap_or(120).max(10);
+    let age = util::now() - epoch;
+    if !(-5..=max).contains(&age) {
+        return Err(Refusal::Expired);
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The login: check the credentials against the directory, build the SSO session, let the
+//! notification system hold it back if needed, then store it and release the cookie.
+use super::{cookies, login_page, pages, pending_url, session, session::CookieState};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, PortalCode, Result};
+use crate::http::{Request, Response};
+use crate::storage::Session;
+use serde_json::{json, Map, Value};
+
+/// `POST /` or `POST /oauth2/` with `user` and `password`.
+pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let json = req.wants_json();
+    if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
+        // Already authenticated: LemonLDAP::NG refuses a second login on the same session.
+        if json {
+            return Ok(Response::json(400, &json!({"result": 0, "error": "24"})));
+        }
+        return Ok(match pending_url(conf, req) {
+            Some(u) => Response::redirect(&u),
+            None => Response::html(200, pages::landing(conf, &s)),
+        });
+    }
+    if !json && conf.get_bool("requireToken") {
+        if let Err(r) = super::csrf::check(conf, req.form_param("token").as_deref()) {
+            let code = if r == super::csrf::Refusal::Missing { PortalCode::NoToken } else { PortalCode::TokenExpired };
+            return Ok(login_page(conf, req, code, 400));
+        }
+    }
+    let (Some(user), Some(password)) = (req.form_param("user"), req.form_param("password")) else {
+        return Ok(login_page(conf, req, PortalCode::Error, 401));
+    };
+    let user = user.trim().to_string();
+    if user.is_empty() || password.is_empty() {
+        return Ok(login_page(conf, req, PortalCode::FormEmpty, 401));
+    }
+    let attrs = match authenticate(conf, &user, &password) {
+        Ok(a) => a,
+        Err(Error::Portal { code, status }) => return Ok(login_page(conf, req, code, status)),
+        Err(e) => return Err(e),
+    };
+    let dir = crate::directory::for_conf(conf);
+    let s = session::build(conf, req, &user, &attrs, dir.name());
+    finish(app, conf, req, s, pending_url(conf, req))
+}
+
+/// Checks credentials and returns the user's attributes. Wrong password or unknown user:
+/// portal error 5; directory failure: portal error 24 (logged).
+pub fn authenticate(conf: &Conf, user: &str, password: &str) -> Result<Map<String, Value>> {
+    let dir = crate::directory::for_conf(conf);
+    let bad = || Error::portal(PortalCode::BadCredentials, 401);
+    let fail = |e: Error| {
+        crate::server::log::error(&format!("directory failure for a login: {e}"));
+        Error::portal(PortalCode::Error, 401)
+    };
+    if user.len() > 255 || !dir.authenticate(user, password).map_err(fail)? {
+        crate::server::log::notice(&format!("bad credentials for {}", sanitize(user)));
+        return Err(bad());
+    }
+    dir.user_info(user).map_err(fail)?.ok_or_else(bad)
+}
+
+/// Ends a successful login: the notification system may hold the session back (and answers
+/// itself); otherwise the session is stored, the cookie set, and the client sent on.
+pub fn finish(app: &App, conf: &Conf, req: &Request, s: Session, url: Option<String>) -> Result<Response> {
+    if let Some(resp) = crate::notifications::portal::intercept(app, conf, req, &s, url.as_deref())? {
+        return Ok(resp);
+    }
+    release(app, conf, req, &s, url.as_deref())
+}
+
+/// Stores the session and answers with the SSO cookie: JSON `{"result":1,"error":"0","id":..}`,
+/// a redirect to the pending URL, or the landing page.
+pub fn release(app: &App, conf: &Conf, req: &Request, s: &Session, url: Option<&str>) -> Result<Response> {
+    let id = session::store(app, s)?;
+    crate::server::log::notice(&format!(
+        "user {} authenticated",
+        sanitize(&s.get("_whatToTrace").map(crate::config::value_string).unwrap_or_default())
+    ));
+    let resp = if req.wants_json() {
+        Response::json(200, &json!({"result": 1, "error": "0", "id": id}))
+    } else if let Some(u) = url {
+        Response::redirect(u)
+    } else {
+        Response::html(200, pages::landing(conf, s))
+    };
+    Ok(resp.with_cookie(&cookies::sso(conf, &id)))
+}
+
+/// A user name fit for a log line.
+fn sanitize(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(64).collect()
+}

@@ -1,0 +1,69 @@
+//! The portal's HTML pages: login form, landing page, logout page. Plain HTML and CSS, every
+//! dynamic value escaped.
+use super::messages;
+use crate::config::Conf;
+use crate::storage::Session;
+use crate::util::html_escape;
+
+/// Wraps a body in the page layout.
+pub fn layout(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>{}</title><link rel=\"stylesheet\" href=\"/static/limette.css\"></head>\n\
+<body><main class=\"box\">\n{body}\n</main></body></html>\n",
+        html_escape(title)
+    )
+}
+
+/// The login form. `code` is the portal error to show (0 = none), `url` the base64 URL to go
+/// to afterwards, `token` the CSRF token.
+pub fn login_form(conf: &Conf, code: u16, url: Option<&str>, token: &str, user: &str) -> String {
+    let msg = if code == 0 {
+        String::new()
+    } else {
+        let class = if code == 9 || code == 47 { "message" } else { "error" };
+        format!(
+            "<p class=\"{class}\" id=\"msg\" trmsg=\"{code}\">{}</p>\n",
+            html_escape(&messages::text("en", code))
+        )
+    };
+    let url_field = url
+        .map(|u| format!("<input type=\"hidden\" name=\"url\" value=\"{}\">\n", html_escape(u)))
+        .unwrap_or_default();
+    let body = format!(
+        "<h1>Limette</h1>\n{msg}<form method=\"post\" action=\"{action}\" class=\"login\">\n{url_field}\
+<input type=\"hidden\" name=\"token\" value=\"{token}\">\n\
+<label for=\"user\">{login}</label><input type=\"text\" id=\"user\" name=\"user\" value=\"{user}\" autocomplete=\"username\" autofocus required>\n\
+<label for=\"password\">{password}</label><input type=\"password\" id=\"password\" name=\"password\" autocomplete=\"current-password\" required>\n\
+<button type=\"submit\">{signin}</button>\n</form>",
+        action = "/",
+        token = html_escape(token),
+        user = html_escape(user),
+        login = word("login"),
+        password = word("password"),
+        signin = word("signIn"),
+    );
+    layout("Limette: sign in", &body)
+}
+
+/// The landing page of a connected user.
+pub fn landing(conf: &Conf, s: &Session) -> String {
+    let name = s
+        .get("cn")
+        .or_else(|| s.get("_whatToTrace"))
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    let body = format!(
+        "<h1>Limette</h1>\n<p id=\"connected\">{} <strong>{}</strong></p>\n<p><a class=\"button\" href=\"{}?logout=1\">{}</a></p>",
+        word("connectedAs"),
+        html_escape(&name),
+        html_escape(&conf.portal),
+        word("logout")
+    );
+    layout("Limette", &body)
+}
+
+fn word(key: &str) -> String {
+    html_escape(&messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
+}

@@ -1,0 +1,174 @@
+//! SSO sessions: built at login with LemonLDAP::NG's keys, stored in the global store, found
+//! again from the cookie (expired ones are deleted on sight), and the persistent session id.
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::Result;
+use crate::http::Request;
+use crate::storage::{Kind, Session};
+use crate::util;
+use md5::{Digest, Md5};
+use serde_json::{json, Map, Value};
+
+/// What the SSO cookie of a request names.
+#[derive(Debug)]
+pub enum CookieState {
+    /// No cookie (or the cleared value `0`).
+    Absent,
+    /// A cookie naming no live session.
+    Unknown,
+    /// A live session.
+    Valid(Session),
+}
+
+/// Looks up the session named by the request's SSO cookie.
+pub fn from_request(app: &App, conf: &Conf, req: &Request) -> Result<CookieState> {
+    let Some(id) = req.cookie(&conf.cookie_name).filter(|v| !v.is_empty() && v != "0") else {
+        return Ok(CookieState::Absent);
+    };
+    Ok(match lookup(app, conf, &id)? {
+        Some(s) => CookieState::Valid(s),
+        None => CookieState::Unknown,
+    })
+}
+
+/// The live SSO session of that id. An expired one is deleted and reported absent; a live one
+/// gets `_lastSeen` refreshed (at most once a minute, to spare the store).
+pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<Session>> {
+    if !is_session_id(id) {
+        return Ok(None);
+    }
+    let store = app.sessions(Kind::Global);
+    let Some(mut s) = store.get(Kind::Global, id)? else { return Ok(None) };
+    let now = util::now();
+    if is_expired(conf, &s, now) {
+        store.delete(Kind::Global, id)?;
+        return Ok(None);
+    }
+    let last = s.get("_lastSeen").and_then(Value::as_i64).unwrap_or(0);
+    if now - last >= 60 {
+        s.insert("_lastSeen".into(), json!(now));
+        store.put(Kind::Global, id, &s)?;
+    }
+    Ok(Some(s))
+}
+
+/// True when the session is past `timeout` (from its `_utime`) or past `timeoutActivity`
+/// (from its `_lastSeen`, when that setting is on).
+pub fn is_expired(conf: &Conf, s: &Session, now: i64) -> bool {
+    let utime = s.get("_utime").and_then(crate::config::as_i64).unwrap_or(0);
+    if now - utime > conf.timeout {
+        return true;
+    }
+    let activity = conf.get_i64("timeoutActivity").unwrap_or(0);
+    if activity > 0 {
+        let last = s.get("_lastSeen").and_then(crate::config::as_i64).unwrap_or(utime);
+        return now - last > activity;
+    }
+    false
+}
+
+/// A 64-hex session id as the portal generates them.
+pub fn is_session_id(id: &str) -> bool {
+    id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Builds (without storing) the SSO session of an authenticated user.
+pub fn build(conf: &Conf, req: &Request, user: &str, attrs: &Map<String, Value>, module: &str) -> Session {
+    let now = util::now();
+    let id = util::random_hex(32);
+    let mut s = Map::new();
+    s.insert("_session_id".into(), json!(id));
+    s.insert("_session_kind".into(), json!("SSO"));
+    s.insert("_utime".into(), json!(now));
+    s.insert("_startTime".into(), json!(util::timestamp14(now)));
+    s.insert("_updateTime".into(), json!(util::timestamp14(now)));
+    s.insert("_lastAuthnUTime".into(), json!(now));
+    s.insert("_lastSeen".into(), json!(now));
+    s.insert("_user".into(), json!(user));
+    s.insert("_auth".into(), json!(module));
+    s.insert("_userDB".into(), json!(module));
+    s.insert("_language".into(), json!("en"));
+    s.insert("authenticationLevel".into(), json!(1));
+    s.insert("ipAddr".into(), json!(req.ip()));
+    export_attributes(conf, req, attrs, &mut s);
+    let trace = s.get(&conf.what_to_trace).map(crate::config::value_string).unwrap_or_else(|| user.to_string());
+    s.insert("_whatToTrace".into(), json!(if trace.is_empty() { user.to_string() } else { trace }));
+    s
+}
+
+/// Copies directory attributes through `demoExportedVars`/`exportedVars` (session key ->
+/// attribute), request headers for `exportedVars` values naming `HTTP_*`, and groups.
+fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: &mut Session) {
+    let mut vars: Vec<(String, String)> = Vec::new();
+    for key in ["demoExportedVars", "restExportedVars", "exportedVars"] {
+        if let Some(Value::Object(m)) = conf.raw.get(key) {
+            if key == "demoExportedVars" && conf.get_str("authentication") != "Demo" {
+                continue;
+            }
+            vars.extend(m.iter().map(|(k, v)| (k.clone(), crate::config::value_string(v))));
+        }
+    }
+    if !vars.iter().any(|(k, _)| k == "UA") {
+        vars.push(("UA".into(), "HTTP_USER_AGENT".into()));
+    }
+    for (name, source) in vars {
+        if let Some(h) = source.strip_prefix("HTTP_") {
+            if let Some(v) = req.header(&h.replace('_', "-")) {
+                s.insert(name, json!(v));
+            }
+        } else if let Some(v) = attrs.get(&source) {
+            s.insert(name, v.clone());
+        }
+    }
+    // Attributes not mapped but present keep their name when nothing maps them (REST bridge).
+    for (k, v) in attrs {
+        if k != "groups" && !s.contains_key(k) {
+            s.insert(k.clone(), v.clone());
+        }
+    }
+    let groups: Vec<String> = match attrs.get("groups") {
+        Some(Value::Array(a)) => a.iter().map(crate::config::value_string).collect(),
+        Some(Value::String(g)) => g.split([';', ',']).map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        _ => Vec::new(),
+    };
+    let hgroups: Map<String, Value> = groups.iter().map(|g| (g.clone(), json!({"name": g}))).collect();
+    s.insert("groups".into(), json!(groups.join("; ")));
+    s.insert("hGroups".into(), Value::Object(hgroups));
+}
+
+/// Stores a built session; returns its id.
+pub fn store(app: &App, s: &Session) -> Result<String> {
+    let id = s.get("_session_id").and_then(Value::as_str).unwrap_or_default().to_string();
+    app.sessions(Kind::Global).put(Kind::Global, &id, s)?;
+    Ok(id)
+}
+
+/// The persistent session id of a user: MD5 hex of the `whatToTrace` value (LemonLDAP::NG).
+pub fn persistent_id(trace: &str) -> String {
+    let digest = Md5::digest(trace.as_bytes());
+    util::hex(&digest)[..32].to_string()
+}
+
+/// The user's persistent session, created empty when absent.
+pub fn persistent(app: &App, trace: &str) -> Result<(String, Session)> {
+    let id = persistent_id(trace);
+    let store = app.sessions(Kind::Persistent);
+    if let Some(s) = store.get(Kind::Persistent, &id)? {
+        return Ok((id, s));
+    }
+    let now = util::now();
+    let mut s = Map::new();
+    s.insert("_session_id".into(), json!(id));
+    s.insert("_session_kind".into(), json!("Persistent"));
+    s.insert("_session_uid".into(), json!(trace));
+    s.insert("_utime".into(), json!(now));
+    Ok((id, s))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn persistent_id_is_md5_of_trace() {
+        assert_eq!(super::persistent_id("dwho"), "5efe8af397fc3577e05b483aca964f1b");
+    }
+}

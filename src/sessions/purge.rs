@@ -1,0 +1,60 @@
+//! Removal of expired sessions and stale internal records, on a timer in the server and on
+//! demand from the CLI.
+use crate::app::App;
+use crate::error::Result;
+use crate::server::log;
+use crate::storage::Kind;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How often the server purges.
+const PERIOD: Duration = Duration::from_secs(600);
+
+/// Deletes expired SSO sessions and expired internal records (those with an `_exp` epoch in
+/// the past); returns how many were removed.
+pub fn purge(app: &App) -> Result<usize> {
+    let conf = app.conf();
+    let now = crate::util::now();
+    let mut n = 0;
+    let store = app.sessions(Kind::Global);
+    for id in store.ids(Kind::Global)? {
+        if let Some(s) = store.get(Kind::Global, &id)? {
+            if crate::portal::session::is_expired(&conf, &s, now) && store.delete(Kind::Global, &id)? {
+                n += 1;
+            }
+        }
+    }
+    for kind in [Kind::Oidc, Kind::Pending] {
+        for id in store.ids(kind)? {
+            if let Some(s) = store.get(kind, &id)? {
+                let exp = s.get("_exp").and_then(crate::config::as_i64).unwrap_or(i64::MAX);
+                if exp < now && store.delete(kind, &id)? {
+                    n += 1;
+                }
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// Purges every `PERIOD` until `stop` is set.
+pub fn spawn(app: Arc<App>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let tick = Duration::from_millis(100);
+        let mut waited = Duration::ZERO;
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(tick);
+            waited += tick;
+            if waited >= PERIOD {
+                waited = Duration::ZERO;
+                match purge(&app) {
+                    Ok(0) => {}
+                    Ok(n) => log::info(&format!("purged {n} expired sessions")),
+                    Err(e) => log::warn(&format!("session purge failed: {e}")),
+                }
+            }
+        }
+    })
+}

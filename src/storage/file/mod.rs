@@ -1,0 +1,72 @@
+//! File backends: one JSON document per record. Every write goes to a temp file in the same
+//! folder which is then renamed (replace) or hard-linked (create only if absent) into place, so
+//! a reader never sees a torn file and a crash leaves at worst a stray temp file.
+pub mod conf;
+pub mod sessions;
+
+use crate::error::{Error, Result};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Creates the folder (and parents) if missing.
+pub fn ensure_dir(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| Error::storage(format!("{}: {e}", dir.display())))
+}
+
+/// Writes `bytes` to a fresh temp file beside `target` and returns its path.
+fn write_temp(target: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    let dir = target.parent().ok_or_else(|| Error::internal("path without parent"))?;
+    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("x");
+    let tmp = dir.join(format!(".{name}.tmp.{}", crate::util::random_hex(6)));
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| Error::storage(format!("{}: {e}", tmp.display())))?;
+    let res = f.write_all(bytes).and_then(|_| f.sync_data());
+    if let Err(e) = res {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::storage(format!("{}: {e}", tmp.display())));
+    }
+    Ok(tmp)
+}
+
+/// Replaces `target` atomically.
+pub fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = write_temp(target, bytes)?;
+    fs::rename(&tmp, target).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::storage(format!("{}: {e}", target.display()))
+    })
+}
+
+/// Creates `target` atomically only if it does not exist; `false` when it does.
+pub fn create_atomic(target: &Path, bytes: &[u8]) -> Result<bool> {
+    let tmp = write_temp(target, bytes)?;
+    let res = fs::hard_link(&tmp, target);
+    let _ = fs::remove_file(&tmp);
+    match res {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::storage(format!("{}: {e}", target.display()))),
+    }
+}
+
+/// Reads a file; `None` when absent.
+pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
+    match fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Removes a file; `false` when absent.
+pub fn remove_opt(path: &Path) -> Result<bool> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
+    }
+}

@@ -1,0 +1,112 @@
+//! Sessions as files: `<Directory>/<id>` for SSO and persistent sessions (LemonLDAP::NG's
+//! `Apache::Session::File` layout with JSON serialisation), `<Directory>/<kind>/<id>` for the
+//! internal kinds.
+use super::{create_atomic, ensure_dir, read_opt, remove_opt, write_atomic};
+use crate::error::{Error, Result};
+use crate::storage::{check_id, Kind, Session, SessionStore};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A folder of session files.
+pub struct FileSessions {
+    dir: PathBuf,
+}
+
+impl FileSessions {
+    /// Opens (and creates) the folder.
+    pub fn open(dir: &Path) -> Result<FileSessions> {
+        ensure_dir(dir)?;
+        for k in [Kind::Oidc, Kind::Pending] {
+            ensure_dir(&dir.join(k.as_str()))?;
+        }
+        Ok(FileSessions { dir: dir.to_path_buf() })
+    }
+
+    fn folder(&self, kind: Kind) -> PathBuf {
+        match kind {
+            Kind::Global | Kind::Persistent => self.dir.clone(),
+            other => self.dir.join(other.as_str()),
+        }
+    }
+
+    fn path(&self, kind: Kind, id: &str) -> Result<PathBuf> {
+        check_id(id)?;
+        Ok(self.folder(kind).join(id))
+    }
+}
+
+fn decode(bytes: &[u8]) -> Result<Session> {
+    match serde_json::from_slice(bytes) {
+        Ok(serde_json::Value::Object(m)) => Ok(m),
+        _ => Err(Error::storage("session file is not a JSON object")),
+    }
+}
+
+fn encode(data: &Session) -> Result<Vec<u8>> {
+    serde_json::to_vec(data).map_err(Error::internal)
+}
+
+impl SessionStore for FileSessions {
+    fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
+        match read_opt(&self.path(kind, id)?)? {
+            Some(b) => decode(&b).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
+        write_atomic(&self.path(kind, id)?, &encode(data)?)
+    }
+
+    fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
+        create_atomic(&self.path(kind, id)?, &encode(data)?)
+    }
+
+    fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
+        remove_opt(&self.path(kind, id)?)
+    }
+
+    fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
+        let path = self.path(kind, id)?;
+        // rename is atomic: of two concurrent takers only one moves the file.
+        let claimed = self.folder(kind).join(format!(".{id}.taken.{}", crate::util::random_hex(6)));
+        match fs::rename(&path, &claimed) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::storage(format!("{}: {e}", path.display()))),
+        }
+        let bytes = read_opt(&claimed)?;
+        let _ = remove_opt(&claimed);
+        match bytes {
+            Some(b) => decode(&b).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn ids(&self, kind: Kind) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        let rd = fs::read_dir(self.folder(kind))
+            .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
+        for entry in rd.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !crate::util::is_safe_id(&name) || !entry.path().is_file() {
+                continue;
+            }
+            // Global and persistent share the folder: tell them apart by id length.
+            let fits = match kind {
+                Kind::Global => name.len() != 32,
+                Kind::Persistent => name.len() == 32,
+                _ => true,
+            };
+            if fits {
+                out.push(name);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn describe(&self) -> String {
+        format!("File {}", self.dir.display())
+    }
+}

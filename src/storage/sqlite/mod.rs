@@ -1,0 +1,77 @@
+//! SQLite backends (the only users of rusqlite): WAL journal, a busy timeout, schema created on
+//! open, and a small pool of connections so readers do not queue behind one lock.
+pub mod conf;
+pub mod sessions;
+
+use crate::error::{Error, Result};
+use rusqlite::Connection;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Error {
+        Error::Storage(format!("sqlite: {e}"))
+    }
+}
+
+/// How long a writer waits for another one before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A few connections to one database file.
+pub struct Db {
+    conns: Vec<Mutex<Connection>>,
+    next: AtomicUsize,
+    path: String,
+}
+
+impl Db {
+    /// Opens `size` connections and runs `schema` once.
+    pub fn open(path: &Path, size: usize, schema: &str) -> Result<Db> {
+        if let Some(parent) = path.parent() {
+            if !parent.as_os_str().is_empty() {
+                crate::storage::file::ensure_dir(parent)?;
+            }
+        }
+        let mut conns = Vec::new();
+        for i in 0..size.max(1) {
+            let c = Connection::open(path)
+                .map_err(|e| Error::storage(format!("{}: {e}", path.display())))?;
+            c.busy_timeout(BUSY_TIMEOUT)?;
+            if i == 0 {
+                c.pragma_update(None, "journal_mode", "WAL")?;
+                c.execute_batch(schema)?;
+            }
+            c.pragma_update(None, "synchronous", "NORMAL")?;
+            conns.push(Mutex::new(c));
+        }
+        Ok(Db { conns, next: AtomicUsize::new(0), path: path.display().to_string() })
+    }
+
+    /// A connection, preferring a free one.
+    pub fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
+        let n = self.conns.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        for i in 0..n {
+            if let Ok(g) = self.conns[(start + i) % n].try_lock() {
+                return Ok(g);
+            }
+        }
+        self.conns[start % n].lock().map_err(|_| Error::internal("sqlite connection lock poisoned"))
+    }
+
+    /// The database path, for descriptions.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+/// Quotes an SQL identifier that was validated as `[A-Za-z0-9_]+`.
+pub fn check_table(name: &str) -> Result<String> {
+    if !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        Ok(name.to_string())
+    } else {
+        Err(Error::bad(format!("invalid table name {name}")))
+    }
+}

@@ -1,0 +1,70 @@
+//! The one outbound HTTP agent (ureq): timeouts on every call and a cap on response size. The
+//! only file that names ureq.
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::io::Read;
+use std::time::Duration;
+
+/// Largest response body read from a remote service.
+const MAX_RESPONSE: u64 = 16 << 20;
+
+/// An answer from a remote service.
+#[derive(Debug)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// Body bytes (at most `MAX_RESPONSE`).
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The body as JSON.
+    pub fn json(&self) -> Result<Value> {
+        serde_json::from_slice(&self.body).map_err(|e| Error::Upstream(format!("bad JSON from upstream: {e}")))
+    }
+}
+
+/// One outbound request.
+pub struct Call<'a> {
+    /// Method.
+    pub method: &'a str,
+    /// Full URL.
+    pub url: &'a str,
+    /// Basic credentials.
+    pub basic: Option<(&'a str, &'a str)>,
+    /// JSON body.
+    pub json: Option<&'a Value>,
+    /// Total timeout.
+    pub timeout: Duration,
+}
+
+/// Sends a request; any HTTP status is a `Reply`, transport failures are `Upstream` errors.
+pub fn send(call: &Call<'_>) -> Result<Reply> {
+    let agent = ureq::AgentBuilder::new()
+        .timeout(call.timeout)
+        .timeout_connect(call.timeout.min(Duration::from_secs(5)))
+        .redirects(0)
+        .build();
+    let mut req = agent.request(call.method, call.url).set("Accept", "application/json");
+    if let Some((u, p)) = call.basic {
+        use base64::Engine;
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"));
+        req = req.set("Authorization", &format!("Basic {token}"));
+    }
+    let res = match call.json {
+        Some(body) => req.send_json(body.clone()),
+        None => req.call(),
+    };
+    let resp = match res {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => return Err(Error::Upstream(format!("{} {}: {e}", call.method, call.url))),
+    };
+    let status = resp.status();
+    let mut body = Vec::new();
+    resp.into_reader()
+        .take(MAX_RESPONSE)
+        .read_to_end(&mut body)
+        .map_err(|e| Error::Upstream(format!("{}: reading the answer: {e}", call.url)))?;
+    Ok(Reply { status, body })
+}
