@@ -18,7 +18,7 @@ pub fn layout(title: &str, body: &str) -> String {
 
 /// The login form. `code` is the portal error to show (0 = none), `url` the base64 URL to go
 /// to afterwards, `token` the CSRF token.
-pub fn login_form(conf: &Conf, code: u16, url: Option<&str>, token: &str, user: &str) -> String {
+pub fn login_form(_conf: &Conf, code: u16, url: Option<&str>, token: &str, user: &str) -> String {
     let msg = if code == 0 {
         String::new()
     } else {
