@@ -37,7 +37,11 @@ pub fn create(app: &App, conf: &Conf, session: Session, url: Option<&str>) -> Re
         rec.insert("url".into(), json!(u));
     }
     app.sessions(Kind::Pending).put(Kind::Pending, &id, &rec)?;
-    Ok(Pending { id, session, url: url.map(str::to_string) })
+    Ok(Pending {
+        id,
+        session,
+        url: url.map(str::to_string),
+    })
 }
 
 /// The live pending login of that id.
@@ -45,25 +49,38 @@ pub fn get(app: &App, id: &str) -> Result<Option<Pending>> {
     if !crate::portal::session::is_session_id(id) {
         return Ok(None);
     }
-    let Some(rec) = app.sessions(Kind::Pending).get(Kind::Pending, id)? else { return Ok(None) };
+    let Some(rec) = app.sessions(Kind::Pending).get(Kind::Pending, id)? else {
+        return Ok(None);
+    };
     let exp = rec.get("_exp").and_then(crate::config::as_i64).unwrap_or(0);
     if exp < util::now() {
         app.sessions(Kind::Pending).delete(Kind::Pending, id)?;
         return Ok(None);
     }
-    let Some(Value::Object(session)) = rec.get("session").cloned() else { return Ok(None) };
+    let Some(Value::Object(session)) = rec.get("session").cloned() else {
+        return Ok(None);
+    };
     let url = rec.get("url").and_then(Value::as_str).map(str::to_string);
-    Ok(Some(Pending { id: id.to_string(), session, url }))
+    Ok(Some(Pending {
+        id: id.to_string(),
+        session,
+        url,
+    }))
 }
 
 /// Removes a pending login; `true` when this call removed it (so only one caller releases it).
 pub fn finish(app: &App, id: &str) -> Result<bool> {
-    Ok(app.sessions(Kind::Pending).take(Kind::Pending, id)?.is_some())
+    Ok(app
+        .sessions(Kind::Pending)
+        .take(Kind::Pending, id)?
+        .is_some())
 }
 
 /// The form token bound to a pending login.
 pub fn token(conf: &Conf, id: &str) -> String {
-    let Ok(mut m) = Hmac::<Sha256>::new_from_slice(conf.key.as_bytes()) else { return String::new() };
+    let Ok(mut m) = Hmac::<Sha256>::new_from_slice(conf.key.as_bytes()) else {
+        return String::new();
+    };
     m.update(b"pending:");
     m.update(id.as_bytes());
     util::hex(&m.finalize().into_bytes())

@@ -1,10 +1,159 @@
-//! `/sessions/<type>/...` (built by the sessions issue).
+//! `/sessions/<type>/...`: LemonLDAP::NG's REST session server (enabled by
+//! `restSessionServer`), with the contract's differences: secret keys omitted, 404 for unknown
+//! ids and types, one key as JSON, and `PUT` with a valid `__secret` creating the session (the
+//! protocol of LemonLDAP::NG's own session client). Handlers decode and encode; the decisions
+//! are in the plain functions below them.
+use super::{export, secret, Settings};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
-use crate::http::{Request, Response};
+use crate::http::{Method, Request, Response};
+use crate::server::log;
+use crate::storage::{check_id, Kind, Session, SessionStore};
+use serde_json::{json, Map, Value};
 
-/// Serves the REST session server; `rest` is the path without any prefix.
-pub fn handle(_app: &App, _req: &Request, _conf: &Conf, _rest: &str) -> Result<Response> {
-    Err(Error::not_found("Not found"))
+/// Serves the REST session server; `rest` is the path without any prefix (`/sessions/...`).
+pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Response> {
+    let st = &conf.sessions;
+    if !st.rest_server {
+        return Err(Error::not_found("Not found"));
+    }
+    let parts: Vec<String> = rest
+        .split('/')
+        .skip(2) // "" and "sessions"
+        .filter(|s| !s.is_empty())
+        .map(crate::util::url_decode_path)
+        .collect();
+    let Some(kind) = parts.first() else {
+        return Err(Error::bad("Bad request"));
+    };
+    let kind = Kind::from_rest(kind)
+        .ok_or_else(|| Error::not_found("Unknown (or unconfigured) session type"))?;
+    let store = app.sessions(kind);
+    let id = parts.get(1).map(String::as_str);
+    let key = parts.get(2).map(String::as_str);
+    let value = match (req.method, id) {
+        (Method::Get | Method::Head, Some(id)) => read(store, kind, id, key, st)?,
+        (Method::Get | Method::Head, None) => return Err(Error::bad("ID is required")),
+        (Method::Post, None) => create(store, kind, body_object(req)?, st)?,
+        (Method::Put, Some(id)) => update(store, kind, id, body_object(req)?, conf)?,
+        (Method::Put | Method::Delete, None) => return Err(Error::bad("ID is required")),
+        (Method::Delete, Some(id)) => delete(store, kind, id)?,
+        _ => return Err(Error::MethodNotAllowed),
+    };
+    Ok(Response::json(200, &value))
+}
+
+/// The request body as a JSON object: 400 with a clear message otherwise.
+pub fn body_object(req: &Request) -> Result<Map<String, Value>> {
+    if req.body.is_empty() {
+        return Err(Error::bad("A JSON object is required in the body"));
+    }
+    match serde_json::from_slice::<Value>(&req.body) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(Error::bad("The body must be a JSON object")),
+        Err(_) => Err(Error::bad("Malformed JSON in the body")),
+    }
+}
+
+/// A stored session, or 404.
+fn existing(store: &dyn SessionStore, kind: Kind, id: &str) -> Result<Session> {
+    if check_id(id).is_err() {
+        return Err(Error::not_found("Session Id does not exist"));
+    }
+    store
+        .get(kind, id)?
+        .ok_or_else(|| Error::not_found("Session Id does not exist"))
+}
+
+/// `GET`: the whole session, one key (`null` when missing) or `[k1,k2]`, secrets omitted.
+pub fn read(
+    store: &dyn SessionStore,
+    kind: Kind,
+    id: &str,
+    key: Option<&str>,
+    st: &Settings,
+) -> Result<Value> {
+    let s = export::without_secrets(&existing(store, kind, id)?, &st.hidden, st.export_secret);
+    Ok(match key {
+        None => Value::Object(s),
+        Some(k) => match k.strip_prefix('[').and_then(|k| k.strip_suffix(']')) {
+            Some(list) => {
+                let keys: Vec<String> = list
+                    .split(',')
+                    .map(|k| k.trim().to_string())
+                    .filter(|k| !k.is_empty())
+                    .collect();
+                Value::Object(export::pick(&s, &keys))
+            }
+            None => s.get(k).cloned().unwrap_or(Value::Null),
+        },
+    })
+}
+
+/// `POST`: a new session with a fresh id (64 hex for SSO, 32 for persistent).
+pub fn create(
+    store: &dyn SessionStore,
+    kind: Kind,
+    mut body: Map<String, Value>,
+    st: &Settings,
+) -> Result<Value> {
+    body.remove("__secret");
+    let (id, label) = match kind {
+        Kind::Persistent => (crate::util::random_hex(16), "Persistent"),
+        _ => (crate::util::random_hex(32), "SSO"),
+    };
+    body.insert("_session_id".into(), json!(id));
+    body.insert("_session_kind".into(), json!(label));
+    body.entry("_utime")
+        .or_insert_with(|| json!(crate::util::now()));
+    if !store.create(kind, &id, &body)? {
+        return Err(Error::internal("fresh session id already taken"));
+    }
+    let shown = export::without_secrets(&body, &st.hidden, st.export_secret);
+    Ok(json!({"result": 1, "session": shown}))
+}
+
+/// `PUT`: merges keys into an existing session; with a valid `__secret`, creates it when absent
+/// (LemonLDAP::NG's session client). An invalid or stale secret is refused and changes nothing.
+pub fn update(
+    store: &dyn SessionStore,
+    kind: Kind,
+    id: &str,
+    mut body: Map<String, Value>,
+    conf: &Conf,
+) -> Result<Value> {
+    check_id(id).map_err(|_| Error::not_found("Session Id does not exist"))?;
+    let proven = match body.remove("__secret") {
+        None => false,
+        Some(v) => {
+            let text = v.as_str().unwrap_or_default();
+            let tol = conf.sessions.clock_tolerance;
+            if let Err(why) = secret::check(&conf.key, text, crate::util::now(), tol) {
+                log::warn(&format!("session {id}: __secret refused ({why:?})"));
+                return Err(Error::bad("Invalid secret"));
+            }
+            true
+        }
+    };
+    match store.get(kind, id)? {
+        Some(mut s) => {
+            s.extend(body);
+            store.put(kind, id, &s)?;
+        }
+        None if proven => {
+            body.insert("_session_id".into(), json!(id));
+            store.put(kind, id, &body)?;
+        }
+        None => return Err(Error::not_found("Session Id does not exist")),
+    }
+    Ok(json!({"result": 1}))
+}
+
+/// `DELETE`: removes the session; no cookie is touched (a contract difference).
+pub fn delete(store: &dyn SessionStore, kind: Kind, id: &str) -> Result<Value> {
+    if check_id(id).is_err() || !store.delete(kind, id)? {
+        return Err(Error::not_found("Session Id does not exist"));
+    }
+    Ok(json!({"result": 1}))
 }
