@@ -271,3 +271,9 @@ fn large_inputs_are_bounded() {
     m.insert("uid".into(), Value::String("a".repeat(5000)));
     assert!(!heavy.eval_at(&m, NOW));
 }
+
+#[test]
+fn rules_are_shareable_between_threads() {
+    fn shareable<T: Clone + std::fmt::Debug + Send + Sync + 'static>() {}
+    shareable::<Rule>();
+}

@@ -180,3 +180,37 @@ fn mysession_authorization_and_whoami() {
     );
     assert_eq!(r.json(), json!({"result": "rtyler"}), "POST works as GET");
 }
+
+#[test]
+fn a_rule_that_does_not_parse_is_logged_and_denies() {
+    let p = builder()
+        .conf(
+            "locationRules",
+            json!({"broken.example.com": {"^/x": "$uid eq", "(": "accept", "default": "accept"},
+                   "fine.example.com": {"^/x": "$uid eq", "default": "accept"}}),
+        )
+        .start();
+    let ck = cookie(&p.login("dwho"));
+    let ask = |url: &str| {
+        let q = limette::util::url_encode(&b64(url.as_bytes()));
+        let r = p.client().get(
+            &format!("/mysession/?authorizationfor={q}"),
+            &[JSON, ("Cookie", &ck)],
+        );
+        r.json()["result"].as_i64().unwrap()
+    };
+    assert_eq!(ask("http://fine.example.com/x"), 0, "broken rule denies");
+    assert_eq!(
+        ask("http://fine.example.com/y"),
+        1,
+        "other paths unaffected"
+    );
+    assert_eq!(
+        ask("http://broken.example.com/y"),
+        0,
+        "a broken path regex denies everything after it"
+    );
+    let log = p.log();
+    assert!(log.contains("fine.example.com ^/x"), "{log}");
+    assert!(log.contains("broken.example.com ("), "{log}");
+}
