@@ -24,6 +24,11 @@ pub type RawRequest = tiny_http::Request;
 /// Announced bodies above this are never drained by tiny_http (see the module doc).
 const ABSURD_BODY: usize = 1 << 30;
 
+/// Largest request line plus headers accepted (Apache allows 8 KiB a line, 100 lines). tiny_http
+/// has already read them into memory, so this cannot bound that transient allocation; it makes
+/// sure no handler works on such a request and that the client gets a clear 400.
+pub const MAX_HEAD: usize = 64 * 1024;
+
 /// Limits applied while reading and writing.
 #[derive(Debug, Clone)]
 pub struct Limits {
@@ -81,6 +86,9 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
             )
         })
         .collect();
+    if head_size(&path, &query, &headers) > MAX_HEAD {
+        return Err(Error::bad("Request line and headers too large"));
+    }
     let remote = raw.remote_addr().copied();
     let mut req = Request {
         method,
@@ -98,6 +106,16 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
     }
     req.body = read_body(raw.as_reader(), limits)?;
     Ok(req)
+}
+
+/// Bytes of the request line and headers, as sent (near enough).
+fn head_size(path: &str, query: &str, headers: &[(String, String)]) -> usize {
+    path.len()
+        + query.len()
+        + headers
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 4)
+            .sum::<usize>()
 }
 
 fn read_body(reader: &mut dyn Read, limits: &Limits) -> Result<Vec<u8>, Error> {
@@ -132,7 +150,8 @@ pub fn write_response(
     limits: &Limits,
 ) {
     let announced = raw.body_length().unwrap_or(0);
-    if force_close && announced > limits.max_body {
+    // A body cut short (too large, or too slow: 408) must not be drained by this worker.
+    if force_close && announced > 0 {
         return answer_unread(raw, resp, announced);
     }
     let head_only = raw.method() == &tiny_http::Method::Head;
