@@ -1,0 +1,82 @@
+//! Helpers of the hostile-input and fault tests: raw requests that may fail without panicking,
+//! and what /proc says about the server (resident memory, open descriptors, the fd limit).
+use super::http::{read_response, Resp};
+use std::io::{BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// Sends raw bytes on a fresh connection and reads one response; `Err` when the server closed
+/// the connection without answering or the connection failed.
+pub fn raw(port: u16, bytes: &[u8]) -> std::io::Result<Resp> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    s.set_write_timeout(Some(Duration::from_secs(10)))?;
+    // The server may answer (and close) before it has read everything: ignore write errors.
+    let _ = s.write_all(bytes);
+    read_response(&mut BufReader::new(s), false)
+}
+
+/// A request with the given method, target (sent as is), extra header lines and body;
+/// `Connection: close` and the JSON `Accept` are added.
+pub fn request(
+    port: u16,
+    method: &str,
+    target: &str,
+    headers: &str,
+    body: &[u8],
+) -> std::io::Result<Resp> {
+    let mut bytes = format!(
+        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(body);
+    raw(port, &bytes)
+}
+
+/// One `Name: value` field of /proc/<pid>/status, as a number (kB for memory fields).
+fn status_field(pid: u32, name: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Resident memory of a process in KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    status_field(pid, "VmRSS")
+}
+
+/// Threads of a process.
+pub fn threads(pid: u32) -> u64 {
+    status_field(pid, "Threads")
+}
+
+/// Open file descriptors of a process.
+pub fn fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+/// The soft limit of open files of this process (the server inherits it).
+pub fn nofile_limit() -> usize {
+    let text = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    text.lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
+        .unwrap_or(1024)
+}
+
+/// Waits up to `limit` for `f` to hold, polling every 50 ms.
+pub fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
+}

@@ -1,0 +1,33 @@
+//! Hostile input and faults against the real binary: oversized and trickled bodies, idle
+//! connection floods, invalid UTF-8, deep JSON, huge request heads, CRLF aimed at headers,
+//! path traversal in every id that reaches storage, and kill -9 during write bursts. Each
+//! must get a clear 4xx quickly (or, for faults, leave consistent stores) while the server
+//! keeps serving others.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod faults;
+mod input;
+mod traversal;
+
+use common::{hostile, Portal};
+use std::time::{Duration, Instant};
+
+/// Asserts the portal still answers a plain request promptly.
+pub fn assert_serving(p: &Portal) {
+    let t0 = Instant::now();
+    let r = hostile::request(p.port, "GET", "/", "", b"").expect("portal still answers");
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert!(
+        t0.elapsed() < Duration::from_secs(1),
+        "answer took {:?}",
+        t0.elapsed()
+    );
+}
+
+/// A portal with the REST session server on.
+pub fn rest_portal() -> Portal {
+    Portal::builder()
+        .conf("restSessionServer", serde_json::json!(1))
+        .start()
+}

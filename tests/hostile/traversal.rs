@@ -1,0 +1,124 @@
+//! Path traversal in every id that reaches storage, and CR/LF aimed at response headers.
+use crate::common::{hostile, http::enc, Portal};
+use crate::{assert_serving, rest_portal};
+use base64::Engine;
+
+/// Ids that must never name a file outside the store (sent raw or percent-encoded).
+const EVIL: &[&str] = &[
+    "..",
+    "../canary",
+    "..%2Fcanary",
+    "%2E%2E%2Fcanary",
+    "..%2F..%2F..%2Fetc%2Fpasswd",
+    "%2Fetc%2Fpasswd",
+    "....%2F%2Fcanary",
+    "x%00y",
+    "..%5Ccanary",
+    ".hidden",
+    "%2E",
+];
+
+fn assert_4xx(p: &Portal, method: &str, target: &str, headers: &str, body: &[u8]) {
+    let r = hostile::request(p.port, method, target, headers, body).expect("an answer");
+    assert!(
+        (400..500).contains(&r.status),
+        "{method} {target} [{headers}]: {} {}",
+        r.status,
+        r.text()
+    );
+}
+
+#[test]
+fn traversal_ids_never_reach_a_file_outside_the_store() {
+    let p = rest_portal();
+    let sso = p.login("dwho");
+    let data = p.data().to_path_buf();
+    std::fs::write(data.join("canary"), b"keep me").unwrap();
+    let long = "a".repeat(4096);
+    let json = "Content-Type: application/json\r\n";
+    let body = br#"{"uid": "x", "__secret": "bm9wZQ=="}"#;
+    for id in EVIL.iter().copied().chain([long.as_str()]) {
+        for kind in ["global", "persistent"] {
+            let target = format!("/sessions/{kind}/{id}");
+            assert_4xx(&p, "GET", &target, "", b"");
+            assert_4xx(&p, "GET", &format!("{target}/uid"), "", b"");
+            assert_4xx(&p, "PUT", &target, json, body);
+            assert_4xx(&p, "DELETE", &target, "", b"");
+        }
+        let cookie = format!("Cookie: lemonldap={id}\r\n");
+        assert_4xx(&p, "GET", "/", &cookie, b"");
+        assert_4xx(&p, "GET", "/session/my/global", &cookie, b"");
+        assert_4xx(&p, "GET", "/mysession/?whoami", &cookie, b"");
+        let r = hostile::request(p.port, "GET", "/?logout=1", &cookie, b"").unwrap();
+        assert!(r.status < 500, "logout with cookie {id}: {}", r.status);
+    }
+    assert_eq!(std::fs::read(data.join("canary")).unwrap(), b"keep me");
+    for stray in ["pwned", "x", "y"] {
+        assert!(
+            !data.join(stray).exists(),
+            "{stray} created outside the store"
+        );
+    }
+    // The real session is untouched.
+    let r = hostile::request(
+        p.port,
+        "GET",
+        "/",
+        &format!("Cookie: lemonldap={sso}\r\n"),
+        b"",
+    )
+    .unwrap();
+    assert_eq!(r.status, 200);
+    assert_serving(&p);
+}
+
+/// Every header of every answer must be free of what the attacker tried to inject.
+fn assert_not_injected(r: &crate::common::Resp, what: &str) {
+    assert!(r.status < 500, "{what}: {} {}", r.status, r.text());
+    for (k, v) in &r.headers {
+        assert!(
+            !k.eq_ignore_ascii_case("x-evil"),
+            "{what}: injected header {k}: {v}"
+        );
+        let cookie = k.eq_ignore_ascii_case("set-cookie") && v.trim_start().starts_with("evil");
+        assert!(!cookie, "{what}: injected cookie {v}");
+    }
+}
+
+#[test]
+fn crlf_in_values_never_reaches_a_header() {
+    let p = Portal::start();
+    let sso = p.login("dwho");
+    let portal = "http://127.0.0.1:8080/";
+    let payloads = [
+        format!("{portal}\r\nX-Evil: 1"),
+        format!("{portal}%0d%0aX-Evil:%201"),
+        format!("{portal}\nSet-Cookie: evil=1"),
+    ];
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let cookie = format!("Cookie: lemonldap={sso}\r\n");
+    for raw in &payloads {
+        for url in [b64.encode(raw), enc(raw), enc(&b64.encode(raw))] {
+            // After login (HTML flow: a redirect would carry the URL in Location).
+            let r = hostile::request(p.port, "GET", &format!("/?url={url}"), &cookie, b"").unwrap();
+            assert_not_injected(&r, &format!("GET /?url={url}"));
+            let req =
+                format!("GET /?url={url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{cookie}\r\n");
+            if let Ok(r) = hostile::raw(p.port, req.as_bytes()) {
+                assert_not_injected(&r, &format!("HTML GET /?url={url}"));
+            }
+            // At login, with the URL in the form.
+            let form = format!("user=rtyler&password=rtyler&url={url}");
+            let r = hostile::request(
+                p.port,
+                "POST",
+                "/",
+                "Content-Type: application/x-www-form-urlencoded\r\n",
+                form.as_bytes(),
+            )
+            .unwrap();
+            assert_not_injected(&r, &format!("login with url={url}"));
+        }
+    }
+    assert_serving(&p);
+}
