@@ -228,4 +228,49 @@ mod tests {
         );
         assert!(error_reference(Some("../x"), None).is_err());
     }
+
+    /// Every portal error number Limette emits (the match fails to compile when a code is added
+    /// without being listed here).
+    fn every_portal_code() -> Vec<crate::error::PortalCode> {
+        use crate::error::PortalCode::*;
+        let all = [
+            Ok,
+            SessionExpired,
+            FormEmpty,
+            BadCredentials,
+            FirstAccess,
+            Error,
+            Notification,
+            NoToken,
+            TokenExpired,
+            UnknownPartner,
+            UnauthorizedUrl,
+        ];
+        for c in all {
+            match c {
+                Ok | SessionExpired | FormEmpty | BadCredentials | FirstAccess | Error
+                | Notification | NoToken | TokenExpired | UnknownPartner | UnauthorizedUrl => {}
+            }
+        }
+        all.to_vec()
+    }
+
+    #[test]
+    fn language_files_cover_every_portal_error() {
+        use crate::portal::messages::{EN, FR};
+        let en: Map<String, Value> = serde_json::from_str(EN).unwrap();
+        let fr: Map<String, Value> = serde_json::from_str(FR).unwrap();
+        for code in every_portal_code() {
+            let key = format!("PE{}", code as u16);
+            for (lang, file) in [("en", &en), ("fr", &fr)] {
+                let msg = file.get(&key).and_then(Value::as_str).unwrap_or("");
+                assert!(!msg.is_empty(), "{lang}.json lacks {key}");
+            }
+        }
+        let mut a: Vec<&String> = en.keys().collect();
+        let mut b: Vec<&String> = fr.keys().collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "en.json and fr.json must hold the same keys");
+    }
 }
