@@ -107,3 +107,50 @@ pub fn poll(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     }
     f()
 }
+
+/// A scripted HTTP server standing in for a remote configuration proxy (LemonLDAP::NG's, or a
+/// silent one): answers each request with `answer(path)` and records the request heads.
+pub struct FakeRemote {
+    pub port: u16,
+    pub heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FakeRemote {
+    /// Serves until the test process ends; `answer` gives (status, JSON body), or `None` to
+    /// keep the connection open without a word.
+    pub fn start(answer: impl Fn(&str) -> Option<(u16, String)> + Send + 'static) -> FakeRemote {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = heads.clone();
+        std::thread::spawn(move || {
+            let mut silent = Vec::new();
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    head.push_str(&line);
+                }
+                let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
+                seen.lock().unwrap().push(head);
+                match answer(&path) {
+                    Some((status, body)) => {
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                    }
+                    None => silent.push(stream),
+                }
+            }
+        });
+        FakeRemote { port, heads }
+    }
+}
