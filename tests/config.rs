@@ -367,10 +367,14 @@ fn cli_round_trip(store: Store) {
     // Refusals: exit 2, one clear line, nothing saved.
     let bad = p.data().join("bad.json");
     std::fs::write(&bad, "{not json").unwrap();
-    let refusals: [(&[&str], &str); 8] = [
+    let refusals: [(&[&str], &str); 9] = [
         (
             &["set", "timeout", "soon"],
-            "timeout expects an integer, got \"soon\"",
+            "timeout expects a non-negative integer, got \"soon\"",
+        ),
+        (
+            &["set", "--", "timeout", "-1"],
+            "timeout expects a non-negative integer",
         ),
         (&["set", "nokeyatall", "1"], "Unknown key nokeyatall"),
         (&["set", "portal", "ftp://x"], "portal: not an http URL"),

@@ -61,16 +61,15 @@ fn current_value<'a>(
 fn typed(path: &str, text: &str, current: Option<&Value>) -> Result<Value> {
     let bad = |what: &str| Error::bad(format!("{path} expects {what}, got {text:?}"));
     match current {
-        Some(Value::Number(n)) if n.is_f64() => text
-            .trim()
-            .parse::<f64>()
-            .map(Value::from)
-            .map_err(|_| bad("a number")),
-        Some(Value::Number(_)) => text
-            .trim()
-            .parse::<i64>()
-            .map(Value::from)
-            .map_err(|_| bad("an integer")),
+        // Configuration numbers are durations, sizes, levels and flags: never negative.
+        Some(Value::Number(n)) if n.is_f64() => match text.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && f >= 0.0 => Ok(Value::from(f)),
+            _ => Err(bad("a non-negative number")),
+        },
+        Some(Value::Number(_)) => match text.trim().parse::<i64>() {
+            Ok(n) if n >= 0 => Ok(Value::from(n)),
+            _ => Err(bad("a non-negative integer")),
+        },
         Some(Value::Bool(_)) => match text.trim() {
             "1" | "true" | "on" | "yes" => Ok(Value::Bool(true)),
             "0" | "false" | "off" | "no" => Ok(Value::Bool(false)),
@@ -175,8 +174,9 @@ mod tests {
     fn bad_pairs_are_refused_with_the_key() {
         assert_eq!(
             msg(set(&[("timeout", "soon")])),
-            "bad request: timeout expects an integer, got \"soon\""
+            "bad request: timeout expects a non-negative integer, got \"soon\""
         );
+        assert!(msg(set(&[("timeout", "-1")])).contains("non-negative integer"));
         assert_eq!(msg(set(&[("nokey", "1")])), "not found: Unknown key nokey");
         assert_eq!(
             msg(set(&[("portal/x", "1")])),
