@@ -2,6 +2,7 @@
 //! folder which is then renamed (replace) or hard-linked (create only if absent) into place, so
 //! a reader never sees a torn file and a crash leaves at worst a stray temp file.
 pub mod conf;
+pub mod notifications;
 pub mod sessions;
 
 use crate::error::{Error, Result};
@@ -16,7 +17,9 @@ pub fn ensure_dir(dir: &Path) -> Result<()> {
 
 /// Writes `bytes` to a fresh temp file beside `target` and returns its path.
 fn write_temp(target: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let dir = target.parent().ok_or_else(|| Error::internal("path without parent"))?;
+    let dir = target
+        .parent()
+        .ok_or_else(|| Error::internal("path without parent"))?;
     let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("x");
     let tmp = dir.join(format!(".{name}.tmp.{}", crate::util::random_hex(6)));
     let mut f = fs::OpenOptions::new()

@@ -1,0 +1,1 @@
+//! SOAP/XML notification server (old format): placeholder until built below.
