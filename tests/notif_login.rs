@@ -17,10 +17,17 @@ struct Jar {
 
 impl Jar {
     fn new(p: &Portal) -> Jar {
-        Jar { c: p.client(), cookies: BTreeMap::new() }
+        Jar {
+            c: p.client(),
+            cookies: BTreeMap::new(),
+        }
     }
     fn header(&self) -> String {
-        self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
     fn keep(&mut self, r: &Resp) {
         for c in r.headers_named("set-cookie") {
@@ -49,7 +56,11 @@ impl Jar {
     fn login(&mut self, user: &str, url: Option<&str>) -> Resp {
         let page = self.get("/");
         let token = field(&page.text(), "token");
-        let mut f = vec![("user", user), ("password", user), ("token", token.as_str())];
+        let mut f = vec![
+            ("user", user),
+            ("password", user),
+            ("token", token.as_str()),
+        ];
         if let Some(u) = url {
             f.push(("url", u));
         }
@@ -63,7 +74,10 @@ impl Jar {
 /// The value of a hidden field in a page.
 fn field(html: &str, name: &str) -> String {
     let marker = format!("name=\"{name}\" value=\"");
-    html.split(&marker).nth(1).map(|r| r.split('"').next().unwrap().to_string()).unwrap_or_default()
+    html.split(&marker)
+        .nth(1)
+        .map(|r| r.split('"').next().unwrap().to_string())
+        .unwrap_or_default()
 }
 
 fn portal(storage: &str) -> Portal {
@@ -78,7 +92,10 @@ fn portal(storage: &str) -> Portal {
             let dir = common::TempDir::new("notifdb");
             let db = dir.path().join("notifications.db");
             b.ini("notificationStorage = SQLite")
-                .ini(&format!("notificationStorageOptions = {{\"dbiChain\": \"dbi:SQLite:dbname={}\"}}", db.display()))
+                .ini(&format!(
+                    "notificationStorageOptions = {{\"dbiChain\": \"dbi:SQLite:dbname={}\"}}",
+                    db.display()
+                ))
                 .data(dir)
                 .start()
         }
@@ -109,10 +126,16 @@ fn full_flow(p: &Portal) {
     let form = jar.login("dwho", Some(&target));
     assert_eq!(form.status, 200);
     let html = form.text();
-    assert!(jar.sso().is_none(), "no SSO cookie while notifications are pending");
+    assert!(
+        jar.sso().is_none(),
+        "no SSO cookie while notifications are pending"
+    );
     assert!(html.contains("<h2 class=\"notifText\">Title A</h2>"));
     assert!(html.contains("<h3 class=\"notifText\">Sub A</h3>"));
-    assert!(html.contains("<p class=\"notifText\">Text A</p>"), "inline HTML removed");
+    assert!(
+        html.contains("<p class=\"notifText\">Text A</p>"),
+        "inline HTML removed"
+    );
     assert!(html.contains("<h2 class=\"notifText\">For timelords</h2>"));
     assert!(html.contains("name=\"reference1x1\" value=\"REFA\""));
     assert!(html.contains("name=\"reference1x2\" value=\"GLOBAL1\""));
@@ -121,7 +144,13 @@ fn full_flow(p: &Portal) {
     // One box missing: the form comes back, no cookie, nothing stored.
     let partial = jar.post(
         "/notifback",
-        &[("token", &token), ("reference1x1", "REFA"), ("check1x1x1", "accepted"), ("reference1x2", "GLOBAL1"), ("check1x2x1", "accepted")],
+        &[
+            ("token", &token),
+            ("reference1x1", "REFA"),
+            ("check1x1x1", "accepted"),
+            ("reference1x2", "GLOBAL1"),
+            ("check1x2x1", "accepted"),
+        ],
     );
     assert_eq!(partial.status, 200);
     assert!(partial.text().contains("You must check every box"));
@@ -139,34 +168,66 @@ fn full_flow(p: &Portal) {
         ],
     );
     assert_eq!(done.status, 302, "{}", done.text());
-    assert_eq!(done.header("location"), Some(p.url("/mynotifications").as_str()));
+    assert_eq!(
+        done.header("location"),
+        Some(p.url("/mynotifications").as_str())
+    );
     let sid = jar.sso().expect("SSO cookie after acceptance").clone();
     assert_eq!(sid.len(), 64);
     // The persistent session holds both references, and only that.
     let psid = "5efe8af397fc3577e05b483aca964f1b";
-    let ps: Value = serde_json::from_slice(&std::fs::read(p.data().join("psessions").join(psid)).unwrap()).unwrap();
+    let ps: Value =
+        serde_json::from_slice(&std::fs::read(p.data().join("psessions").join(psid)).unwrap())
+            .unwrap();
     assert!(ps["notification_REFA"].as_i64().unwrap() > 1_700_000_000);
     assert!(ps["notification_GLOBAL1"].as_i64().unwrap() > 1_700_000_000);
     assert!(ps.get("title").is_none());
     // The user's own notification is done; the wildcard one stays for the others.
     let pending: Value = p.client().get_json("/notifications/_allPending_").json();
-    let refs: Vec<&str> = pending["result"].as_array().unwrap().iter().map(|n| n["reference"].as_str().unwrap()).collect();
+    let refs: Vec<&str> = pending["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["reference"].as_str().unwrap())
+        .collect();
     assert!(!refs.contains(&"REFA"), "{pending}");
     assert!(refs.contains(&"GLOBAL1"), "{pending}");
     // A second login shows nothing.
-    let again = p.client().post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
+    let again = p
+        .client()
+        .post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
     assert_eq!(again.status, 200, "{}", again.text());
     // The explorer lists both and shows one with its boxes checked and disabled.
-    let list = jar.c.get("/mynotifications", &[JSON, ("Cookie", &format!("lemonldap={sid}"))]).json();
+    let list = jar
+        .c
+        .get(
+            "/mynotifications",
+            &[JSON, ("Cookie", &format!("lemonldap={sid}"))],
+        )
+        .json();
     assert_eq!(list["MSG"], "myNotifications");
     let items = list["NOTIFICATIONS"].as_array().unwrap();
     assert_eq!(items.len(), 2);
-    let epoch = items.iter().find(|i| i["reference"] == "REFA").unwrap()["epoch"].as_i64().unwrap();
-    let one = jar.c.get(&format!("/mynotifications/REFA?epoch={epoch}"), &[JSON, ("Cookie", &format!("lemonldap={sid}"))]).json();
+    let epoch = items.iter().find(|i| i["reference"] == "REFA").unwrap()["epoch"]
+        .as_i64()
+        .unwrap();
+    let one = jar
+        .c
+        .get(
+            &format!("/mynotifications/REFA?epoch={epoch}"),
+            &[JSON, ("Cookie", &format!("lemonldap={sid}"))],
+        )
+        .json();
     assert_eq!(one["result"], 1);
     let frag = one["notification"].as_str().unwrap();
     assert!(frag.contains("Title A") && frag.contains("checked disabled"));
-    let wrong = jar.c.get("/mynotifications/REFA?epoch=1", &[JSON, ("Cookie", &format!("lemonldap={sid}"))]).json();
+    let wrong = jar
+        .c
+        .get(
+            "/mynotifications/REFA?epoch=1",
+            &[JSON, ("Cookie", &format!("lemonldap={sid}"))],
+        )
+        .json();
     assert_eq!(wrong, json!({"result": 0, "notification": "0"}));
     let html = jar.get("/mynotifications").text();
     assert!(html.contains("REFA") && html.contains("GLOBAL1"));
@@ -190,7 +251,9 @@ fn html_flow_on_sqlite_storage() {
 fn a_false_condition_hides_the_wildcard_notification() {
     let p = portal("file");
     two_notifications(&p);
-    let r = p.client().post_form("/", &[("user", "rtyler"), ("password", "rtyler")], &[JSON]);
+    let r = p
+        .client()
+        .post_form("/", &[("user", "rtyler"), ("password", "rtyler")], &[JSON]);
     assert_eq!(r.status, 200, "rtyler has nothing due: {}", r.text());
     assert!(r.cookie("lemonldap").is_some());
 }
@@ -199,7 +262,9 @@ fn a_false_condition_hides_the_wildcard_notification() {
 fn json_login_answers_36_without_the_sso_cookie() {
     let p = portal("file");
     two_notifications(&p);
-    let r = p.client().post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
+    let r = p
+        .client()
+        .post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
     assert_eq!(r.status, 400);
     let body = r.json();
     assert_eq!(body["result"], 0);
@@ -211,13 +276,23 @@ fn json_login_answers_36_without_the_sso_cookie() {
 #[test]
 fn cancel_abandons_and_a_restart_keeps_the_pending_login() {
     let p = portal("file");
-    insert(&p, json!({"uid": "dwho", "date": "2024-01-01", "reference": "R1", "check": "ok"}));
+    insert(
+        &p,
+        json!({"uid": "dwho", "date": "2024-01-01", "reference": "R1", "check": "ok"}),
+    );
     let mut jar = Jar::new(&p);
     let form = jar.login("dwho", None);
     let token = field(&form.text(), "token");
     let cancel = jar.get("/notifback?cancel=1");
     assert_eq!(cancel.status, 302);
-    let stale = jar.post("/notifback", &[("token", &token), ("reference1x1", "R1"), ("check1x1x1", "accepted")]);
+    let stale = jar.post(
+        "/notifback",
+        &[
+            ("token", &token),
+            ("reference1x1", "R1"),
+            ("check1x1x1", "accepted"),
+        ],
+    );
     assert_eq!(stale.status, 401, "cancelled login cannot be accepted");
     assert!(jar.sso().is_none());
 
@@ -232,13 +307,34 @@ fn cancel_abandons_and_a_restart_keeps_the_pending_login() {
         .conf("notificationServer", json!(1))
         .data(data)
         .start();
-    let mut jar2 = Jar { c: p.client(), cookies: jar.cookies.clone() };
-    let done = jar2.post("/notifback", &[("token", &token), ("reference1x1", "R1"), ("check1x1x1", "accepted")]);
+    let mut jar2 = Jar {
+        c: p.client(),
+        cookies: jar.cookies.clone(),
+    };
+    let done = jar2.post(
+        "/notifback",
+        &[
+            ("token", &token),
+            ("reference1x1", "R1"),
+            ("check1x1x1", "accepted"),
+        ],
+    );
     assert_eq!(done.status, 200, "{}", done.text());
     assert!(jar2.sso().is_some());
     // Accepting again is harmless.
-    let again = jar2.post("/notifback", &[("token", &token), ("reference1x1", "R1"), ("check1x1x1", "accepted")]);
-    assert!(again.status == 401 || again.status == 302, "{}", again.status);
+    let again = jar2.post(
+        "/notifback",
+        &[
+            ("token", &token),
+            ("reference1x1", "R1"),
+            ("check1x1x1", "accepted"),
+        ],
+    );
+    assert!(
+        again.status == 401 || again.status == 302,
+        "{}",
+        again.status
+    );
 }
 
 #[test]
@@ -256,36 +352,49 @@ fn xml_format_renders_the_same_content() {
         .portal_url_matches()
         .conf("notification", json!(1))
         .conf("oldNotifFormat", json!(1))
+        .conf("notificationServer", json!(1))
         .start();
-    let dir = p.data().join("conf").parent().unwrap().join("notifications");
-    let status = std::process::Command::new(common::bin())
-        .arg("-c")
-        .arg(p.data().join("limette.ini"))
-        .arg("--data")
-        .arg(p.data())
-        .args(["notifications", "add", "-"])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(
-                br#"<?xml version="1.0" encoding="UTF-8"?><root><notification uid="dwho" date="2024-01-02" reference="XMLA"><title>XML title</title><subtitle>XML sub</subtitle><text>Granted to appli-1</text><check>I know appli-1</check><check>I know appli-2</check></notification></root>"#,
-            )?;
-            c.wait()
-        })
-        .unwrap();
-    assert!(status.success());
-    let _ = dir;
+    let doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><root><notification uid=\"dwho\" date=\"2024-01-02\" reference=\"XMLA\"><title>XML title</title><subtitle>XML sub</subtitle><text>Granted to appli-1</text><check>I know appli-1</check><check>I know appli-2</check></notification></root>";
+    let escaped = doc
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
+    let envelope = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\"><soap:Body><newNotification xmlns=\"urn:Lemonldap::NG::Common::PSGI::SOAPService\"><c-gensym3 xsi:type=\"xsd:string\">{escaped}</c-gensym3></newNotification></soap:Body></soap:Envelope>"
+    );
+    let r = p.client().send(
+        "POST",
+        "/notifications",
+        &[
+            ("Content-Type", "text/xml; charset=utf-8"),
+            (
+                "SOAPAction",
+                "\"urn:Lemonldap::NG::Common::PSGI::SOAPService#newNotification\"",
+            ),
+        ],
+        envelope.as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains(">1</result>"), "{}", r.text());
     let mut jar = Jar::new(&p);
     let form = jar.login("dwho", None);
     let html = form.text();
-    assert!(html.contains("<h2 class=\"notifText\">XML title</h2>"), "{html}");
+    assert!(
+        html.contains("<h2 class=\"notifText\">XML title</h2>"),
+        "{html}"
+    );
     assert!(html.contains("<h3 class=\"notifText\">XML sub</h3>"));
     assert_eq!(html.matches("class=\"notifCheck\"").count(), 2);
     let token = field(&html, "token");
     let done = jar.post(
         "/notifback",
-        &[("token", &token), ("reference1x1", "XMLA"), ("check1x1x1", "accepted"), ("check1x1x2", "accepted")],
+        &[
+            ("token", &token),
+            ("reference1x1", "XMLA"),
+            ("check1x1x1", "accepted"),
+            ("check1x1x2", "accepted"),
+        ],
     );
     assert_eq!(done.status, 200);
     assert!(jar.sso().is_some());
@@ -299,7 +408,10 @@ fn the_pages_work_in_a_real_browser() {
     std::fs::create_dir_all(&artifacts).unwrap();
     let shot = artifacts.join("notification-form.png");
     let out = std::process::Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/notif_flow.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/notif_flow.py"
+        ))
         .arg(p.url(""))
         .arg(&shot)
         .output()
@@ -310,7 +422,11 @@ fn the_pages_work_in_a_real_browser() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(std::fs::metadata(&shot).unwrap().len() > 1000, "screenshot kept at {}", shot.display());
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 1000,
+        "screenshot kept at {}",
+        shot.display()
+    );
 }
 
 fn base64(s: &str) -> String {

@@ -14,14 +14,21 @@ pub fn accepted_key(reference: &str) -> String {
 /// session (a condition that does not parse is logged and hides the notification), reference
 /// not yet accepted in the persistent session; sorted by date then reference, one per
 /// reference.
-pub fn due(candidates: Vec<Notification>, session: &Session, persistent: &Map<String, Value>, today: &str) -> Vec<Notification> {
+pub fn due(
+    candidates: Vec<Notification>,
+    session: &Session,
+    persistent: &Map<String, Value>,
+    today: &str,
+) -> Vec<Notification> {
     let mut out: Vec<Notification> = candidates
         .into_iter()
         .filter(|n| n.date.as_str() <= today)
         .filter(|n| !persistent.contains_key(&accepted_key(&n.reference)))
         .filter(|n| condition_holds(n, session))
         .collect();
-    out.sort_by(|a, b| (a.date.as_str(), a.reference.as_str()).cmp(&(b.date.as_str(), b.reference.as_str())));
+    out.sort_by(|a, b| {
+        (a.date.as_str(), a.reference.as_str()).cmp(&(b.date.as_str(), b.reference.as_str()))
+    });
     out.dedup_by(|a, b| a.reference == b.reference);
     out
 }
@@ -34,7 +41,10 @@ fn condition_holds(n: &Notification, session: &Session) -> bool {
     match Rule::parse(cond) {
         Ok(rule) => rule.eval(session),
         Err(e) => {
-            crate::server::log::error(&format!("notification {}: condition does not parse: {e}", n.reference));
+            crate::server::log::error(&format!(
+                "notification {}: condition does not parse: {e}",
+                n.reference
+            ));
             false
         }
     }
@@ -50,7 +60,9 @@ pub fn all_accepted(shown: &[Notification], form: &[(String, String)]) -> bool {
             (v == &n.reference).then(|| i.to_string())
         });
         match index {
-            Some(i) => (1..=n.check.len()).all(|j| get(&format!("check1x{i}x{j}")) == Some("accepted")),
+            Some(i) => {
+                (1..=n.check.len()).all(|j| get(&format!("check1x{i}x{j}")) == Some("accepted"))
+            }
             None => false,
         }
     })
@@ -70,7 +82,10 @@ mod tests {
     }
 
     fn session(uid: &str) -> Session {
-        json!({"uid": uid, "_whatToTrace": uid}).as_object().unwrap().clone()
+        json!({"uid": uid, "_whatToTrace": uid})
+            .as_object()
+            .unwrap()
+            .clone()
     }
 
     #[test]
@@ -84,23 +99,57 @@ mod tests {
             notif("dwho", "2024-01-01", "BROKEN", "$uid eq (", 0),
         ];
         let persistent = json!({"notification_DONE": 1}).as_object().unwrap().clone();
-        let refs: Vec<String> = due(list, &session("dwho"), &persistent, "2024-06-01").into_iter().map(|n| n.reference).collect();
+        let refs: Vec<String> = due(list, &session("dwho"), &persistent, "2024-06-01")
+            .into_iter()
+            .map(|n| n.reference)
+            .collect();
         assert_eq!(refs, vec!["Z", "B"]);
     }
 
     #[test]
     fn every_box_of_every_notification_must_be_checked() {
-        let shown = vec![notif("dwho", "2024-01-01", "A", "", 2), notif("allusers", "2024-01-01", "B", "", 0)];
-        let f = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
-        let all = f(&[("reference1x1", "A"), ("check1x1x1", "accepted"), ("check1x1x2", "accepted"), ("reference1x2", "B")]);
+        let shown = vec![
+            notif("dwho", "2024-01-01", "A", "", 2),
+            notif("allusers", "2024-01-01", "B", "", 0),
+        ];
+        let f = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let all = f(&[
+            ("reference1x1", "A"),
+            ("check1x1x1", "accepted"),
+            ("check1x1x2", "accepted"),
+            ("reference1x2", "B"),
+        ]);
         assert!(all_accepted(&shown, &all));
-        let partial = f(&[("reference1x1", "A"), ("check1x1x1", "accepted"), ("reference1x2", "B")]);
+        let partial = f(&[
+            ("reference1x1", "A"),
+            ("check1x1x1", "accepted"),
+            ("reference1x2", "B"),
+        ]);
         assert!(!all_accepted(&shown, &partial));
-        let missing_ref = f(&[("reference1x1", "A"), ("check1x1x1", "accepted"), ("check1x1x2", "accepted")]);
+        let missing_ref = f(&[
+            ("reference1x1", "A"),
+            ("check1x1x1", "accepted"),
+            ("check1x1x2", "accepted"),
+        ]);
         assert!(!all_accepted(&shown, &missing_ref));
-        let renumbered = f(&[("reference1x2", "A"), ("check1x2x1", "accepted"), ("check1x2x2", "accepted"), ("reference1x1", "B")]);
+        let renumbered = f(&[
+            ("reference1x2", "A"),
+            ("check1x2x1", "accepted"),
+            ("check1x2x2", "accepted"),
+            ("reference1x1", "B"),
+        ]);
         assert!(all_accepted(&shown, &renumbered));
-        let wrong_value = f(&[("reference1x1", "A"), ("check1x1x1", "on"), ("check1x1x2", "accepted"), ("reference1x2", "B")]);
+        let wrong_value = f(&[
+            ("reference1x1", "A"),
+            ("check1x1x1", "on"),
+            ("check1x1x2", "accepted"),
+            ("reference1x2", "B"),
+        ]);
         assert!(!all_accepted(&shown, &wrong_value));
     }
 }

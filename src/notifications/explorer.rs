@@ -23,12 +23,19 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let CookieState::Valid(s) = session::from_request(app, conf, req)? else {
         let back = format!("{}mynotifications", conf.portal);
         let b64 = base64::engine::general_purpose::STANDARD.encode(back);
-        return Ok(Response::redirect(&format!("{}?url={}", conf.portal, crate::util::url_encode(&b64))));
+        return Ok(Response::redirect(&format!(
+            "{}?url={}",
+            conf.portal,
+            crate::util::url_encode(&b64)
+        )));
     };
     let (_, persistent) = session::persistent(app, &trace(&s))?;
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
-        [] => Ok(list(req, &accepted(&persistent, conf.notifications.max_retrieve))),
+        [] => Ok(list(
+            req,
+            &accepted(&persistent, conf.notifications.max_retrieve),
+        )),
         [reference] => one(app, conf, req, &s, &persistent, reference),
         _ => Err(Error::not_found("Not found")),
     }
@@ -52,9 +59,15 @@ fn list(req: &Request, items: &[(String, i64)]) -> Response {
         _ => "myNotifications",
     };
     if req.wants_json() {
-        let list: Vec<Value> = items.iter().map(|(r, e)| json!({"reference": r, "epoch": e})).collect();
+        let list: Vec<Value> = items
+            .iter()
+            .map(|(r, e)| json!({"reference": r, "epoch": e}))
+            .collect();
         let result = if items.is_empty() { 0 } else { 1 };
-        return Response::json(200, &json!({"result": result, "MSG": msg, "NOTIFICATIONS": list}));
+        return Response::json(
+            200,
+            &json!({"result": result, "MSG": msg, "NOTIFICATIONS": list}),
+        );
     }
     let mut rows = String::new();
     for (r, e) in items {
@@ -71,34 +84,60 @@ fn list(req: &Request, items: &[(String, i64)]) -> Response {
         word("date"),
         word("reference")
     );
-    Response::html(200, crate::portal::pages::layout("Limette: notifications", &body))
+    Response::html(
+        200,
+        crate::portal::pages::layout("Limette: notifications", &body),
+    )
 }
 
-fn one(app: &App, conf: &Conf, req: &Request, s: &crate::storage::Session, persistent: &Map<String, Value>, reference: &str) -> Result<Response> {
+fn one(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &crate::storage::Session,
+    persistent: &Map<String, Value>,
+    reference: &str,
+) -> Result<Response> {
     let Some(epoch) = req.query_param("epoch") else {
         return Err(Error::bad("Missing epoch parameter"));
     };
-    let stored = persistent.get(&super::accept::accepted_key(reference)).and_then(as_i64);
+    let stored = persistent
+        .get(&super::accept::accepted_key(reference))
+        .and_then(as_i64);
     let found = match stored.filter(|e| Some(*e) == epoch.trim().parse().ok()) {
         Some(_) => {
             let uid = trace(s);
-            let own = app.notifications.find(&uid, reference)?;
-            match own {
-                Some(n) => Some(n),
-                None => app.notifications.find(&conf.notifications.wildcard, reference)?,
-            }
+            let own = app.notifications.get(&uid, reference)?;
+            let record = match own {
+                Some(r) => Some(r),
+                None => app
+                    .notifications
+                    .get(&conf.notifications.wildcard, reference)?,
+            };
+            record.as_ref().and_then(super::portal::readable)
         }
         None => None,
     };
     let fragment = found.map(|n| super::form::fragment(1, &n, true));
     if req.wants_json() {
-        return Ok(Response::json(200, &match fragment {
-            Some(f) => json!({"result": 1, "notification": f}),
-            None => json!({"result": 0, "notification": "0"}),
-        }));
+        return Ok(Response::json(
+            200,
+            &match fragment {
+                Some(f) => json!({"result": 1, "notification": f}),
+                None => json!({"result": 0, "notification": "0"}),
+            },
+        ));
     }
     match fragment {
-        Some(f) => Ok(Response::html(200, crate::portal::pages::layout("Limette: notification", &format!("{f}<p><a class=\"button secondary\" href=\"/mynotifications\">Back</a></p>")))),
+        Some(f) => Ok(Response::html(
+            200,
+            crate::portal::pages::layout(
+                "Limette: notification",
+                &format!(
+                    "{f}<p><a class=\"button secondary\" href=\"/mynotifications\">Back</a></p>"
+                ),
+            ),
+        )),
         None => Err(Error::not_found("Unknown notification")),
     }
 }
@@ -115,6 +154,13 @@ mod tests {
     fn most_recent_first_and_capped() {
         let p = json!({"notification_A": 10, "notification_B": 30, "notification_C": 20, "notification_D": 30, "other": 99});
         let got = accepted(p.as_object().unwrap(), 3);
-        assert_eq!(got, vec![("B".to_string(), 30), ("D".to_string(), 30), ("C".to_string(), 20)]);
+        assert_eq!(
+            got,
+            vec![
+                ("B".to_string(), 30),
+                ("D".to_string(), 30),
+                ("C".to_string(), 20)
+            ]
+        );
     }
 }

@@ -40,7 +40,10 @@ pub fn fragment(i: usize, n: &Notification, done: bool) -> String {
 /// The whole page: the notifications, the bound token, Accept and Cancel.
 pub fn page(list: &[Notification], token: &str, must_check_all: bool) -> String {
     let msg = if must_check_all {
-        format!("<p class=\"error\" id=\"msg\">{}</p>\n", word("mustCheckAll"))
+        format!(
+            "<p class=\"error\" id=\"msg\">{}</p>\n",
+            word("mustCheckAll")
+        )
     } else {
         String::new()
     };

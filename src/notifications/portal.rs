@@ -14,7 +14,13 @@ use serde_json::json;
 
 /// Called after a successful login: when notifications are due, stores the login as pending
 /// and answers with the form (HTML) or portal error 36 (JSON); no SSO cookie either way.
-pub fn intercept(app: &App, conf: &Conf, req: &Request, s: &Session, url: Option<&str>) -> Result<Option<Response>> {
+pub fn intercept(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    url: Option<&str>,
+) -> Result<Option<Response>> {
     if !conf.notifications.enabled {
         return Ok(None);
     }
@@ -25,9 +31,15 @@ pub fn intercept(app: &App, conf: &Conf, req: &Request, s: &Session, url: Option
     let p = pending::create(app, conf, s.clone(), url)?;
     let cookie = cookies::portal_cookie(conf, pending::COOKIE, &p.id, false);
     let resp = if req.wants_json() {
-        Response::json(400, &json!({"result": 0, "error": "36", "ciphered_id": p.id}))
+        Response::json(
+            400,
+            &json!({"result": 0, "error": "36", "ciphered_id": p.id}),
+        )
     } else {
-        Response::html(200, super::form::page(&list, &pending::token(conf, &p.id), false))
+        Response::html(
+            200,
+            super::form::page(&list, &pending::token(conf, &p.id), false),
+        )
     };
     Ok(Some(resp.with_cookie(&cookie)))
 }
@@ -46,8 +58,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if req.method != Method::Post {
         return Err(Error::MethodNotAllowed);
     }
-    let Some(p) = req.cookie(pending::COOKIE).map(|id| pending::get(app, &id)).transpose()?.flatten() else {
-        return Err(Error::Unauthenticated("No pending login: please log in again".into()));
+    let Some(p) = req
+        .cookie(pending::COOKIE)
+        .map(|id| pending::get(app, &id))
+        .transpose()?
+        .flatten()
+    else {
+        return Err(Error::Unauthenticated(
+            "No pending login: please log in again".into(),
+        ));
     };
     if !pending::check_token(conf, &p.id, &req.form_param("token").unwrap_or_default()) {
         return Err(Error::bad("Invalid form token"));
@@ -81,9 +100,10 @@ fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification])
     for n in list {
         ps.insert(accept::accepted_key(&n.reference), json!(now));
     }
-    app.sessions(Kind::Persistent).put(Kind::Persistent, &pid, &ps)?;
+    app.sessions(Kind::Persistent)
+        .put(Kind::Persistent, &pid, &ps)?;
     for n in list.iter().filter(|n| n.uid != conf.notifications.wildcard) {
-        app.notifications.mark_done(&n.uid, &n.reference)?;
+        app.notifications.mark_done(&n.uid, &n.reference, now)?;
     }
     Ok(())
 }
@@ -91,9 +111,31 @@ fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification])
 /// The notifications due for a session: own and wildcard ones, filtered by `accept::due`.
 pub fn due_for(app: &App, conf: &Conf, s: &Session) -> Result<Vec<Notification>> {
     let uid = trace(s);
-    let candidates = app.notifications.pending_for(&uid, &conf.notifications.wildcard)?;
+    let records = app
+        .notifications
+        .pending_for(&uid, &conf.notifications.wildcard, None)?;
+    let candidates = records.iter().filter_map(readable).collect();
     let (_, persistent) = session::persistent(app, &uid)?;
-    Ok(accept::due(candidates, s, &persistent, &crate::util::date10(crate::util::now())))
+    Ok(accept::due(
+        candidates,
+        s,
+        &persistent,
+        &crate::util::date10(crate::util::now()),
+    ))
+}
+
+/// The notification of a stored record; an unreadable one is logged and skipped.
+pub fn readable(r: &super::store::Record) -> Option<Notification> {
+    match r.notification() {
+        Ok(n) => Some(n),
+        Err(e) => {
+            crate::server::log::error(&format!(
+                "notification {} of {} is unreadable: {e:?}",
+                r.reference, r.uid
+            ));
+            None
+        }
+    }
 }
 
 fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
