@@ -16,8 +16,8 @@ pub struct Context<'a> {
 pub fn truth(e: &Expr, ctx: &Context) -> bool {
     match e {
         Expr::Not(x) => !truth(x, ctx),
-        Expr::And(a, b) => truth(a, ctx) && truth(b, ctx),
-        Expr::Or(a, b) => truth(a, ctx) || truth(b, ctx),
+        Expr::And(terms) => terms.iter().all(|t| truth(t, ctx)),
+        Expr::Or(terms) => terms.iter().any(|t| truth(t, ctx)),
         Expr::Compare(op, a, b) => compare(*op, &value(a, ctx), &value(b, ctx)),
         Expr::Match { expr, re, negate } => re.is_match(&value(expr, ctx)) != *negate,
         Expr::InGroup(g) => in_group(ctx.attrs, g),

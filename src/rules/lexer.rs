@@ -28,6 +28,10 @@ const OPS: [&str; 17] = [
 ];
 
 /// Splits `src` into tokens.
+///
+/// Invariant for the slicing below: every index handed to a helper is below `chars.len()`
+/// (the loop condition), and every end comes from `scan`, which never passes the end; the
+/// randomized test in `rules::tests` feeds arbitrary input through all of it.
 pub fn lex(src: &str) -> Result<Vec<Token>, String> {
     if src.len() > MAX_LEN {
         return Err(format!("rule longer than {MAX_LEN} bytes"));

@@ -33,8 +33,10 @@ pub enum Expr {
     /// A session attribute (missing = empty string).
     Var(String),
     Not(Box<Expr>),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    /// All true (a flat list: long chains cost no recursion depth).
+    And(Vec<Expr>),
+    /// Any true.
+    Or(Vec<Expr>),
     Compare(Cmp, Box<Expr>, Box<Expr>),
     /// `expr =~ re` (or `!~` when `negate`).
     Match {
@@ -107,21 +109,29 @@ impl Parser<'_> {
     }
 
     fn or(&mut self) -> Result<Expr, String> {
-        let mut left = self.and()?;
+        let mut terms = vec![self.and()?];
         while self.is("or") || self.is("||") {
             self.pos += 1;
-            left = Expr::Or(Box::new(left), Box::new(self.and()?));
+            terms.push(self.and()?);
         }
-        Ok(left)
+        Ok(if terms.len() == 1 {
+            terms.swap_remove(0)
+        } else {
+            Expr::Or(terms)
+        })
     }
 
     fn and(&mut self) -> Result<Expr, String> {
-        let mut left = self.not()?;
+        let mut terms = vec![self.not()?];
         while self.is("and") || self.is("&&") {
             self.pos += 1;
-            left = Expr::And(Box::new(left), Box::new(self.not()?));
+            terms.push(self.not()?);
         }
-        Ok(left)
+        Ok(if terms.len() == 1 {
+            terms.swap_remove(0)
+        } else {
+            Expr::And(terms)
+        })
     }
 
     fn not(&mut self) -> Result<Expr, String> {

@@ -261,8 +261,19 @@ fn large_inputs_are_bounded() {
     assert!(!r.eval_at(&attrs(), NOW));
     assert!(t.elapsed() < Duration::from_secs(1));
     assert!(Rule::parse(&"x".repeat(100_000)).is_err());
+    // The longest chains that fit in a rule evaluate without deep recursion.
+    for op in ["||", "&&"] {
+        let chain = vec!["1"; 2700].join(op);
+        assert!(Rule::parse(&chain).unwrap().eval_at(&attrs(), NOW), "{op}");
+    }
     let heavy = Rule::parse("$uid =~ /(a+)+(b+)+(c+)+$/").unwrap();
     let mut m = attrs();
     m.insert("uid".into(), Value::String("a".repeat(5000)));
     assert!(!heavy.eval_at(&m, NOW));
+}
+
+#[test]
+fn rules_are_shareable_between_threads() {
+    fn shareable<T: Clone + std::fmt::Debug + Send + Sync + 'static>() {}
+    shareable::<Rule>();
 }

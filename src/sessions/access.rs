@@ -91,7 +91,10 @@ fn compile(host: &str, rules: &Map<String, Value>) -> VhostRules {
                 ));
             });
             match re {
-                Ok(re) => (Some(re), Access::parse(&where_, &text(&rules[k.as_str()]))),
+                Ok(re) => {
+                    let src = rules.get(k.as_str()).map(text).unwrap_or_default();
+                    (Some(re), Access::parse(&where_, &src))
+                }
                 Err(()) => (None, Access::Rule(Rule::deny())),
             }
         })
@@ -128,6 +131,7 @@ fn strip_comment(key: &str) -> &str {
     let mut k = key;
     while let Some(rest) = k.strip_prefix("(?#") {
         match rest.find(')') {
+            // `i` is the byte index of the one-byte ')', so `i + 1` is a char boundary.
             Some(i) => k = &rest[i + 1..],
             None => break,
         }

@@ -16,13 +16,9 @@ use serde_json::{json, Value};
 
 /// Serves the connected user's endpoints.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    let s = match session::from_request(app, conf, req)? {
-        CookieState::Valid(s) => s,
-        CookieState::Unknown => {
-            return Ok(login_page(conf, req, PortalCode::SessionExpired, 401)
-                .with_cookie(&cookies::clear_sso(conf)))
-        }
-        CookieState::Absent => return Ok(login_page(conf, req, PortalCode::FirstAccess, 401)),
+    let s = match connected(app, conf, req)? {
+        Ok(s) => s,
+        Err(login) => return Ok(login),
     };
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
         let value = mysession(&conf.sessions, conf, &s, &req.query_pairs())?;
@@ -31,11 +27,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let parts = req.segments_after("/session/my");
     match (req.method, parts.as_slice()) {
         (Method::Delete, []) => {
-            let id = s
-                .get("_session_id")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            app.sessions(Kind::Global).delete(Kind::Global, id)?;
+            logout(app, &s)?;
             Ok(Response::json(200, &json!({"result": 1})).with_cookie(&cookies::clear_sso(conf)))
         }
         (Method::Get | Method::Head, [kind, rest @ ..]) if rest.len() <= 1 => {
@@ -48,6 +40,26 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         (Method::Get | Method::Head | Method::Delete, _) => Err(Error::not_found("Not found")),
         _ => Err(Error::MethodNotAllowed),
     }
+}
+
+/// The connected user's SSO session, or the portal's answer to a request without one.
+fn connected(app: &App, conf: &Conf, req: &Request) -> Result<Result<Session, Response>> {
+    Ok(match session::from_request(app, conf, req)? {
+        CookieState::Valid(s) => Ok(s),
+        CookieState::Unknown => Err(login_page(conf, req, PortalCode::SessionExpired, 401)
+            .with_cookie(&cookies::clear_sso(conf))),
+        CookieState::Absent => Err(login_page(conf, req, PortalCode::FirstAccess, 401)),
+    })
+}
+
+/// Deletes the user's SSO session.
+fn logout(app: &App, s: &Session) -> Result<()> {
+    let id = s
+        .get("_session_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    app.sessions(Kind::Global).delete(Kind::Global, id)?;
+    Ok(())
 }
 
 /// The user's session of that kind: the SSO session itself, or the persistent one named by

@@ -36,7 +36,14 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Respo
         (Method::Get | Method::Head, Some(id)) => read(store, kind, id, key, st)?,
         (Method::Get | Method::Head, None) => return Err(Error::bad("ID is required")),
         (Method::Post, None) => create(store, kind, body_object(req)?, st)?,
-        (Method::Put, Some(id)) => update(store, kind, id, body_object(req)?, conf)?,
+        (Method::Put, Some(id)) => {
+            let proof = Proof {
+                key: &conf.key,
+                tolerance: st.clock_tolerance,
+                now: crate::util::now(),
+            };
+            update(store, kind, id, body_object(req)?, &proof)?
+        }
         (Method::Put | Method::Delete, None) => return Err(Error::bad("ID is required")),
         (Method::Delete, Some(id)) => delete(store, kind, id)?,
         _ => return Err(Error::MethodNotAllowed),
@@ -114,6 +121,16 @@ pub fn create(
     Ok(json!({"result": 1, "session": shown}))
 }
 
+/// What a `__secret` is checked against: the configuration key, the tolerance and the clock.
+pub struct Proof<'a> {
+    /// The configuration's `key`.
+    pub key: &'a str,
+    /// `restClockTolerance`, seconds.
+    pub tolerance: i64,
+    /// Now, epoch seconds.
+    pub now: i64,
+}
+
 /// `PUT`: merges keys into an existing session; with a valid `__secret`, creates it when absent
 /// (LemonLDAP::NG's session client). An invalid or stale secret is refused and changes nothing.
 pub fn update(
@@ -121,15 +138,14 @@ pub fn update(
     kind: Kind,
     id: &str,
     mut body: Map<String, Value>,
-    conf: &Conf,
+    proof: &Proof,
 ) -> Result<Value> {
     check_id(id).map_err(|_| Error::not_found("Session Id does not exist"))?;
     let proven = match body.remove("__secret") {
         None => false,
         Some(v) => {
             let text = v.as_str().unwrap_or_default();
-            let tol = conf.sessions.clock_tolerance;
-            if let Err(why) = secret::check(&conf.key, text, crate::util::now(), tol) {
+            if let Err(why) = secret::check(proof.key, text, proof.now, proof.tolerance) {
                 log::warn(&format!("session {id}: __secret refused ({why:?})"));
                 return Err(Error::bad("Invalid secret"));
             }
@@ -156,4 +172,165 @@ pub fn delete(store: &dyn SessionStore, kind: Kind, id: &str) -> Result<Value> {
         return Err(Error::not_found("Session Id does not exist"));
     }
     Ok(json!({"result": 1}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Result;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// An in-memory store for handler-level tests.
+    #[derive(Default)]
+    struct Mem(Mutex<HashMap<(Kind, String), Session>>);
+
+    impl SessionStore for Mem {
+        fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
+            Ok(self.0.lock().unwrap().get(&(kind, id.to_string())).cloned())
+        }
+        fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
+            self.0
+                .lock()
+                .unwrap()
+                .insert((kind, id.to_string()), data.clone());
+            Ok(())
+        }
+        fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
+            let mut m = self.0.lock().unwrap();
+            if m.contains_key(&(kind, id.to_string())) {
+                return Ok(false);
+            }
+            m.insert((kind, id.to_string()), data.clone());
+            Ok(true)
+        }
+        fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
+            Ok(self
+                .0
+                .lock()
+                .unwrap()
+                .remove(&(kind, id.to_string()))
+                .is_some())
+        }
+        fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
+            Ok(self.0.lock().unwrap().remove(&(kind, id.to_string())))
+        }
+        fn ids(&self, kind: Kind) -> Result<Vec<String>> {
+            let m = self.0.lock().unwrap();
+            Ok(m.keys()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, i)| i.clone())
+                .collect())
+        }
+        fn describe(&self) -> String {
+            "memory".into()
+        }
+    }
+
+    fn obj(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    const NOW: i64 = 1_795_313_127;
+
+    fn proof() -> Proof<'static> {
+        Proof {
+            key: "k",
+            tolerance: 15,
+            now: NOW,
+        }
+    }
+
+    #[test]
+    fn put_creates_only_with_a_valid_secret() {
+        let m = Mem::default();
+        let id = "a".repeat(64);
+        let with = |secret: String| obj(json!({"uid": "x", "__secret": secret}));
+        for bad in [
+            secret::fresh("k", NOW - 16),
+            secret::fresh("other", NOW),
+            "x".into(),
+        ] {
+            let e = update(&m, Kind::Global, &id, with(bad), &proof()).unwrap_err();
+            assert!(matches!(e, Error::BadRequest(_)));
+            assert_eq!(m.get(Kind::Global, &id).unwrap(), None);
+        }
+        let e = update(&m, Kind::Global, &id, obj(json!({"uid": "x"})), &proof()).unwrap_err();
+        assert!(matches!(e, Error::NotFound(_)));
+        update(
+            &m,
+            Kind::Global,
+            &id,
+            with(secret::fresh("k", NOW + 15)),
+            &proof(),
+        )
+        .unwrap();
+        let s = m.get(Kind::Global, &id).unwrap().unwrap();
+        assert_eq!(Value::Object(s), json!({"uid": "x", "_session_id": id}));
+        update(&m, Kind::Global, &id, obj(json!({"cn": "c"})), &proof()).unwrap();
+        assert_eq!(
+            m.get(Kind::Global, &id).unwrap().unwrap()["uid"],
+            "x",
+            "merged"
+        );
+    }
+
+    #[test]
+    fn reads_hide_secrets() {
+        let m = Mem::default();
+        m.put(
+            Kind::Global,
+            "s1",
+            &obj(json!({"uid": "u", "_password": "p"})),
+        )
+        .unwrap();
+        let st = Settings {
+            hidden: vec!["_password".into()],
+            ..Settings::default()
+        };
+        let all = read(&m, Kind::Global, "s1", None, &st).unwrap();
+        assert_eq!(all, json!({"uid": "u"}));
+        assert_eq!(
+            read(&m, Kind::Global, "s1", Some("_password"), &st).unwrap(),
+            Value::Null
+        );
+        let two = read(&m, Kind::Global, "s1", Some("[uid, _password]"), &st).unwrap();
+        assert_eq!(two, json!({"uid": "u", "_password": null}));
+        assert!(matches!(
+            read(&m, Kind::Global, "../s1", None, &st),
+            Err(Error::NotFound(_))
+        ));
+    }
+
+    #[test]
+    fn create_and_delete() {
+        let m = Mem::default();
+        let st = Settings::default();
+        let v = create(
+            &m,
+            Kind::Persistent,
+            obj(json!({"a": 1, "__secret": "x"})),
+            &st,
+        )
+        .unwrap();
+        let id = v["session"]["_session_id"].as_str().unwrap().to_string();
+        assert_eq!(id.len(), 32);
+        assert!(m
+            .get(Kind::Persistent, &id)
+            .unwrap()
+            .unwrap()
+            .get("__secret")
+            .is_none());
+        assert_eq!(
+            delete(&m, Kind::Persistent, &id).unwrap(),
+            json!({"result": 1})
+        );
+        assert!(matches!(
+            delete(&m, Kind::Persistent, &id),
+            Err(Error::NotFound(_))
+        ));
+    }
 }

@@ -59,10 +59,12 @@ pub fn decrypt(conf_key: &str, secret: &str) -> Result<String, Refused> {
     let data = Dec::new(&derive(conf_key).into(), &iv.into())
         .decrypt_padded_vec_mut::<NoPadding>(ct)
         .map_err(|_| Refused::Malformed)?;
+    // The length check above leaves at least 32 bytes of plaintext.
     let (hash, pt) = data.split_at(32);
     if !crate::util::ct_eq(hash, &Sha256::digest(pt)) {
         return Err(Refused::BadKey);
     }
+    // `end` is at most `pt.len()`.
     let end = pt.iter().rposition(|b| *b != 0).map(|i| i + 1).unwrap_or(0);
     String::from_utf8(pt[..end].to_vec()).map_err(|_| Refused::NotAnEpoch)
 }

@@ -172,3 +172,119 @@ impl SessionStore for RestSessions {
         format!("REST {}", self.base_url)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::time::Instant;
+
+    /// A one-shot server: answers `reply` (or nothing when `None`) and returns what it got.
+    fn one_shot(reply: Option<&'static str>) -> (String, std::thread::JoinHandle<String>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/sessions/global", l.local_addr().unwrap());
+        let h = std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut head = String::new();
+            let mut len = 0;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0; len];
+            r.read_exact(&mut body).unwrap();
+            match reply {
+                Some(text) => {
+                    let resp = format!(
+                        "HTTP/1.1 {text}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+                    );
+                    (&s).write_all(resp.as_bytes()).unwrap();
+                }
+                None => std::thread::sleep(Duration::from_secs(2)),
+            }
+            head + "\r\n" + &String::from_utf8_lossy(&body)
+        });
+        (url, h)
+    }
+
+    fn client(url: &str, extra: serde_json::Value) -> RestSessions {
+        let mut o = json!({"baseUrl": url, "timeout": 1});
+        if let (Some(o), serde_json::Value::Object(e)) = (o.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        RestSessions::new(o.as_object().unwrap(), "the key").unwrap()
+    }
+
+    #[test]
+    fn put_sends_basic_auth_and_a_valid_secret() {
+        let (url, h) = one_shot(Some("200 OK"));
+        let c = client(&url, json!({"user": "u", "password": "p"}));
+        let mut s = Session::new();
+        s.insert("uid".into(), json!("dwho"));
+        c.put(Kind::Global, "abc", &s).unwrap();
+        let got = h.join().unwrap();
+        assert!(got.starts_with("PUT /sessions/global/abc "), "{got}");
+        assert!(got.contains("Authorization: Basic dTpw"), "u:p sent: {got}");
+        let body: serde_json::Value =
+            serde_json::from_str(got.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(body["uid"], "dwho");
+        let secret = body["__secret"].as_str().unwrap();
+        crate::sessions::secret::check("the key", secret, crate::util::now(), 15).unwrap();
+    }
+
+    #[test]
+    fn unknown_ids_and_remote_errors() {
+        let (url, h) = one_shot(Some("404 Not Found"));
+        assert_eq!(
+            client(&url, json!({})).get(Kind::Global, "abc").unwrap(),
+            None
+        );
+        h.join().unwrap();
+        let (url, h) = one_shot(Some("500 Internal Server Error"));
+        let e = client(&url, json!({}))
+            .get(Kind::Global, "abc")
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::Upstream(ref m) if m.contains("500")),
+            "{e:?}"
+        );
+        h.join().unwrap();
+        assert!(client(&url, json!({})).get(Kind::Global, "../x").is_err());
+    }
+
+    #[test]
+    fn a_silent_remote_times_out() {
+        let (url, h) = one_shot(None);
+        let t = Instant::now();
+        let e = client(&url, json!({}))
+            .get(Kind::Global, "abc")
+            .unwrap_err();
+        assert!(matches!(e, Error::Upstream(_)), "{e:?}");
+        assert!(
+            t.elapsed() < Duration::from_millis(2500),
+            "{:?}",
+            t.elapsed()
+        );
+        h.join().unwrap();
+    }
+
+    #[test]
+    fn internal_kinds_stay_local() {
+        let c = client("http://127.0.0.1:9/sessions/global", json!({}));
+        let s = Session::new();
+        assert!(c.create(Kind::Oidc, "code", &s).unwrap());
+        assert!(!c.create(Kind::Oidc, "code", &s).unwrap());
+        assert_eq!(c.ids(Kind::Oidc).unwrap(), vec!["code"]);
+        assert_eq!(c.take(Kind::Oidc, "code").unwrap(), Some(s));
+        assert!(c.ids(Kind::Global).is_err());
+    }
+}
