@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod http;
+pub mod notifications;
 pub mod sessions;
 
 use serde_json::{Map, Value};
