@@ -27,23 +27,40 @@ impl App {
     /// Opens the stores and loads the latest configuration.
     pub fn open(local: LocalConf) -> Result<App, ConfError> {
         let src = local.source.clone();
-        let err = |key: &str, e: Error| ConfError { file: src.clone(), key: key.into(), msg: e.to_string() };
+        let err = |key: &str, e: Error| ConfError {
+            file: src.clone(),
+            key: key.into(),
+            msg: e.to_string(),
+        };
         if let Err(e) = crate::storage::file::ensure_dir(&local.data_dir) {
             return Err(err("data", e));
         }
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
-        if matches!(local.conf_backend, config::local::ConfBackend::File { .. } | config::local::ConfBackend::Sqlite { .. })
-            && local.source == "embedded default"
+        if matches!(
+            local.conf_backend,
+            config::local::ConfBackend::File { .. } | config::local::ConfBackend::Sqlite { .. }
+        ) && local.source == "embedded default"
         {
             config::seed_if_empty(confs.as_ref()).map_err(|e| err("configuration", e))?;
         }
-        let conf = load_latest(confs.as_ref(), &local, &data_key).map_err(|e| err("configuration", Error::bad(e)))?;
-        let global = storage::open_sessions(&local.global_storage, &conf.key).map_err(|e| err("globalStorage", e))?;
-        let persistent =
-            storage::open_sessions(&local.persistent_storage, &conf.key).map_err(|e| err("persistentStorage", e))?;
-        let notifications = crate::notifications::store::open(&local, &conf).map_err(|e| err("notificationStorage", e))?;
-        Ok(App { local, confs, conf: RwLock::new(Arc::new(conf)), global, persistent, notifications, data_key })
+        let conf = load_latest(confs.as_ref(), &local, &data_key)
+            .map_err(|e| err("configuration", Error::bad(e)))?;
+        let global = storage::open_sessions(&local.global_storage, &conf.key)
+            .map_err(|e| err("globalStorage", e))?;
+        let persistent = storage::open_sessions(&local.persistent_storage, &conf.key)
+            .map_err(|e| err("persistentStorage", e))?;
+        let notifications = crate::notifications::store::open(&local, &conf)
+            .map_err(|e| err("notificationStorage", e))?;
+        Ok(App {
+            local,
+            confs,
+            conf: RwLock::new(Arc::new(conf)),
+            global,
+            persistent,
+            notifications,
+            data_key,
+        })
     }
 
     /// The configuration in force.
@@ -79,7 +96,9 @@ impl App {
                 Ok(true)
             }
             Err(e) => {
-                log::error(&format!("configuration {latest} rejected, {current} stays in force: {e}"));
+                log::error(&format!(
+                    "configuration {latest} rejected, {current} stays in force: {e}"
+                ));
                 Ok(false)
             }
         }

@@ -36,12 +36,27 @@ pub struct Options {
 /// Runs the command line; returns the exit code.
 pub fn main(args: Vec<String>) -> i32 {
     let mut o = getopts::Options::new();
-    o.optopt("c", "config", "local configuration file (limette.ini)", "FILE");
+    o.optopt(
+        "c",
+        "config",
+        "local configuration file (limette.ini)",
+        "FILE",
+    );
     o.optopt("l", "listen", "listen address", "ADDR:PORT");
     o.optopt("t", "threads", "worker threads", "N");
-    o.optopt("", "data", "data folder of the embedded default (./limette-data)", "DIR");
+    o.optopt(
+        "",
+        "data",
+        "data folder of the embedded default (./limette-data)",
+        "DIR",
+    );
     o.optopt("", "log", "log text of a saved configuration", "TEXT");
-    o.optopt("", "before", "date limit for purge-done (YYYY-MM-DD)", "DATE");
+    o.optopt(
+        "",
+        "before",
+        "date limit for purge-done (YYYY-MM-DD)",
+        "DATE",
+    );
     o.optflag("h", "help", "print this help");
     o.optflag("V", "version", "print the version");
     let m = match o.parse(&args) {
@@ -109,7 +124,10 @@ fn run(opts: Options) -> i32 {
 
 /// The local settings: the `-c` file, or the embedded default; then `-l`, `-t`.
 pub fn load_local(opts: &Options) -> Result<LocalConf, String> {
-    let data = opts.data.clone().unwrap_or_else(|| PathBuf::from("limette-data"));
+    let data = opts
+        .data
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("limette-data"));
     let mut local = match &opts.config {
         Some(path) => LocalConf::from_file(path, &data).map_err(|e| e.to_string())?,
         None => LocalConf::embedded(&data),
@@ -148,7 +166,11 @@ fn serve(app: Arc<App>) -> i32 {
         server.addr,
         conf.portal
     );
-    log::notice(&format!("configuration {} from {}", conf.num, app.confs.describe()));
+    log::notice(&format!(
+        "configuration {} from {}",
+        conf.num,
+        app.confs.describe()
+    ));
     server.wait();
     let _ = reloader.join();
     let _ = janitor.join();

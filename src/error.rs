@@ -116,7 +116,11 @@ pub enum Error {
     Portal { code: PortalCode, status: u16 },
     /// An OAuth error answered as JSON `{"error":code}` (token, introspection endpoints).
     /// `basic` asks for `WWW-Authenticate: Basic` (401 after Basic credentials).
-    OAuth { code: OAuthCode, status: u16, basic: bool },
+    OAuth {
+        code: OAuthCode,
+        status: u16,
+        basic: bool,
+    },
     /// RFC 6750 bearer-token failure: 401 with `WWW-Authenticate: Bearer ...`.
     /// `None` means no token was sent at all (plain `Bearer` challenge).
     Bearer(Option<OAuthCode>),
@@ -153,7 +157,11 @@ impl Error {
     }
     /// An OAuth error at HTTP 400.
     pub fn oauth(code: OAuthCode) -> Error {
-        Error::OAuth { code, status: 400, basic: false }
+        Error::OAuth {
+            code,
+            status: 400,
+            basic: false,
+        }
     }
 }
 
@@ -170,9 +178,17 @@ impl fmt::Display for Error {
             Error::PayloadTooLarge => write!(f, "payload too large"),
             Error::RequestTimeout => write!(f, "request timeout"),
             Error::Overloaded => write!(f, "overloaded"),
-            Error::Portal { code, status } => write!(f, "portal error {} ({status})", code.as_str()),
-            Error::OAuth { code, status, .. } => write!(f, "oauth error {} ({status})", code.as_str()),
-            Error::Bearer(c) => write!(f, "bearer error {}", c.map(|c| c.as_str()).unwrap_or("none")),
+            Error::Portal { code, status } => {
+                write!(f, "portal error {} ({status})", code.as_str())
+            }
+            Error::OAuth { code, status, .. } => {
+                write!(f, "oauth error {} ({status})", code.as_str())
+            }
+            Error::Bearer(c) => write!(
+                f,
+                "bearer error {}",
+                c.map(|c| c.as_str()).unwrap_or("none")
+            ),
             Error::SoapFault { message, .. } => write!(f, "soap fault: {message}"),
             Error::Upstream(m) => write!(f, "upstream failed: {m}"),
             Error::Storage(m) => write!(f, "storage failed: {m}"),

@@ -25,28 +25,49 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         (rest == p || rest.starts_with(&format!("{p}/"))).then_some(rest)
     };
     if let Some(rest) = prefixed("/sessions") {
-        return (Flavour::Json, crate::sessions::rest::handle(app, req, conf, rest));
+        return (
+            Flavour::Json,
+            crate::sessions::rest::handle(app, req, conf, rest),
+        );
     }
     if let Some(rest) = prefixed("/config") {
-        return (Flavour::Json, crate::config::proxy::handle_config(app, req, rest));
+        return (
+            Flavour::Json,
+            crate::config::proxy::handle_config(app, req, rest),
+        );
     }
     if under("/error") {
         return (Flavour::Json, crate::config::proxy::handle_error(app, req));
     }
     if under("/session/my") || under("/mysession") {
-        return (Flavour::Negotiated, crate::sessions::my::handle(app, req, conf));
+        return (
+            Flavour::Negotiated,
+            crate::sessions::my::handle(app, req, conf),
+        );
     }
-    if (path == "/oauth2/" || path == "/oauth2") && req.method == Method::Post && has_credentials(req) {
-        return (Flavour::Negotiated, crate::portal::handle_root(app, req, conf));
+    if (path == "/oauth2/" || path == "/oauth2")
+        && req.method == Method::Post
+        && has_credentials(req)
+    {
+        return (
+            Flavour::Negotiated,
+            crate::portal::handle_root(app, req, conf),
+        );
     }
     if under("/oauth2") || path == "/.well-known/openid-configuration" {
         return (Flavour::Negotiated, crate::oidc::handle(app, req, conf));
     }
     if under("/notifications") {
-        return (Flavour::Json, crate::notifications::server::handle(app, req, conf));
+        return (
+            Flavour::Json,
+            crate::notifications::server::handle(app, req, conf),
+        );
     }
     if under("/notifback") || under("/mynotifications") {
-        return (Flavour::Negotiated, crate::notifications::portal::handle(app, req, conf));
+        return (
+            Flavour::Negotiated,
+            crate::notifications::portal::handle(app, req, conf),
+        );
     }
     if under("/static") {
         return (Flavour::Negotiated, crate::portal::assets::serve(req));
@@ -55,7 +76,10 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         return (Flavour::Negotiated, test_hook(req));
     }
     if path == "/" || path.is_empty() {
-        return (Flavour::Negotiated, crate::portal::handle_root(app, req, conf));
+        return (
+            Flavour::Negotiated,
+            crate::portal::handle_root(app, req, conf),
+        );
     }
     (Flavour::Negotiated, Err(Error::not_found("Not found")))
 }
@@ -70,13 +94,21 @@ fn has_credentials(req: &Request) -> bool {
 fn test_hook(req: &Request) -> Result<Response> {
     match req.path.as_str() {
         "/__test/sleep" => {
-            let ms: u64 = req.query_param("ms").and_then(|v| v.parse().ok()).unwrap_or(500).min(10_000);
+            let ms: u64 = req
+                .query_param("ms")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(500)
+                .min(10_000);
             std::thread::sleep(std::time::Duration::from_millis(ms));
             Ok(Response::json(200, &serde_json::json!({"slept": ms})))
         }
         "/__test/panic" => panic!("test hook asked for a panic"),
         "/__test/big" => {
-            let n: usize = req.query_param("n").and_then(|v| v.parse().ok()).unwrap_or(2048).min(1 << 20);
+            let n: usize = req
+                .query_param("n")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(2048)
+                .min(1 << 20);
             Ok(Response::bytes(200, "text/plain", vec![b'x'; n]))
         }
         _ => Err(Error::not_found("Not found")),

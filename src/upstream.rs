@@ -20,7 +20,8 @@ pub struct Reply {
 impl Reply {
     /// The body as JSON.
     pub fn json(&self) -> Result<Value> {
-        serde_json::from_slice(&self.body).map_err(|e| Error::Upstream(format!("bad JSON from upstream: {e}")))
+        serde_json::from_slice(&self.body)
+            .map_err(|e| Error::Upstream(format!("bad JSON from upstream: {e}")))
     }
 }
 
@@ -45,7 +46,9 @@ pub fn send(call: &Call<'_>) -> Result<Reply> {
         .timeout_connect(call.timeout.min(Duration::from_secs(5)))
         .redirects(0)
         .build();
-    let mut req = agent.request(call.method, call.url).set("Accept", "application/json");
+    let mut req = agent
+        .request(call.method, call.url)
+        .set("Accept", "application/json");
     if let Some((u, p)) = call.basic {
         use base64::Engine;
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"));
@@ -58,7 +61,12 @@ pub fn send(call: &Call<'_>) -> Result<Reply> {
     let resp = match res {
         Ok(r) => r,
         Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => return Err(Error::Upstream(format!("{} {}: {e}", call.method, call.url))),
+        Err(e) => {
+            return Err(Error::Upstream(format!(
+                "{} {}: {e}",
+                call.method, call.url
+            )))
+        }
     };
     let status = resp.status();
     let mut body = Vec::new();

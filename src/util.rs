@@ -34,12 +34,18 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Seconds since the epoch.
 pub fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 /// Milliseconds since the epoch.
 pub fn now_ms() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
 }
 
 /// Civil date (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
@@ -71,7 +77,12 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 pub fn timestamp14(epoch: i64) -> String {
     let (y, mo, d) = civil_from_days(epoch.div_euclid(86_400));
     let s = epoch.rem_euclid(86_400);
-    format!("{y:04}{mo:02}{d:02}{:02}{:02}{:02}", s / 3600, (s / 60) % 60, s % 60)
+    format!(
+        "{y:04}{mo:02}{d:02}{:02}{:02}{:02}",
+        s / 3600,
+        (s / 60) % 60,
+        s % 60
+    )
 }
 
 /// `YYYY-MM-DD` (UTC) of an epoch.
@@ -83,8 +94,9 @@ pub fn date10(epoch: i64) -> String {
 /// An HTTP date (RFC 7231 IMF-fixdate) of an epoch.
 pub fn http_date(epoch: i64) -> String {
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] =
-        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let days = epoch.div_euclid(86_400);
     let (y, mo, d) = civil_from_days(days);
     let s = epoch.rem_euclid(86_400);
@@ -119,15 +131,13 @@ pub fn url_decode(s: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h * 16 + l);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;
@@ -200,7 +210,8 @@ pub fn is_safe_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 128
         && !s.starts_with('.')
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 #[cfg(test)]
@@ -228,12 +239,15 @@ mod tests {
         assert_eq!(url_decode("%zz"), "%zz");
         assert_eq!(url_decode("%41"), "A");
         assert_eq!(url_decode("%ff"), "\u{fffd}");
-        assert_eq!(parse_urlencoded("a=1&b&=c&&d=%3D"), vec![
-            ("a".into(), "1".into()),
-            ("b".into(), "".into()),
-            ("".into(), "c".into()),
-            ("d".into(), "=".into())
-        ]);
+        assert_eq!(
+            parse_urlencoded("a=1&b&=c&&d=%3D"),
+            vec![
+                ("a".into(), "1".into()),
+                ("b".into(), "".into()),
+                ("".into(), "c".into()),
+                ("d".into(), "=".into())
+            ]
+        );
     }
 
     #[test]
@@ -245,7 +259,10 @@ mod tests {
         assert!(ct_eq(b"abc", b"abc"));
         assert!(!ct_eq(b"abc", b"abd"));
         assert!(!ct_eq(b"abc", b"ab"));
-        assert_eq!(html_escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            html_escape("<b a=\"x\">&'"),
+            "&lt;b a=&quot;x&quot;&gt;&amp;&#39;"
+        );
         assert_eq!(url_encode("a b/é"), "a%20b%2F%C3%A9");
     }
 }

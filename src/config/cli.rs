@@ -3,6 +3,9 @@ use crate::app::App;
 
 /// Runs a `config` subcommand; returns the process exit code.
 pub fn run(_app: &App, args: &[String], _opts: &crate::cli::Options) -> i32 {
-    eprintln!("limette config: unknown subcommand {}", args.first().map(String::as_str).unwrap_or(""));
+    eprintln!(
+        "limette config: unknown subcommand {}",
+        args.first().map(String::as_str).unwrap_or("")
+    );
     2
 }

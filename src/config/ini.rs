@@ -20,7 +20,9 @@ pub fn parse(text: &str) -> Result<Ini, String> {
                 pending = Some((key, value, start));
             } else {
                 value.push_str(part);
-                ini.entry(section.clone()).or_default().push((key, value.trim().to_string()));
+                ini.entry(section.clone())
+                    .or_default()
+                    .push((key, value.trim().to_string()));
             }
             continue;
         }
@@ -36,8 +38,9 @@ pub fn parse(text: &str) -> Result<Ini, String> {
             ini.entry(section.clone()).or_default();
             continue;
         }
-        let (key, value) =
-            line.split_once('=').ok_or_else(|| format!("line {lineno}: expected key = value"))?;
+        let (key, value) = line
+            .split_once('=')
+            .ok_or_else(|| format!("line {lineno}: expected key = value"))?;
         let key = key.trim().to_string();
         if key.is_empty() {
             return Err(format!("line {lineno}: empty key"));
@@ -46,11 +49,15 @@ pub fn parse(text: &str) -> Result<Ini, String> {
         if let Some(stripped) = value.strip_suffix('\\') {
             pending = Some((key, format!("{} ", stripped.trim_end()), lineno));
         } else {
-            ini.entry(section.clone()).or_default().push((key, value.to_string()));
+            ini.entry(section.clone())
+                .or_default()
+                .push((key, value.to_string()));
         }
     }
     if let Some((key, _, start)) = pending {
-        return Err(format!("line {start}: value of {key} continues past the end of the file"));
+        return Err(format!(
+            "line {start}: value of {key} continues past the end of the file"
+        ));
     }
     Ok(ini)
 }
@@ -65,7 +72,13 @@ mod tests {
             "; c\n[configuration]\ntype = File\ndirName=/x \n[portal]\nopts = {\"a\": \\\n  1}\n# c\n",
         )
         .unwrap();
-        assert_eq!(ini["configuration"], vec![("type".into(), "File".into()), ("dirName".into(), "/x".into())]);
+        assert_eq!(
+            ini["configuration"],
+            vec![
+                ("type".into(), "File".into()),
+                ("dirName".into(), "/x".into())
+            ]
+        );
         assert_eq!(ini["portal"], vec![("opts".into(), "{\"a\": 1}".into())]);
     }
 

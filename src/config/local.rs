@@ -33,7 +33,12 @@ pub enum ConfBackend {
     /// A SQLite file with an `lmConfig`-like table.
     Sqlite { path: PathBuf, table: String },
     /// A remote `/config` (read-only).
-    Rest { base_url: String, user: Option<String>, password: Option<String>, timeout: Duration },
+    Rest {
+        base_url: String,
+        user: Option<String>,
+        password: Option<String>,
+        timeout: Duration,
+    },
 }
 
 /// Everything read from the local file.
@@ -77,9 +82,19 @@ pub struct LocalConf {
 
 /// Keys of `[portal]` that are local settings, not main-configuration overrides.
 const LOCAL_KEYS: &[&str] = &[
-    "listen", "threads", "queue", "maxBodySize", "idleTimeout", "bodyTimeout",
-    "maxRequestsPerConnection", "checkInterval", "pathPrefix", "globalStorage",
-    "globalStorageOptions", "persistentStorage", "persistentStorageOptions",
+    "listen",
+    "threads",
+    "queue",
+    "maxBodySize",
+    "idleTimeout",
+    "bodyTimeout",
+    "maxRequestsPerConnection",
+    "checkInterval",
+    "pathPrefix",
+    "globalStorage",
+    "globalStorageOptions",
+    "persistentStorage",
+    "persistentStorageOptions",
 ];
 
 impl LocalConf {
@@ -88,12 +103,16 @@ impl LocalConf {
         let dir = |s: &str| data_dir.join(s).display().to_string();
         let file_spec = |d: String| StorageSpec {
             kind: "File".into(),
-            options: [("Directory".to_string(), Value::from(d))].into_iter().collect(),
+            options: [("Directory".to_string(), Value::from(d))]
+                .into_iter()
+                .collect(),
         };
         LocalConf {
             source: "embedded default".into(),
             data_dir: data_dir.to_path_buf(),
-            conf_backend: ConfBackend::File { dir: data_dir.join("conf") },
+            conf_backend: ConfBackend::File {
+                dir: data_dir.join("conf"),
+            },
             listen: "127.0.0.1:8080".into(),
             threads: default_threads(),
             queue: 256,
@@ -107,15 +126,22 @@ impl LocalConf {
             persistent_storage: file_spec(dir("psessions")),
             overrides: Map::new(),
             log_level: "notice".into(),
-            test_hooks: std::env::var("LIMETTE_TEST_HOOKS").map(|v| v == "1").unwrap_or(false),
+            test_hooks: std::env::var("LIMETTE_TEST_HOOKS")
+                .map(|v| v == "1")
+                .unwrap_or(false),
         }
     }
 
     /// Reads an INI file; relative paths in it are taken as they are (from the working folder).
     pub fn from_file(path: &Path, data_dir: &Path) -> Result<LocalConf, ConfError> {
         let file = path.display().to_string();
-        let err = |key: &str, msg: String| ConfError { file: file.clone(), key: key.into(), msg };
-        let text = std::fs::read_to_string(path).map_err(|e| err("-", format!("cannot read: {e}")))?;
+        let err = |key: &str, msg: String| ConfError {
+            file: file.clone(),
+            key: key.into(),
+            msg,
+        };
+        let text =
+            std::fs::read_to_string(path).map_err(|e| err("-", format!("cannot read: {e}")))?;
         let ini = ini::parse(&text).map_err(|e| err("-", e))?;
         let mut lc = LocalConf::embedded(data_dir);
         lc.source = file.clone();
@@ -136,7 +162,10 @@ impl LocalConf {
     }
 
     fn apply_portal_key(&mut self, k: &str, v: &str) -> Result<(), String> {
-        let num = |v: &str| v.parse::<u64>().map_err(|_| format!("expected a number, got {v}"));
+        let num = |v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("expected a number, got {v}"))
+        };
         match k {
             "listen" => self.listen = v.to_string(),
             "threads" => self.threads = num(v)?.clamp(1, 1024) as usize,
@@ -178,19 +207,25 @@ fn conf_backend(
     let ty = get("type").ok_or_else(|| err("type", "missing in [configuration]".into()))?;
     match ty.as_str() {
         "File" => {
-            let dir = get("dirName").ok_or_else(|| err("dirName", "required for type File".into()))?;
+            let dir =
+                get("dirName").ok_or_else(|| err("dirName", "required for type File".into()))?;
             Ok(ConfBackend::File { dir: dir.into() })
         }
         "SQLite" | "CDBI" | "RDBI" => {
-            let chain = get("dbiChain").ok_or_else(|| err("dbiChain", "required for type SQLite".into()))?;
+            let chain = get("dbiChain")
+                .ok_or_else(|| err("dbiChain", "required for type SQLite".into()))?;
             let path = chain.trim_start_matches("dbi:SQLite:dbname=").to_string();
             if path.is_empty() {
                 return Err(err("dbiChain", "empty database path".into()));
             }
-            Ok(ConfBackend::Sqlite { path: path.into(), table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()) })
+            Ok(ConfBackend::Sqlite {
+                path: path.into(),
+                table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()),
+            })
         }
         "REST" => {
-            let base_url = get("baseUrl").ok_or_else(|| err("baseUrl", "required for type REST".into()))?;
+            let base_url =
+                get("baseUrl").ok_or_else(|| err("baseUrl", "required for type REST".into()))?;
             if !base_url.starts_with("http://") && !base_url.starts_with("https://") {
                 return Err(err("baseUrl", format!("not an http URL: {base_url}")));
             }
@@ -208,12 +243,17 @@ fn conf_backend(
                 timeout: Duration::from_secs_f64(timeout.clamp(0.1, 600.0)),
             })
         }
-        other => Err(err("type", format!("unknown configuration type {other} (File, SQLite or REST)"))),
+        other => Err(err(
+            "type",
+            format!("unknown configuration type {other} (File, SQLite or REST)"),
+        )),
     }
 }
 
 fn secs(v: &str) -> Result<Duration, String> {
-    let f: f64 = v.parse().map_err(|_| format!("expected seconds, got {v}"))?;
+    let f: f64 = v
+        .parse()
+        .map_err(|_| format!("expected seconds, got {v}"))?;
     if !(0.0..=86_400.0).contains(&f) || f == 0.0 {
         return Err(format!("seconds out of range: {v}"));
     }
@@ -229,5 +269,8 @@ fn json_object(v: &str) -> Result<Map<String, Value>, String> {
 }
 
 fn default_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get() * 4).unwrap_or(8).clamp(4, 64)
+    std::thread::available_parallelism()
+        .map(|n| n.get() * 4)
+        .unwrap_or(8)
+        .clamp(4, 64)
 }

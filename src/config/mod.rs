@@ -54,7 +54,11 @@ pub struct Conf {
 impl Conf {
     /// Parses a stored document with the local overrides; `fallback_key` is used when the
     /// configuration sets no `key`.
-    pub fn build(stored: Map<String, Value>, overrides: &Map<String, Value>, fallback_key: &str) -> Result<Conf, String> {
+    pub fn build(
+        stored: Map<String, Value>,
+        overrides: &Map<String, Value>,
+        fallback_key: &str,
+    ) -> Result<Conf, String> {
         let mut raw = defaults::merged(&stored);
         for (k, v) in overrides {
             raw.insert(k.clone(), v.clone());
@@ -69,24 +73,39 @@ impl Conf {
             portal.push('/');
         }
         let cookie_name = s("cookieName");
-        if cookie_name.is_empty() || !cookie_name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        if cookie_name.is_empty()
+            || !cookie_name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
             return Err(format!("cookieName: invalid cookie name {cookie_name}"));
         }
         let domain = Some(s("domain")).filter(|d| !d.is_empty());
         if let Some(d) = &domain {
-            if !d.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-') {
+            if !d
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+            {
                 return Err(format!("domain: invalid cookie domain {d}"));
             }
         }
-        let key = Some(s("key")).filter(|k| !k.is_empty()).unwrap_or_else(|| fallback_key.to_string());
+        let key = Some(s("key"))
+            .filter(|k| !k.is_empty())
+            .unwrap_or_else(|| fallback_key.to_string());
         Ok(Conf {
             num,
             portal,
             cookie_name,
             domain,
             secured_cookie: truthy(raw.get("securedCookie")),
-            timeout: raw.get("timeout").and_then(as_i64).filter(|t| *t > 0).unwrap_or(72000),
-            what_to_trace: Some(s("whatToTrace")).filter(|w| !w.is_empty()).unwrap_or_else(|| "uid".into()),
+            timeout: raw
+                .get("timeout")
+                .and_then(as_i64)
+                .filter(|t| *t > 0)
+                .unwrap_or(72000),
+            what_to_trace: Some(s("whatToTrace"))
+                .filter(|w| !w.is_empty())
+                .unwrap_or_else(|| "uid".into()),
             key,
             oidc: crate::oidc::Settings::from_conf(&raw)?,
             sessions: crate::sessions::Settings::from_conf(&raw)?,
@@ -117,7 +136,13 @@ pub fn value_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        Value::Bool(b) => if *b { "1".into() } else { "0".into() },
+        Value::Bool(b) => {
+            if *b {
+                "1".into()
+            } else {
+                "0".into()
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -151,9 +176,17 @@ pub fn open_store(local: &LocalConf) -> Result<Arc<dyn ConfStore>> {
     Ok(match &local.conf_backend {
         ConfBackend::File { dir } => Arc::new(FileConf::open(dir)?),
         ConfBackend::Sqlite { path, table } => Arc::new(SqliteConf::open(path, table)?),
-        ConfBackend::Rest { base_url, user, password, timeout } => {
-            Arc::new(rest::RestConf::new(base_url, user.clone(), password.clone(), *timeout))
-        }
+        ConfBackend::Rest {
+            base_url,
+            user,
+            password,
+            timeout,
+        } => Arc::new(rest::RestConf::new(
+            base_url,
+            user.clone(),
+            password.clone(),
+            *timeout,
+        )),
     })
 }
 
@@ -164,7 +197,11 @@ pub fn seed_if_empty(store: &dyn ConfStore) -> Result<()> {
     }
     let conf = match serde_json::from_str(EMBEDDED_CONF) {
         Ok(Value::Object(m)) => m,
-        _ => return Err(Error::internal("embedded configuration is not a JSON object")),
+        _ => {
+            return Err(Error::internal(
+                "embedded configuration is not a JSON object",
+            ))
+        }
     };
     store.save(&conf)?;
     Ok(())

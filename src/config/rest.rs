@@ -18,20 +18,36 @@ pub struct RestConf {
 
 impl RestConf {
     /// A client of `base_url` (ending in `/config`).
-    pub fn new(base_url: &str, user: Option<String>, password: Option<String>, timeout: Duration) -> RestConf {
-        RestConf { base_url: base_url.to_string(), user, password, timeout }
+    pub fn new(
+        base_url: &str,
+        user: Option<String>,
+        password: Option<String>,
+        timeout: Duration,
+    ) -> RestConf {
+        RestConf {
+            base_url: base_url.to_string(),
+            user,
+            password,
+            timeout,
+        }
     }
 }
 
 impl ConfStore for RestConf {
     fn numbers(&self) -> Result<Vec<u64>> {
-        Err(Error::Upstream("REST configuration client not available yet".into()))
+        Err(Error::Upstream(
+            "REST configuration client not available yet".into(),
+        ))
     }
     fn load(&self, _num: u64) -> Result<Map<String, Value>> {
-        Err(Error::Upstream("REST configuration client not available yet".into()))
+        Err(Error::Upstream(
+            "REST configuration client not available yet".into(),
+        ))
     }
     fn save(&self, _conf: &Map<String, Value>) -> Result<u64> {
-        Err(Error::Forbidden("a REST configuration store is read-only".into()))
+        Err(Error::Forbidden(
+            "a REST configuration store is read-only".into(),
+        ))
     }
     fn describe(&self) -> String {
         format!("REST {}", self.base_url)

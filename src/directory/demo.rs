@@ -6,7 +6,11 @@ use serde_json::{json, Map, Value};
 /// The demo directory.
 pub struct Demo;
 
-const USERS: [(&str, &str); 3] = [("dwho", "Doctor Who"), ("rtyler", "Rose Tyler"), ("msmith", "Mickey Smith")];
+const USERS: [(&str, &str); 3] = [
+    ("dwho", "Doctor Who"),
+    ("rtyler", "Rose Tyler"),
+    ("msmith", "Mickey Smith"),
+];
 
 /// Groups of a demo user, as LemonLDAP::NG's demo module defines them.
 fn groups(uid: &str) -> Vec<&'static str> {
@@ -23,7 +27,9 @@ impl Directory for Demo {
     }
 
     fn user_info(&self, user: &str) -> Result<Option<Map<String, Value>>> {
-        let Some((uid, cn)) = USERS.iter().find(|(u, _)| *u == user) else { return Ok(None) };
+        let Some((uid, cn)) = USERS.iter().find(|(u, _)| *u == user) else {
+            return Ok(None);
+        };
         let mut m = Map::new();
         m.insert("uid".into(), json!(uid));
         m.insert("cn".into(), json!(cn));

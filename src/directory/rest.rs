@@ -15,7 +15,10 @@ pub struct RestDirectory {
 impl RestDirectory {
     /// Reads the URLs from the configuration.
     pub fn from_conf(conf: &Conf) -> RestDirectory {
-        RestDirectory { auth_url: conf.get_str("restAuthUrl"), user_url: conf.get_str("restUserDBUrl") }
+        RestDirectory {
+            auth_url: conf.get_str("restAuthUrl"),
+            user_url: conf.get_str("restUserDBUrl"),
+        }
     }
 }
 

@@ -45,7 +45,9 @@ impl ConnTracker {
     /// Records one request and says whether its connection should now be closed.
     fn should_close(&self, peer: Option<SocketAddr>, max: u32) -> bool {
         let Some(peer) = peer else { return false };
-        let Ok(mut map) = self.counts.lock() else { return true };
+        let Ok(mut map) = self.counts.lock() else {
+            return true;
+        };
         if map.len() > 16_384 {
             map.clear(); // entries of connections that ended by themselves
         }
@@ -72,10 +74,23 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
     let headers: Vec<(String, String)> = raw
         .headers()
         .iter()
-        .map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_string()))
+        .map(|h| {
+            (
+                h.field.as_str().as_str().to_ascii_lowercase(),
+                h.value.as_str().to_string(),
+            )
+        })
         .collect();
     let remote = raw.remote_addr().copied();
-    let mut req = Request { method, path, query, headers, body: Vec::new(), remote, id };
+    let mut req = Request {
+        method,
+        path,
+        query,
+        headers,
+        body: Vec::new(),
+        remote,
+        id,
+    };
     if let Some(len) = raw.body_length() {
         if len > limits.max_body {
             return Err(Error::PayloadTooLarge);
@@ -175,7 +190,11 @@ fn serialize(resp: &Response, close: bool, head_only: bool) -> Vec<u8> {
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(format!("Content-Length: {}\r\n", resp.body.len()).as_bytes());
-    out.extend_from_slice(if close { b"Connection: close\r\n\r\n" } else { b"Connection: keep-alive\r\n\r\n" });
+    out.extend_from_slice(if close {
+        b"Connection: close\r\n\r\n"
+    } else {
+        b"Connection: keep-alive\r\n\r\n"
+    });
     if !head_only {
         out.extend_from_slice(&resp.body);
     }

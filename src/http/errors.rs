@@ -31,7 +31,11 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
         Error::RequestTimeout => (408, "Request timeout".into()),
         Error::Overloaded => (503, "Server busy, try again".into()),
         Error::Portal { code, status } => return portal_error(*code, *status, req, portal),
-        Error::OAuth { code, status, basic } => return oauth_error(*code, *status, *basic),
+        Error::OAuth {
+            code,
+            status,
+            basic,
+        } => return oauth_error(*code, *status, *basic),
         Error::Bearer(code) => return bearer_error(*code),
         Error::SoapFault { client, message } => return soap_fault(*client, message),
         Error::Upstream(m) => {
@@ -65,7 +69,12 @@ fn log_detail(req: &Request, detail: &str) {
 /// LemonLDAP::NG's login answer shape: `{"result":0,"error":"N"}`, with the SSO challenge on
 /// 401. For HTML clients the portal module renders its own pages; this is the JSON form and a
 /// plain page as fallback.
-fn portal_error(code: crate::error::PortalCode, status: u16, req: &Request, portal: &str) -> Response {
+fn portal_error(
+    code: crate::error::PortalCode,
+    status: u16,
+    req: &Request,
+    portal: &str,
+) -> Response {
     let resp = if req.wants_json() {
         Response::json(status, &json!({"result": 0, "error": code.as_str()}))
     } else {
@@ -94,9 +103,15 @@ fn bearer_error(code: Option<OAuthCode>) -> Response {
     match code {
         None => Response::empty(401).with_header("WWW-Authenticate", "Bearer"),
         Some(c) => {
-            let status = if c == OAuthCode::InvalidRequest { 400 } else { 401 };
-            Response::json(status, &json!({ "error": c.as_str() }))
-                .with_header("WWW-Authenticate", &format!("Bearer error=\"{}\"", c.as_str()))
+            let status = if c == OAuthCode::InvalidRequest {
+                400
+            } else {
+                401
+            };
+            Response::json(status, &json!({ "error": c.as_str() })).with_header(
+                "WWW-Authenticate",
+                &format!("Bearer error=\"{}\"", c.as_str()),
+            )
         }
     }
 }
@@ -135,7 +150,12 @@ mod tests {
     #[test]
     fn negotiates_json_and_html() {
         let req = Request::new(Method::Get, "/x").with_header("Accept", "application/json");
-        let r = to_response(&Error::not_found("Unknown key K"), &req, Flavour::Negotiated, "p/");
+        let r = to_response(
+            &Error::not_found("Unknown key K"),
+            &req,
+            Flavour::Negotiated,
+            "p/",
+        );
         assert_eq!(r.status, 404);
         assert_eq!(r.json_body(), json!({"error": "Unknown key K"}));
         let req = Request::new(Method::Get, "/x");
@@ -156,13 +176,25 @@ mod tests {
     #[test]
     fn oauth_and_bearer_shapes() {
         let req = Request::new(Method::Post, "/oauth2/token");
-        let e = Error::OAuth { code: OAuthCode::InvalidClient, status: 401, basic: true };
+        let e = Error::OAuth {
+            code: OAuthCode::InvalidClient,
+            status: 401,
+            basic: true,
+        };
         let r = to_response(&e, &req, Flavour::Json, "p/");
         assert_eq!(r.status, 401);
         assert_eq!(r.header("www-authenticate"), Some("Basic"));
         let r = to_response(&Error::Bearer(None), &req, Flavour::Json, "p/");
         assert_eq!(r.header("www-authenticate"), Some("Bearer"));
-        let r = to_response(&Error::Bearer(Some(OAuthCode::InvalidToken)), &req, Flavour::Json, "p/");
-        assert_eq!(r.header("www-authenticate"), Some("Bearer error=\"invalid_token\""));
+        let r = to_response(
+            &Error::Bearer(Some(OAuthCode::InvalidToken)),
+            &req,
+            Flavour::Json,
+            "p/",
+        );
+        assert_eq!(
+            r.header("www-authenticate"),
+            Some("Bearer error=\"invalid_token\"")
+        );
     }
 }

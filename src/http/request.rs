@@ -76,12 +76,21 @@ impl Request {
             Some((p, q)) => (p.to_string(), q.to_string()),
             None => (url.to_string(), String::new()),
         };
-        Request { method, path, query, headers: Vec::new(), body: Vec::new(), remote: None, id: 0 }
+        Request {
+            method,
+            path,
+            query,
+            headers: Vec::new(),
+            body: Vec::new(),
+            remote: None,
+            id: 0,
+        }
     }
 
     /// Adds a header (builder style, for tests).
     pub fn with_header(mut self, name: &str, value: &str) -> Request {
-        self.headers.push((name.to_ascii_lowercase(), value.to_string()));
+        self.headers
+            .push((name.to_ascii_lowercase(), value.to_string()));
         self
     }
 
@@ -93,12 +102,17 @@ impl Request {
 
     /// First value of a header (name case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// True when the client asks for JSON (`Accept` contains `json`), as LemonLDAP::NG decides.
     pub fn wants_json(&self) -> bool {
-        self.header("accept").map(|a| a.contains("json")).unwrap_or(false)
+        self.header("accept")
+            .map(|a| a.contains("json"))
+            .unwrap_or(false)
     }
 
     /// Decoded query parameters.
@@ -108,7 +122,10 @@ impl Request {
 
     /// First decoded query parameter of that name.
     pub fn query_param(&self, name: &str) -> Option<String> {
-        self.query_pairs().into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.query_pairs()
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
     }
 
     /// True when the query holds the key (with or without a value).
@@ -119,7 +136,9 @@ impl Request {
     /// True when the body is form-encoded (or has no content type, as curl -d sends).
     pub fn is_form(&self) -> bool {
         match self.header("content-type") {
-            Some(ct) => ct.to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"),
+            Some(ct) => ct
+                .to_ascii_lowercase()
+                .starts_with("application/x-www-form-urlencoded"),
             None => !self.body.is_empty(),
         }
     }
@@ -134,7 +153,10 @@ impl Request {
 
     /// First form field of that name.
     pub fn form_param(&self, name: &str) -> Option<String> {
-        self.form().into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.form()
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
     }
 
     /// A parameter from the form body, or else from the query (POST works as GET).
@@ -167,7 +189,9 @@ impl Request {
         if !scheme.eq_ignore_ascii_case("basic") {
             return None;
         }
-        let raw = base64::engine::general_purpose::STANDARD.decode(rest.trim()).ok()?;
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(rest.trim())
+            .ok()?;
         let s = String::from_utf8(raw).ok()?;
         let (u, p) = s.split_once(':')?;
         Some((util::url_decode_basic(u), util::url_decode_basic(p)))
@@ -197,6 +221,8 @@ impl Request {
 
     /// Client IP as text, for the session's `ipAddr`.
     pub fn ip(&self) -> String {
-        self.remote.map(|a| a.ip().to_string()).unwrap_or_else(|| "127.0.0.1".to_string())
+        self.remote
+            .map(|a| a.ip().to_string())
+            .unwrap_or_else(|| "127.0.0.1".to_string())
     }
 }

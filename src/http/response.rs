@@ -22,14 +22,18 @@ const NO_CACHE: [(&str, &str); 3] = [
 impl Response {
     /// An empty response with a status.
     pub fn empty(status: u16) -> Response {
-        Response { status, headers: Vec::new(), body: Vec::new() }
+        Response {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
     }
 
     /// A JSON response with the no-cache headers.
     pub fn json(status: u16, value: &Value) -> Response {
         let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
-        let mut r = Response::empty(status)
-            .with_header("Content-Type", "application/json; charset=utf-8");
+        let mut r =
+            Response::empty(status).with_header("Content-Type", "application/json; charset=utf-8");
         for (k, v) in NO_CACHE {
             r = r.with_header(k, v);
         }
@@ -40,7 +44,8 @@ impl Response {
     /// An HTML page.
     pub fn html(status: u16, body: impl Into<String>) -> Response {
         let mut r = Response::empty(status).with_header("Content-Type", "text/html; charset=utf-8");
-        r.headers.push(("X-Content-Type-Options".into(), "nosniff".into()));
+        r.headers
+            .push(("X-Content-Type-Options".into(), "nosniff".into()));
         r.headers.push(("X-Frame-Options".into(), "DENY".into()));
         r.body = body.into().into_bytes();
         r
@@ -71,7 +76,10 @@ impl Response {
 
     /// First value of a header (case-insensitive), for tests.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The body parsed as JSON, for tests.

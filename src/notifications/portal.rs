@@ -7,7 +7,13 @@ use crate::storage::Session;
 
 /// Called after a successful login, before the SSO cookie is released: answers with the
 /// notification form (holding the session back) when the user has pending notifications.
-pub fn intercept(_app: &App, _conf: &Conf, _req: &Request, _s: &Session, _url: Option<&str>) -> Result<Option<Response>> {
+pub fn intercept(
+    _app: &App,
+    _conf: &Conf,
+    _req: &Request,
+    _s: &Session,
+    _url: Option<&str>,
+) -> Result<Option<Response>> {
     Ok(None)
 }
 

@@ -8,7 +8,10 @@ pub fn serve(req: &Request) -> Result<Response> {
         return Err(Error::MethodNotAllowed);
     }
     let (ctype, body): (&str, &str) = match req.path.as_str() {
-        "/static/limette.css" => ("text/css; charset=utf-8", include_str!("../../static/limette.css")),
+        "/static/limette.css" => (
+            "text/css; charset=utf-8",
+            include_str!("../../static/limette.css"),
+        ),
         "/static/languages/en.json" => ("application/json; charset=utf-8", super::messages::EN),
         "/static/languages/fr.json" => ("application/json; charset=utf-8", super::messages::FR),
         _ => return Err(Error::not_found("Not found")),

@@ -9,7 +9,12 @@ pub fn sso(conf: &Conf, id: &str) -> String {
 
 /// The cookie that clears the SSO cookie.
 pub fn clear_sso(conf: &Conf) -> String {
-    named(conf, &conf.cookie_name, "0", Some("Wed, 21 Oct 2015 00:00:00 GMT"))
+    named(
+        conf,
+        &conf.cookie_name,
+        "0",
+        Some("Wed, 21 Oct 2015 00:00:00 GMT"),
+    )
 }
 
 /// A cookie of the portal's own (pending login, ...), host-only.

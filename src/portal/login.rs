@@ -23,7 +23,11 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     }
     if !json && conf.get_bool("requireToken") {
         if let Err(r) = super::csrf::check(conf, req.form_param("token").as_deref()) {
-            let code = if r == super::csrf::Refusal::Missing { PortalCode::NoToken } else { PortalCode::TokenExpired };
+            let code = if r == super::csrf::Refusal::Missing {
+                PortalCode::NoToken
+            } else {
+                PortalCode::TokenExpired
+            };
             return Ok(login_page(conf, req, code, 400));
         }
     }
@@ -62,8 +66,15 @@ pub fn authenticate(conf: &Conf, user: &str, password: &str) -> Result<Map<Strin
 
 /// Ends a successful login: the notification system may hold the session back (and answers
 /// itself); otherwise the session is stored, the cookie set, and the client sent on.
-pub fn finish(app: &App, conf: &Conf, req: &Request, s: Session, url: Option<String>) -> Result<Response> {
-    if let Some(resp) = crate::notifications::portal::intercept(app, conf, req, &s, url.as_deref())? {
+pub fn finish(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: Session,
+    url: Option<String>,
+) -> Result<Response> {
+    if let Some(resp) = crate::notifications::portal::intercept(app, conf, req, &s, url.as_deref())?
+    {
         return Ok(resp);
     }
     release(app, conf, req, &s, url.as_deref())
@@ -71,11 +82,21 @@ pub fn finish(app: &App, conf: &Conf, req: &Request, s: Session, url: Option<Str
 
 /// Stores the session and answers with the SSO cookie: JSON `{"result":1,"error":"0","id":..}`,
 /// a redirect to the pending URL, or the landing page.
-pub fn release(app: &App, conf: &Conf, req: &Request, s: &Session, url: Option<&str>) -> Result<Response> {
+pub fn release(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    url: Option<&str>,
+) -> Result<Response> {
     let id = session::store(app, s)?;
     crate::server::log::notice(&format!(
         "user {} authenticated",
-        sanitize(&s.get("_whatToTrace").map(crate::config::value_string).unwrap_or_default())
+        sanitize(
+            &s.get("_whatToTrace")
+                .map(crate::config::value_string)
+                .unwrap_or_default()
+        )
     ));
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "0", "id": id}))

@@ -54,12 +54,23 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16) -> Response {
     if req.wants_json() {
         let r = Response::json(json_status, &json!({"result": 0, "error": code.as_str()}));
-        return if json_status == 401 { r.with_header("WWW-Authenticate", &format!("SSO {}", conf.portal)) } else { r };
+        return if json_status == 401 {
+            r.with_header("WWW-Authenticate", &format!("SSO {}", conf.portal))
+        } else {
+            r
+        };
     }
     let url = req.param("url").filter(|u| decode_url(u).is_some());
     let user = req.form_param("user").unwrap_or_default();
-    let shown = if code == PortalCode::FirstAccess { 0 } else { code as u16 };
-    Response::html(200, pages::login_form(conf, shown, url.as_deref(), &csrf::issue(conf), &user))
+    let shown = if code == PortalCode::FirstAccess {
+        0
+    } else {
+        code as u16
+    };
+    Response::html(
+        200,
+        pages::login_form(conf, shown, url.as_deref(), &csrf::issue(conf), &user),
+    )
 }
 
 /// A login form that comes back to `target` (base64 in the `url` field) after login; used by
@@ -76,13 +87,17 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
         if let Some(id) = s.get("_session_id").and_then(|v| v.as_str()) {
-            app.sessions(crate::storage::Kind::Global).delete(crate::storage::Kind::Global, id)?;
+            app.sessions(crate::storage::Kind::Global)
+                .delete(crate::storage::Kind::Global, id)?;
         }
     }
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "47"}))
     } else {
-        Response::html(200, pages::login_form(conf, 47, None, &csrf::issue(conf), ""))
+        Response::html(
+            200,
+            pages::login_form(conf, 47, None, &csrf::issue(conf), ""),
+        )
     };
     Ok(resp.with_cookie(&cookies::clear_sso(conf)))
 }
@@ -100,7 +115,9 @@ pub fn decode_url(raw: &str) -> Option<String> {
     let raw = raw.trim();
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(raw)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(raw.trim_end_matches('=')))
+        .or_else(|_| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(raw.trim_end_matches('='))
+        })
         .ok()?;
     let s = String::from_utf8(bytes).ok()?;
     (s.starts_with("http://") || s.starts_with("https://")).then_some(s)
@@ -114,7 +131,11 @@ pub fn is_allowed_target(conf: &Conf, url: &str) -> bool {
     if url.starts_with(&conf.portal) {
         return true;
     }
-    let host = url.split("://").nth(1).and_then(|r| r.split(['/', '?', '#']).next()).unwrap_or("");
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?', '#']).next())
+        .unwrap_or("");
     let bare = host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host);
     match conf.raw.get("locationRules") {
         Some(serde_json::Value::Object(m)) => m.contains_key(host) || m.contains_key(bare),

@@ -22,14 +22,23 @@ pub fn login_form(_conf: &Conf, code: u16, url: Option<&str>, token: &str, user:
     let msg = if code == 0 {
         String::new()
     } else {
-        let class = if code == 9 || code == 47 { "message" } else { "error" };
+        let class = if code == 9 || code == 47 {
+            "message"
+        } else {
+            "error"
+        };
         format!(
             "<p class=\"{class}\" id=\"msg\" trmsg=\"{code}\">{}</p>\n",
             html_escape(&messages::text("en", code))
         )
     };
     let url_field = url
-        .map(|u| format!("<input type=\"hidden\" name=\"url\" value=\"{}\">\n", html_escape(u)))
+        .map(|u| {
+            format!(
+                "<input type=\"hidden\" name=\"url\" value=\"{}\">\n",
+                html_escape(u)
+            )
+        })
         .unwrap_or_default();
     let body = format!(
         "<h1>Limette</h1>\n{msg}<form method=\"post\" action=\"{action}\" class=\"login\">\n{url_field}\

@@ -22,7 +22,10 @@ pub enum CookieState {
 
 /// Looks up the session named by the request's SSO cookie.
 pub fn from_request(app: &App, conf: &Conf, req: &Request) -> Result<CookieState> {
-    let Some(id) = req.cookie(&conf.cookie_name).filter(|v| !v.is_empty() && v != "0") else {
+    let Some(id) = req
+        .cookie(&conf.cookie_name)
+        .filter(|v| !v.is_empty() && v != "0")
+    else {
         return Ok(CookieState::Absent);
     };
     Ok(match lookup(app, conf, &id)? {
@@ -38,7 +41,9 @@ pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<Session>> {
         return Ok(None);
     }
     let store = app.sessions(Kind::Global);
-    let Some(mut s) = store.get(Kind::Global, id)? else { return Ok(None) };
+    let Some(mut s) = store.get(Kind::Global, id)? else {
+        return Ok(None);
+    };
     let now = util::now();
     if is_expired(conf, &s, now) {
         store.delete(Kind::Global, id)?;
@@ -61,7 +66,10 @@ pub fn is_expired(conf: &Conf, s: &Session, now: i64) -> bool {
     }
     let activity = conf.get_i64("timeoutActivity").unwrap_or(0);
     if activity > 0 {
-        let last = s.get("_lastSeen").and_then(crate::config::as_i64).unwrap_or(utime);
+        let last = s
+            .get("_lastSeen")
+            .and_then(crate::config::as_i64)
+            .unwrap_or(utime);
         return now - last > activity;
     }
     false
@@ -73,7 +81,13 @@ pub fn is_session_id(id: &str) -> bool {
 }
 
 /// Builds (without storing) the SSO session of an authenticated user.
-pub fn build(conf: &Conf, req: &Request, user: &str, attrs: &Map<String, Value>, module: &str) -> Session {
+pub fn build(
+    conf: &Conf,
+    req: &Request,
+    user: &str,
+    attrs: &Map<String, Value>,
+    module: &str,
+) -> Session {
     let now = util::now();
     let id = util::random_hex(32);
     let mut s = Map::new();
@@ -91,8 +105,18 @@ pub fn build(conf: &Conf, req: &Request, user: &str, attrs: &Map<String, Value>,
     s.insert("authenticationLevel".into(), json!(1));
     s.insert("ipAddr".into(), json!(req.ip()));
     export_attributes(conf, req, attrs, &mut s);
-    let trace = s.get(&conf.what_to_trace).map(crate::config::value_string).unwrap_or_else(|| user.to_string());
-    s.insert("_whatToTrace".into(), json!(if trace.is_empty() { user.to_string() } else { trace }));
+    let trace = s
+        .get(&conf.what_to_trace)
+        .map(crate::config::value_string)
+        .unwrap_or_else(|| user.to_string());
+    s.insert(
+        "_whatToTrace".into(),
+        json!(if trace.is_empty() {
+            user.to_string()
+        } else {
+            trace
+        }),
+    );
     s
 }
 
@@ -105,7 +129,10 @@ fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: 
             if key == "demoExportedVars" && conf.get_str("authentication") != "Demo" {
                 continue;
             }
-            vars.extend(m.iter().map(|(k, v)| (k.clone(), crate::config::value_string(v))));
+            vars.extend(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), crate::config::value_string(v))),
+            );
         }
     }
     if !vars.iter().any(|(k, _)| k == "UA") {
@@ -128,17 +155,28 @@ fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: 
     }
     let groups: Vec<String> = match attrs.get("groups") {
         Some(Value::Array(a)) => a.iter().map(crate::config::value_string).collect(),
-        Some(Value::String(g)) => g.split([';', ',']).map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        Some(Value::String(g)) => g
+            .split([';', ','])
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect(),
         _ => Vec::new(),
     };
-    let hgroups: Map<String, Value> = groups.iter().map(|g| (g.clone(), json!({"name": g}))).collect();
+    let hgroups: Map<String, Value> = groups
+        .iter()
+        .map(|g| (g.clone(), json!({"name": g})))
+        .collect();
     s.insert("groups".into(), json!(groups.join("; ")));
     s.insert("hGroups".into(), Value::Object(hgroups));
 }
 
 /// Stores a built session; returns its id.
 pub fn store(app: &App, s: &Session) -> Result<String> {
-    let id = s.get("_session_id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let id = s
+        .get("_session_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     app.sessions(Kind::Global).put(Kind::Global, &id, s)?;
     Ok(id)
 }
@@ -169,6 +207,9 @@ pub fn persistent(app: &App, trace: &str) -> Result<(String, Session)> {
 mod tests {
     #[test]
     fn persistent_id_is_md5_of_trace() {
-        assert_eq!(super::persistent_id("dwho"), "5efe8af397fc3577e05b483aca964f1b");
+        assert_eq!(
+            super::persistent_id("dwho"),
+            "5efe8af397fc3577e05b483aca964f1b"
+        );
     }
 }

@@ -39,7 +39,10 @@ pub fn run(first: tiny_http::Server, spare: TcpListener, pool: Pool, stop: &Atom
             }
         }
         if dead {
-            match spare.try_clone().map(|l| tiny_http::Server::from_listener(l, None)) {
+            match spare
+                .try_clone()
+                .map(|l| tiny_http::Server::from_listener(l, None))
+            {
                 Ok(Ok(s)) => servers.push(s),
                 _ => {
                     log::error("cannot restart the acceptor; stopping");
@@ -57,6 +60,11 @@ pub fn run(first: tiny_http::Server, spare: TcpListener, pool: Pool, stop: &Atom
 fn reject_busy(raw: adapter::RawRequest, pool: &Pool) {
     let resp = Response::json(503, &json!({"error": "Server busy, try again"}))
         .with_header("Retry-After", "1");
-    log::access(raw.method().as_str(), raw.url().split('?').next().unwrap_or(""), 503, 0);
+    log::access(
+        raw.method().as_str(),
+        raw.url().split('?').next().unwrap_or(""),
+        503,
+        0,
+    );
     adapter::write_response(raw, &resp, true, pool.tracker(), pool.limits());
 }

@@ -20,7 +20,10 @@ pub fn set_level(name: &str) -> bool {
 
 fn emit(level: u8, tag: &str, msg: &str) {
     if level <= LEVEL.load(Ordering::Relaxed) {
-        eprintln!("{} [{tag}] {msg}", crate::util::timestamp14(crate::util::now()));
+        eprintln!(
+            "{} [{tag}] {msg}",
+            crate::util::timestamp14(crate::util::now())
+        );
     }
 }
 
@@ -49,6 +52,9 @@ pub fn debug(msg: &str) {
 pub fn access(method: &str, path: &str, status: u16, ms: u128) {
     if LEVEL.load(Ordering::Relaxed) >= 3 {
         let path: String = path.chars().take(200).filter(|c| !c.is_control()).collect();
-        eprintln!("{} {method} {path} {status} {ms}ms", crate::util::timestamp14(crate::util::now()));
+        eprintln!(
+            "{} {method} {path} {status} {ms}ms",
+            crate::util::timestamp14(crate::util::now())
+        );
     }
 }

@@ -40,7 +40,11 @@ impl Server {
                 accept::run(http, spare, pool, &stop2);
                 let _ = heartbeat.join();
             })?;
-        Ok(Server { addr, stop, accept: Some(accept) })
+        Ok(Server {
+            addr,
+            stop,
+            accept: Some(accept),
+        })
     }
 
     /// A handle that asks the server to stop (for signal handlers).

@@ -34,7 +34,10 @@ impl Pool {
     pub fn start(app: Arc<App>, threads: usize, queue: usize) -> Pool {
         let (tx, rx) = sync_channel::<RawRequest>(queue);
         let rx = Arc::new(Mutex::new(rx));
-        let shared = Arc::new(Shared { tracker: ConnTracker::default(), limits: app.local.limits() });
+        let shared = Arc::new(Shared {
+            tracker: ConnTracker::default(),
+            limits: app.local.limits(),
+        });
         let workers = (0..threads.max(1))
             .map(|i| {
                 let (rx, app, shared) = (rx.clone(), app.clone(), shared.clone());
@@ -44,7 +47,11 @@ impl Pool {
                     .expect("spawning a worker at start-up") // start-up only, not the request path
             })
             .collect();
-        Pool { tx: Some(tx), workers, shared }
+        Pool {
+            tx: Some(tx),
+            workers,
+            shared,
+        }
     }
 
     /// Queues a request; hands it back when the queue is full.

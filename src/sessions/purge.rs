@@ -21,7 +21,9 @@ pub fn purge(app: &App) -> Result<usize> {
     let store = app.sessions(Kind::Global);
     for id in store.ids(Kind::Global)? {
         if let Some(s) = store.get(Kind::Global, &id)? {
-            if crate::portal::session::is_expired(&conf, &s, now) && store.delete(Kind::Global, &id)? {
+            if crate::portal::session::is_expired(&conf, &s, now)
+                && store.delete(Kind::Global, &id)?
+            {
                 n += 1;
             }
         }
@@ -29,7 +31,10 @@ pub fn purge(app: &App) -> Result<usize> {
     for kind in [Kind::Oidc, Kind::Pending] {
         for id in store.ids(kind)? {
             if let Some(s) = store.get(kind, &id)? {
-                let exp = s.get("_exp").and_then(crate::config::as_i64).unwrap_or(i64::MAX);
+                let exp = s
+                    .get("_exp")
+                    .and_then(crate::config::as_i64)
+                    .unwrap_or(i64::MAX);
                 if exp < now && store.delete(kind, &id)? {
                     n += 1;
                 }

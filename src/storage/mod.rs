@@ -108,16 +108,23 @@ pub struct StorageSpec {
 
 /// Opens a session store from its spec; `key` is the configuration key for the REST protocol.
 pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionStore>> {
-    let opt = |k: &str| spec.options.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let opt = |k: &str| {
+        spec.options
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
     match normalize_kind(&spec.kind).as_str() {
         "file" => {
             let dir = opt("Directory").ok_or_else(|| Error::bad("Directory option is required"))?;
             Ok(Arc::new(file::sessions::FileSessions::open(dir.as_ref())?))
         }
         "sqlite" => {
-            let path = opt("DataSource")
-                .ok_or_else(|| Error::bad("DataSource option is required"))?;
-            Ok(Arc::new(sqlite::sessions::SqliteSessions::open(path.trim_start_matches("dbi:SQLite:dbname=").as_ref())?))
+            let path =
+                opt("DataSource").ok_or_else(|| Error::bad("DataSource option is required"))?;
+            Ok(Arc::new(sqlite::sessions::SqliteSessions::open(
+                path.trim_start_matches("dbi:SQLite:dbname=").as_ref(),
+            )?))
         }
         "rest" => Ok(Arc::new(rest::RestSessions::new(&spec.options, key)?)),
         other => Err(Error::bad(format!("unknown storage type {other}"))),
@@ -126,7 +133,11 @@ pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionSto
 
 /// Maps LemonLDAP::NG module names to ours (`Apache::Session::File` -> `file`).
 pub fn normalize_kind(kind: &str) -> String {
-    let k = kind.rsplit("::").next().unwrap_or(kind).to_ascii_lowercase();
+    let k = kind
+        .rsplit("::")
+        .next()
+        .unwrap_or(kind)
+        .to_ascii_lowercase();
     match k.as_str() {
         "browseable" | "file" => "file".into(),
         "sqlite" | "sqlite3" => "sqlite".into(),
@@ -134,4 +145,3 @@ pub fn normalize_kind(kind: &str) -> String {
         other => other.into(),
     }
 }
-

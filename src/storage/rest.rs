@@ -16,28 +16,42 @@ impl RestSessions {
             .get("baseUrl")
             .and_then(|v| v.as_str())
             .ok_or_else(|| Error::bad("baseUrl option is required"))?;
-        Ok(RestSessions { base_url: base_url.trim_end_matches('/').to_string() })
+        Ok(RestSessions {
+            base_url: base_url.trim_end_matches('/').to_string(),
+        })
     }
 }
 
 impl SessionStore for RestSessions {
     fn get(&self, _kind: Kind, _id: &str) -> Result<Option<Session>> {
-        Err(Error::Upstream("REST session client not available yet".into()))
+        Err(Error::Upstream(
+            "REST session client not available yet".into(),
+        ))
     }
     fn put(&self, _kind: Kind, _id: &str, _data: &Session) -> Result<()> {
-        Err(Error::Upstream("REST session client not available yet".into()))
+        Err(Error::Upstream(
+            "REST session client not available yet".into(),
+        ))
     }
     fn create(&self, _kind: Kind, _id: &str, _data: &Session) -> Result<bool> {
-        Err(Error::Upstream("REST session client not available yet".into()))
+        Err(Error::Upstream(
+            "REST session client not available yet".into(),
+        ))
     }
     fn delete(&self, _kind: Kind, _id: &str) -> Result<bool> {
-        Err(Error::Upstream("REST session client not available yet".into()))
+        Err(Error::Upstream(
+            "REST session client not available yet".into(),
+        ))
     }
     fn take(&self, _kind: Kind, _id: &str) -> Result<Option<Session>> {
-        Err(Error::Upstream("REST session client not available yet".into()))
+        Err(Error::Upstream(
+            "REST session client not available yet".into(),
+        ))
     }
     fn ids(&self, _kind: Kind) -> Result<Vec<String>> {
-        Err(Error::Upstream("REST session client not available yet".into()))
+        Err(Error::Upstream(
+            "REST session client not available yet".into(),
+        ))
     }
     fn describe(&self) -> String {
         format!("REST {}", self.base_url)

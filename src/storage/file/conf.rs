@@ -15,7 +15,9 @@ impl FileConf {
     /// Opens (and creates) the folder.
     pub fn open(dir: &Path) -> Result<FileConf> {
         ensure_dir(dir)?;
-        Ok(FileConf { dir: dir.to_path_buf() })
+        Ok(FileConf {
+            dir: dir.to_path_buf(),
+        })
     }
 
     fn path(&self, num: u64) -> PathBuf {
@@ -31,7 +33,10 @@ impl ConfStore for FileConf {
             .flatten()
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                name.strip_prefix("lmConf-")?.strip_suffix(".json")?.parse().ok()
+                name.strip_prefix("lmConf-")?
+                    .strip_suffix(".json")?
+                    .parse()
+                    .ok()
             })
             .collect();
         nums.sort_unstable();
@@ -43,7 +48,9 @@ impl ConfStore for FileConf {
             .ok_or_else(|| Error::not_found(format!("Configuration {num} is not available")))?;
         match serde_json::from_slice(&bytes) {
             Ok(Value::Object(m)) => Ok(m),
-            Ok(_) => Err(Error::storage(format!("lmConf-{num}.json is not a JSON object"))),
+            Ok(_) => Err(Error::storage(format!(
+                "lmConf-{num}.json is not a JSON object"
+            ))),
             Err(e) => Err(Error::storage(format!("lmConf-{num}.json: {e}"))),
         }
     }

@@ -16,7 +16,9 @@ pub fn ensure_dir(dir: &Path) -> Result<()> {
 
 /// Writes `bytes` to a fresh temp file beside `target` and returns its path.
 fn write_temp(target: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let dir = target.parent().ok_or_else(|| Error::internal("path without parent"))?;
+    let dir = target
+        .parent()
+        .ok_or_else(|| Error::internal("path without parent"))?;
     let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("x");
     let tmp = dir.join(format!(".{name}.tmp.{}", crate::util::random_hex(6)));
     let mut f = fs::OpenOptions::new()

@@ -19,7 +19,9 @@ impl FileSessions {
         for k in [Kind::Oidc, Kind::Pending] {
             ensure_dir(&dir.join(k.as_str()))?;
         }
-        Ok(FileSessions { dir: dir.to_path_buf() })
+        Ok(FileSessions {
+            dir: dir.to_path_buf(),
+        })
     }
 
     fn folder(&self, kind: Kind) -> PathBuf {
@@ -69,7 +71,9 @@ impl SessionStore for FileSessions {
     fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         let path = self.path(kind, id)?;
         // rename is atomic: of two concurrent takers only one moves the file.
-        let claimed = self.folder(kind).join(format!(".{id}.taken.{}", crate::util::random_hex(6)));
+        let claimed = self
+            .folder(kind)
+            .join(format!(".{id}.taken.{}", crate::util::random_hex(6)));
         match fs::rename(&path, &claimed) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

@@ -46,7 +46,11 @@ impl Db {
             c.pragma_update(None, "synchronous", "NORMAL")?;
             conns.push(Mutex::new(c));
         }
-        Ok(Db { conns, next: AtomicUsize::new(0), path: path.display().to_string() })
+        Ok(Db {
+            conns,
+            next: AtomicUsize::new(0),
+            path: path.display().to_string(),
+        })
     }
 
     /// A connection, preferring a free one.
@@ -58,7 +62,9 @@ impl Db {
                 return Ok(g);
             }
         }
-        self.conns[start % n].lock().map_err(|_| Error::internal("sqlite connection lock poisoned"))
+        self.conns[start % n]
+            .lock()
+            .map_err(|_| Error::internal("sqlite connection lock poisoned"))
     }
 
     /// The database path, for descriptions.
@@ -69,7 +75,10 @@ impl Db {
 
 /// Quotes an SQL identifier that was validated as `[A-Za-z0-9_]+`.
 pub fn check_table(name: &str) -> Result<String> {
-    if !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+    if !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
         Ok(name.to_string())
     } else {
         Err(Error::bad(format!("invalid table name {name}")))

@@ -16,7 +16,9 @@ pub struct SqliteSessions {
 impl SqliteSessions {
     /// Opens (and creates) the database.
     pub fn open(path: &Path) -> Result<SqliteSessions> {
-        Ok(SqliteSessions { db: Db::open(path, 4, SCHEMA)? })
+        Ok(SqliteSessions {
+            db: Db::open(path, 4, SCHEMA)?,
+        })
     }
 }
 
@@ -45,8 +47,10 @@ impl SessionStore for SqliteSessions {
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
         check_id(id)?;
         let c = self.db.conn()?;
-        c.prepare_cached("INSERT OR REPLACE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)")?
-            .execute(params![kind.as_str(), id, encode(data)?])?;
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![kind.as_str(), id, encode(data)?])?;
         Ok(())
     }
 
@@ -54,7 +58,9 @@ impl SessionStore for SqliteSessions {
         check_id(id)?;
         let c = self.db.conn()?;
         let n = c
-            .prepare_cached("INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)")?
+            .prepare_cached(
+                "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
+            )?
             .execute(params![kind.as_str(), id, encode(data)?])?;
         Ok(n == 1)
     }
@@ -83,7 +89,8 @@ impl SessionStore for SqliteSessions {
         let c = self.db.conn()?;
         let mut st = c.prepare_cached("SELECT id FROM sessions WHERE kind = ?1 ORDER BY id")?;
         let rows = st.query_map(params![kind.as_str()], |r| r.get::<_, String>(0))?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(Into::into)
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(Into::into)
     }
 
     fn describe(&self) -> String {
