@@ -15,16 +15,24 @@ pub struct Resp {
 
 impl Resp {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
     pub fn headers_named(&self, name: &str) -> Vec<&str> {
-        self.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str()).collect()
+        self.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
     }
     /// The value a Set-Cookie gives to a cookie name, if any.
     pub fn cookie(&self, name: &str) -> Option<String> {
@@ -51,7 +59,10 @@ impl Client {
     pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let mut req = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n", self.port);
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+            self.port
+        );
         for (k, v) in headers {
             req.push_str(&format!("{k}: {v}\r\n"));
         }
@@ -81,13 +92,25 @@ impl Client {
 
     pub fn send_json(&self, method: &str, path: &str, body: &Value) -> Resp {
         let b = serde_json::to_vec(body).unwrap();
-        self.send(method, path, &[("Content-Type", "application/json"), ("Accept", "application/json")], &b)
+        self.send(
+            method,
+            path,
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json"),
+            ],
+            &b,
+        )
     }
 }
 
 /// Form-encodes fields.
 pub fn form(fields: &[(&str, &str)]) -> String {
-    fields.iter().map(|(k, v)| format!("{}={}", enc(k), enc(v))).collect::<Vec<_>>().join("&")
+    fields
+        .iter()
+        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// Percent-encodes a value.
@@ -111,7 +134,12 @@ pub fn read_response<R: Read>(r: &mut BufReader<R>, head: bool) -> std::io::Resu
         .split_whitespace()
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("bad status line {line:?}")))?;
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("bad status line {line:?}"),
+            )
+        })?;
     let mut headers = Vec::new();
     loop {
         let mut h = String::new();
@@ -124,7 +152,10 @@ pub fn read_response<R: Read>(r: &mut BufReader<R>, head: bool) -> std::io::Resu
             headers.push((k.trim().to_string(), v.trim().to_string()));
         }
     }
-    let len = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-length")).and_then(|(_, v)| v.parse::<usize>().ok());
+    let len = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok());
     let mut body = Vec::new();
     if !head {
         match len {
@@ -137,5 +168,9 @@ pub fn read_response<R: Read>(r: &mut BufReader<R>, head: bool) -> std::io::Resu
             }
         }
     }
-    Ok(Resp { status, headers, body })
+    Ok(Resp {
+        status,
+        headers,
+        body,
+    })
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod oidc;
 
 use serde_json::{Map, Value};
 use std::io::{BufRead, BufReader};
@@ -108,13 +109,20 @@ impl Builder {
         let data = dir.path().to_path_buf();
         let port = if self.fixed_port { free_port() } else { 0 };
         if self.fixed_port {
-            self.conf.insert("portal".into(), Value::from(format!("http://127.0.0.1:{port}/")));
+            self.conf.insert(
+                "portal".into(),
+                Value::from(format!("http://127.0.0.1:{port}/")),
+            );
         }
         let conf_dir = data.join("conf");
         std::fs::create_dir_all(&conf_dir).unwrap();
         let conf_file = conf_dir.join("lmConf-1.json");
         if !conf_file.exists() {
-            std::fs::write(&conf_file, serde_json::to_vec_pretty(&Value::Object(self.conf.clone())).unwrap()).unwrap();
+            std::fs::write(
+                &conf_file,
+                serde_json::to_vec_pretty(&Value::Object(self.conf.clone())).unwrap(),
+            )
+            .unwrap();
         }
         let ini = format!(
             "[all]\nlogLevel = notice\n[configuration]\n{}\n[portal]\nglobalStorage = File\nglobalStorageOptions = {{\"Directory\": \"{}\"}}\npersistentStorage = File\npersistentStorageOptions = {{\"Directory\": \"{}\"}}\n{}\n",
@@ -126,13 +134,19 @@ impl Builder {
         let ini_path = data.join("limette.ini");
         std::fs::write(&ini_path, ini).unwrap();
         let mut cmd = Command::new(bin());
-        cmd.arg("-c").arg(&ini_path).arg("--data").arg(&data).arg("-l").arg(format!("127.0.0.1:{port}"));
+        cmd.arg("-c")
+            .arg(&ini_path)
+            .arg("--data")
+            .arg(&data)
+            .arg("-l")
+            .arg(format!("127.0.0.1:{port}"));
         cmd.args(&self.args);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
         let log = data.join("server.log");
-        cmd.stdout(Stdio::piped()).stderr(std::fs::File::create(&log).unwrap());
+        cmd.stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap());
         let mut child = cmd.spawn().expect("start limette");
         let stdout = child.stdout.take().unwrap();
         let mut line = String::new();
@@ -142,8 +156,18 @@ impl Builder {
             .nth(1)
             .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no listening line; got {line:?}; log: {}", std::fs::read_to_string(&log).unwrap_or_default()));
-        Portal { child: Some(child), port, dir: Some(dir), log }
+            .unwrap_or_else(|| {
+                panic!(
+                    "no listening line; got {line:?}; log: {}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            });
+        Portal {
+            child: Some(child),
+            port,
+            dir: Some(dir),
+            log,
+        }
     }
 }
 
@@ -191,7 +215,10 @@ impl Portal {
     /// Sends SIGTERM and waits; returns the exit code.
     pub fn terminate(&mut self) -> Option<i32> {
         let mut child = self.child.take()?;
-        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
         child.wait().ok().and_then(|s| s.code())
     }
     /// Kills with SIGKILL.
@@ -208,7 +235,11 @@ impl Portal {
     }
     /// Logs in with the JSON API and returns the session id.
     pub fn login(&self, user: &str) -> String {
-        let r = self.client().post_form("/", &[("user", user), ("password", user)], &[("Accept", "application/json")]);
+        let r = self.client().post_form(
+            "/",
+            &[("user", user), ("password", user)],
+            &[("Accept", "application/json")],
+        );
         assert_eq!(r.status, 200, "login of {user}: {}", r.text());
         r.json()["id"].as_str().unwrap().to_string()
     }
@@ -222,5 +253,9 @@ impl Drop for Portal {
 
 /// A port free right now (bound then released).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
