@@ -5,6 +5,7 @@
 pub mod config;
 pub mod http;
 pub mod notifications;
+pub mod oidc;
 pub mod sessions;
 
 use serde_json::{Map, Value};
