@@ -2,8 +2,11 @@
 //! with its own data folder, talks raw HTTP/1.1 to it, stops it on drop.
 #![allow(dead_code)]
 
+pub mod config;
 pub mod hostile;
 pub mod http;
+pub mod notifications;
+pub mod oidc;
 pub mod sessions;
 
 use serde_json::{Map, Value};

@@ -2,6 +2,7 @@
 //! folder which is then renamed (replace) or hard-linked (create only if absent) into place, so
 //! a reader never sees a torn file and a crash leaves at worst a stray temp file.
 pub mod conf;
+pub mod notifications;
 pub mod sessions;
 
 use crate::error::{Error, Result};

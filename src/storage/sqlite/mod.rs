@@ -1,6 +1,7 @@
 //! SQLite backends (the only users of rusqlite): WAL journal, a busy timeout, schema created on
 //! open, and a small pool of connections so readers do not queue behind one lock.
 pub mod conf;
+pub mod notifications;
 pub mod sessions;
 
 use crate::error::{Error, Result};

@@ -1,0 +1,327 @@
+//! Notifications as files, named exactly as LemonLDAP::NG's `Common/Notifications/File.pm` does
+//! so that a folder moves between the two:
+//! `<YYYYMMDD><sep><uid><sep><base64 ref>[<sep><base64 cond>].json|.xml`, the extension replaced
+//! by `.done` once accepted (its modification time is the acceptance time). Names are parsed,
+//! never trusted: a file that does not parse is skipped. Inserts hold one lock, check the whole
+//! batch against the folder, create each file atomically and remove them all again on failure.
+use crate::error::{Error, Result};
+use crate::notifications::model::parse_date;
+use crate::notifications::store::{check_batch, duplicate, NotificationStore, Record};
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine as _;
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// A folder of notification files.
+pub struct FileNotifications {
+    dir: PathBuf,
+    sep: String,
+    write: Mutex<()>,
+}
+
+/// What a file name says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Name {
+    date: String,
+    uid: String,
+    reference: String,
+    condition: String,
+    done: bool,
+}
+
+impl FileNotifications {
+    /// Opens (and creates) the folder.
+    pub fn open(dir: &Path, sep: &str) -> Result<FileNotifications> {
+        if sep.is_empty() || sep.contains('/') {
+            return Err(Error::bad(
+                "fileNameSeparator must be a non-empty string without '/'",
+            ));
+        }
+        super::ensure_dir(dir)?;
+        Ok(FileNotifications {
+            dir: dir.to_path_buf(),
+            sep: sep.to_string(),
+            write: Mutex::new(()),
+        })
+    }
+
+    /// The file name of a pending record.
+    fn file_name(&self, r: &Record, ext: &str) -> Result<String> {
+        let sep = &self.sep;
+        if r.uid.contains(sep.as_str()) {
+            return Err(Error::bad(format!(
+                "uid {} contains the file name separator {sep}",
+                r.uid
+            )));
+        }
+        let mut name = format!(
+            "{}{sep}{}{sep}{}",
+            r.date.replace('-', ""),
+            r.uid,
+            B64.encode(&r.reference)
+        );
+        if !r.condition.is_empty() {
+            name.push_str(&format!("{sep}{}", B64.encode(&r.condition)));
+        }
+        name.push('.');
+        name.push_str(ext);
+        if name.contains('/') || name.len() > 250 {
+            return Err(Error::bad(format!(
+                "reference {} or its condition cannot be stored as a file name",
+                r.reference
+            )));
+        }
+        Ok(name)
+    }
+
+    /// Parses a file name; `None` for anything else (temp files, foreign files).
+    fn parse(&self, file: &str) -> Option<Name> {
+        let (stem, ext) = file.rsplit_once('.')?;
+        let done = match ext {
+            "json" | "xml" => false,
+            "done" => true,
+            _ => return None,
+        };
+        let mut parts = stem.split(self.sep.as_str());
+        let d = parts.next()?;
+        let date = parse_date(&format!(
+            "{}-{}-{}",
+            d.get(0..4)?,
+            d.get(4..6)?,
+            d.get(6..8)?
+        ))
+        .filter(|_| d.len() == 8)?;
+        let uid = parts.next()?.to_string();
+        let reference = String::from_utf8(B64.decode(parts.next()?).ok()?).ok()?;
+        let condition = match parts.next() {
+            Some(c) => String::from_utf8(B64.decode(c).ok()?).ok()?,
+            None => String::new(),
+        };
+        parts.next().is_none().then_some(Name {
+            date,
+            uid,
+            reference,
+            condition,
+            done,
+        })
+    }
+
+    /// Every parsed name of the folder, with its file name.
+    fn names(&self) -> Result<Vec<(String, Name)>> {
+        let rd = fs::read_dir(&self.dir)
+            .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
+        let mut out = Vec::new();
+        for entry in rd {
+            let entry =
+                entry.map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
+            if let Some(file) = entry.file_name().to_str() {
+                if let Some(n) = self.parse(file) {
+                    out.push((file.to_string(), n));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads the records whose names pass `keep`, sorted by date then reference.
+    fn load(&self, keep: impl Fn(&Name) -> bool) -> Result<Vec<Record>> {
+        let mut out = Vec::new();
+        for (file, n) in self.names()?.into_iter().filter(|(_, n)| keep(n)) {
+            let path = self.dir.join(&file);
+            // A file removed since the listing (accepted, deleted) is simply gone.
+            let Some(bytes) = super::read_opt(&path)? else {
+                continue;
+            };
+            let done = if n.done { Some(mtime(&path)) } else { None };
+            out.push(Record {
+                date: n.date,
+                uid: n.uid,
+                reference: n.reference,
+                condition: n.condition,
+                doc: String::from_utf8_lossy(&bytes).into_owned(),
+                done,
+            });
+        }
+        out.sort_by_key(Record::sort_key);
+        Ok(out)
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, ()>> {
+        self.write
+            .lock()
+            .map_err(|_| Error::internal("notification folder lock poisoned"))
+    }
+
+    /// Files of `uid`+`reference`.
+    fn files_of(&self, uid: &str, reference: &str) -> Result<Vec<(String, Name)>> {
+        Ok(self
+            .names()?
+            .into_iter()
+            .filter(|(_, n)| n.uid == uid && n.reference == reference)
+            .collect())
+    }
+}
+
+fn mtime(path: &Path) -> i64 {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl NotificationStore for FileNotifications {
+    fn insert(&self, records: &[Record]) -> Result<usize> {
+        check_batch(records)?;
+        let named: Vec<(String, &Record)> = records
+            .iter()
+            .map(|r| Ok((self.file_name(r, r.format().ext())?, r)))
+            .collect::<Result<_>>()?;
+        let _guard = self.lock()?;
+        let existing: HashSet<(String, String, bool)> = self
+            .names()?
+            .into_iter()
+            .map(|(_, n)| (n.uid, n.reference, n.done))
+            .collect();
+        for r in records {
+            for done in [false, true] {
+                if existing.contains(&(r.uid.clone(), r.reference.clone(), done)) {
+                    return Err(duplicate(&r.reference, done));
+                }
+            }
+        }
+        let mut written: Vec<PathBuf> = Vec::with_capacity(named.len());
+        for (name, r) in &named {
+            let path = self.dir.join(name);
+            let res = super::create_atomic(&path, r.doc.as_bytes());
+            match res {
+                Ok(true) => written.push(path),
+                other => {
+                    for p in &written {
+                        let _ = fs::remove_file(p);
+                    }
+                    return Err(other
+                        .err()
+                        .unwrap_or_else(|| duplicate(&r.reference, false)));
+                }
+            }
+        }
+        Ok(written.len())
+    }
+
+    fn pending_for(&self, uid: &str, wildcard: &str, until: Option<&str>) -> Result<Vec<Record>> {
+        self.load(|n| {
+            !n.done
+                && (n.uid == uid || n.uid == wildcard)
+                && until.map_or(true, |u| n.date.as_str() <= u)
+        })
+    }
+
+    fn all_pending(&self) -> Result<Vec<Record>> {
+        self.load(|n| !n.done)
+    }
+
+    fn all(&self) -> Result<Vec<Record>> {
+        self.load(|_| true)
+    }
+
+    fn get(&self, uid: &str, reference: &str) -> Result<Option<Record>> {
+        let mut list = self.load(|n| n.uid == uid && n.reference == reference)?;
+        list.sort_by_key(|r| r.done.is_some());
+        Ok(list.into_iter().next())
+    }
+
+    fn mark_done(&self, uid: &str, reference: &str, when: i64) -> Result<bool> {
+        let _guard = self.lock()?;
+        let mut any = false;
+        for (file, _) in self
+            .files_of(uid, reference)?
+            .into_iter()
+            .filter(|(_, n)| !n.done)
+        {
+            let from = self.dir.join(&file);
+            let stem = file.rsplit_once('.').map(|(s, _)| s).unwrap_or(&file);
+            let to = self.dir.join(format!("{stem}.done"));
+            let at = UNIX_EPOCH + Duration::from_secs(when.max(0) as u64);
+            if let Ok(f) = fs::File::options().write(true).open(&from) {
+                let _ = f.set_modified(at);
+            }
+            match fs::rename(&from, &to) {
+                Ok(()) => any = true,
+                // Another worker accepted it first: accepting is idempotent.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::storage(format!("{}: {e}", from.display()))),
+            }
+        }
+        Ok(any)
+    }
+
+    fn delete(&self, uid: &str, reference: &str) -> Result<usize> {
+        let _guard = self.lock()?;
+        let mut n = 0;
+        for (file, _) in self.files_of(uid, reference)? {
+            if super::remove_opt(&self.dir.join(file))? {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn purge_done(&self, before: i64) -> Result<usize> {
+        let _guard = self.lock()?;
+        let mut n = 0;
+        for (file, _) in self.names()?.into_iter().filter(|(_, n)| n.done) {
+            let path = self.dir.join(file);
+            if mtime(&path) < before && super::remove_opt(&path)? {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn describe(&self) -> String {
+        format!("File notifications in {}", self.dir.display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_as_llng() {
+        let dir = std::env::temp_dir().join(format!("limette-fn-{}", crate::util::random_hex(4)));
+        let s = FileNotifications::open(&dir, "_").unwrap();
+        let r = Record {
+            date: "2024-01-03".into(),
+            uid: "allusers".into(),
+            reference: "GLOBAL1".into(),
+            condition: "$uid eq \"msmith\"".into(),
+            doc: "{}".into(),
+            done: None,
+        };
+        let name = s.file_name(&r, "json").unwrap();
+        assert_eq!(
+            name,
+            "20240103_allusers_R0xPQkFMMQ==_JHVpZCBlcSAibXNtaXRoIg==.json"
+        );
+        let n = s.parse(&name).unwrap();
+        assert_eq!(
+            (n.uid.as_str(), n.reference.as_str(), n.condition.as_str()),
+            ("allusers", "GLOBAL1", r.condition.as_str())
+        );
+        assert!(s.parse("20240101_rtyler_UkVGQQ==.done").unwrap().done);
+        assert!(s.parse(".x.tmp.abc").is_none());
+        assert!(s.parse("20241301_rtyler_UkVGQQ==.json").is_none());
+        let bad = Record {
+            uid: "a_b".into(),
+            ..r
+        };
+        assert!(s.file_name(&bad, "json").is_err());
+        let _ = fs::remove_dir_all(dir);
+    }
+}
