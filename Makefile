@@ -2,7 +2,7 @@
 CARGO ?= cargo
 MUSL_TARGET := x86_64-unknown-linux-musl
 
-.PHONY: build test lint run static bench soak fuzz clean
+.PHONY: build test lint run static bench bench-tools soak fuzz clean
 
 build:
 	$(CARGO) build --release
@@ -23,6 +23,25 @@ static:
 	CC_x86_64_unknown_linux_musl=musl-gcc CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C relocation-model=static -C target-feature=+crt-static" $(CARGO) build --release --target $(MUSL_TARGET)
 	@ls -l target/$(MUSL_TARGET)/release/limette
 	@file target/$(MUSL_TARGET)/release/limette 2>/dev/null || true
+
+# Benchmarks against the bare tiny_http ceiling (bench/run.sh; docs/benchmarks.md).
+bench: bench-tools
+	$(CARGO) build --release --bin limette --example ceiling
+	bash bench/run.sh
+
+# 64 connections of mixed traffic for 60 s (not in CI).
+soak: bench-tools
+	$(CARGO) build --release --bin limette
+	bash bench/soak.sh
+
+bench-tools:
+	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
+	@command -v curl >/dev/null || (apt-get update -qq && apt-get install -y -qq curl)
+
+# Fuzz the hand-written parsers (cargo fuzz, nightly; not in CI). FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz:
+	bash fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,61 @@
+# Shared by bench/run.sh and bench/soak.sh (sourced): start and stop servers, read /proc,
+# write a Limette configuration with every REST server on and start it. Needs WORK, THREADS,
+# PIDS (an array) in the caller.
+
+# start NAME CMD...: runs a server, sets PID, PORT and FIRST_MS (spawn to first answer).
+start() {
+  local name=$1; shift
+  local t0; t0=$(date +%s%N)
+  "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PID=$!; PIDS+=("$PID"); PORT=""
+  for _ in $(seq 1 4000); do
+    PORT=$(sed -n 's/.*listening on http:\/\/[0-9.]*:\([0-9]*\).*/\1/p' "$WORK/$name.out" | head -1)
+    [ -n "$PORT" ] && break
+    sleep 0.001
+  done
+  [ -n "$PORT" ] || { echo "bench: $name did not start" >&2; cat "$WORK/$name.err" >&2; exit 1; }
+  until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.001; done
+  FIRST_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+proc() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.0f%%", 100 * a / b; else printf "-" }'; }
+
+# instance NAME STORAGE(File|SQLite) BINARY: writes a configuration and starts Limette on it.
+instance() {
+  local name=$1 storage=$2 bin=$3 dir=$WORK/$1 sess notif=""
+  mkdir -p "$dir/conf"; cp conf/lmConf-1.json "$dir/conf/"
+  if [ "$storage" = SQLite ]; then
+    sess="SQLite
+globalStorageOptions = {\"DataSource\": \"$dir/sessions.db\"}"
+    notif="notificationStorage = SQLite
+notificationStorageOptions = {\"dbiChain\": \"dbi:SQLite:dbname=$dir/notifications.db\", \"dbiTable\": \"notifications\"}"
+  else
+    sess="File
+globalStorageOptions = {\"Directory\": \"$dir/sessions\"}"
+  fi
+  cat >"$dir/limette.ini" <<EOF
+[all]
+logLevel = ${BENCH_LOG:-notice}
+[configuration]
+type = File
+dirName = $dir/conf
+[portal]
+threads = $THREADS
+globalStorage = $sess
+persistentStorage = File
+persistentStorageOptions = {"Directory": "$dir/psessions"}
+restSessionServer = 1
+restConfigServer = 1
+notificationServer = 1
+$notif
+EOF
+  start "$name" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0
+  BASE=http://127.0.0.1:$PORT
+  IDLE_KIB=$(proc "$PID" VmRSS)
+  SID=$(curl -s -H 'Accept: application/json' -d user=dwho -d password=dwho "$BASE/" | sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p')
+  export BENCH_COOKIE="lemonldap=$SID"
+}
+

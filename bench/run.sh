@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# make bench: loads a release Limette and, in the same run, the bare tiny_http ceiling
+# (examples/ceiling.rs, same pool shape) with wrk, and prints one table: endpoint, req/s,
+# p50, p99, ratio to the ceiling. Also: idle and peak RSS, binary sizes, time to first
+# answer, 10,000 notifications in one request. Writes bench/RESULTS.md.
+#
+# Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
+# (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DUR=${BENCH_DURATION:-4}
+CONNS=${BENCH_CONNECTIONS:-32}
+THREADS=${BENCH_THREADS:-8}
+BIN=$ROOT/target/release/limette
+CEIL=$ROOT/target/release/examples/ceiling
+MUSL=$ROOT/target/x86_64-unknown-linux-musl/release/limette
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/limette-bench.XXXXXX")
+export BENCH_DIR=$ROOT/bench
+PIDS=()
+ROWS=()
+NOTES=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+for tool in wrk curl; do command -v $tool >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }; done
+[ -x "$BIN" ] && [ -x "$CEIL" ] || { echo "bench: build first (make bench does)" >&2; exit 1; }
+. bench/lib.sh
+
+# run LABEL MODE(ka|close) CONNS SCRIPT URL [CEILING_RPS]: one wrk run, one table row.
+run() {
+  local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
+  local out=$WORK/wrk.out
+  BENCH_CLOSE=$([ "$mode" = close ] && echo 1 || echo 0) \
+    wrk -t2 -c"$conns" -d"${DUR}s" --timeout 5s --latency -s "bench/$script" "$url" >"$out" 2>&1 || true
+  RPS=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' "$out")
+  local p50 p99 bad err
+  p50=$(awk '$1=="50%" {print $2}' "$out"); p99=$(awk '$1=="99%" {print $2}' "$out")
+  bad=$(awk '/Non-2xx/ {print $NF}' "$out"); err=$(awk '/Socket errors/ {gsub(",", ""); print $4+$6+$8+$10}' "$out")
+  [ "$ceil" = self ] && ceil=${RPS:-0}
+  ROWS+=("$label|$mode|$conns|${RPS:-0}|${p50:--}|${p99:--}|$(pct "${RPS:-0}" "$ceil")|${bad:-0}|${err:-0}")
+  printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s\n' "$label" "$mode" "$conns" "${RPS:-0}" "${p50:--}" "${p99:--}"
+}
+
+# expect STATUS CURL-ARGS...: true when the endpoint answers STATUS (it exists and is on).
+expect() { local want=$1; shift; [ "$(curl -s -o /dev/null -w '%{http_code}' "$@")" = "$want" ]; }
+skip() { ROWS+=("$1|-|-|n/a|-|-|-|-|-"); echo "  $1: not available ($2)"; }
+
+# endpoints LABEL-SUFFIX FULL(1|0): every endpoint that exists, on the running instance.
+endpoints() {
+  local s=$1 full=$2 cb=http%3A%2F%2F127.0.0.1%3A9999%2Fcb
+  run "GET / with cookie ($s)" ka "$CONNS" get.lua "$BASE/" "$CEIL_KA"
+  [ "$full" = 1 ] && run "GET / with cookie ($s)" close "$CONNS" get.lua "$BASE/" "$CEIL_CLOSE"
+  BENCH_COOKIE="" run "POST / JSON login, new session ($s)" ka "$CONNS" login.lua "$BASE/" "$CEIL_KA"
+  if expect 200 "$BASE/sessions/global/$SID"; then
+    run "GET /sessions/global/<id> ($s)" ka "$CONNS" get.lua "$BASE/sessions/global/$SID" "$CEIL_KA"
+  else skip "GET /sessions/global/<id> ($s)" "restSessionServer"; fi
+  if [ "$full" = 1 ]; then
+    if expect 200 "$BASE/config/latest"; then
+      run "GET /config/latest ($s)" ka "$CONNS" get.lua "$BASE/config/latest" "$CEIL_KA"
+    else skip "GET /config/latest" "restConfigServer"; fi
+  fi
+  local auth="$BASE/oauth2/authorize?response_type=code&client_id=demo&scope=openid+profile+email&redirect_uri=$cb&state=s"
+  if expect 302 -b "$BENCH_COOKIE" "$auth"; then
+    run "OIDC authorize + token, per request ($s)" ka "$CONNS" oidc_flow.lua "$BASE" "$CEIL_KA"
+    local code tok
+    code=$(curl -s -o /dev/null -w '%{redirect_url}' -b "$BENCH_COOKIE" "$auth" | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
+    tok=$(curl -s -u demo:demosecret -d grant_type=authorization_code -d "code=$code" \
+      --data-urlencode redirect_uri=http://127.0.0.1:9999/cb "$BASE/oauth2/token" | sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')
+    if [ -n "$tok" ] && [ "$full" = 1 ]; then
+      BENCH_BEARER=$tok run "GET /oauth2/userinfo ($s)" ka "$CONNS" get.lua "$BASE/oauth2/userinfo" "$CEIL_KA"
+    fi
+  else skip "OIDC code flow ($s)" "no OIDC provider"; fi
+  if expect 200 -H 'Content-Type: application/json' -d '{"uid":"dwho","date":"2024-01-01","reference":"probe","text":"t"}' "$BASE/notifications"; then
+    run "POST /notifications, one insert ($s)" ka "$CONNS" notification.lua "$BASE" "$CEIL_KA"
+  else skip "POST /notifications ($s)" "notificationServer"; fi
+}
+
+# bulk: 10,000 notifications in one request; sets BULK.
+bulk() {
+  awk 'BEGIN { printf "["; for (i = 1; i <= 10000; i++) { if (i > 1) printf ","
+    printf "{\"uid\":\"u%d\",\"date\":\"2024-01-01\",\"reference\":\"BULK%d\",\"text\":\"t\"}", i % 50, i }
+    printf "]" }' >"$WORK/bulk.json"
+  local t
+  t=$(curl -s -o "$WORK/bulk.out" -w '%{time_total}' -H 'Content-Type: application/json' --data-binary @"$WORK/bulk.json" "$BASE/notifications")
+  if grep -q '"result":10000' "$WORK/bulk.out"; then
+    BULK=$(awk -v t="$t" 'BEGIN { printf "%.0f ms", t * 1000 }')
+  else BULK="failed: $(head -c 200 "$WORK/bulk.out")"; fi
+}
+
+echo "== ceiling (bare tiny_http, $THREADS workers)"
+start ceiling "$CEIL" 127.0.0.1:0 "$THREADS"
+CEIL_FIRST=$FIRST_MS
+BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_KA=$RPS
+BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
+stop "$PID"
+
+echo "== Limette, File storage"
+instance file File "$BIN"
+FILE_FIRST=$FIRST_MS; FILE_IDLE=$IDLE_KIB
+endpoints File 1
+BENCH_COOKIE="" run "GET /static/limette.css (all conns served)" ka 64 get.lua "$BASE/static/limette.css" "$CEIL_KA"
+BIG=$(curl -s "$BASE/config/latest?full=1" | wc -c)
+BENCH_COOKIE="" run "GET /config/latest?full=1 ($BIG B) at 2 conns" ka 2 get.lua "$BASE/config/latest?full=1" "$CEIL_KA"
+bulk
+FILE_PEAK=$(proc "$PID" VmHWM); FILE_FDS=$(ls "/proc/$PID/fd" | wc -l)
+stop "$PID"
+
+echo "== Limette, SQLite storage"
+instance sqlite SQLite "$BIN"
+SQL_IDLE=$IDLE_KIB
+endpoints SQLite 0
+SQL_PEAK=$(proc "$PID" VmHWM)
+stop "$PID"
+
+MUSL_SIZE="not built (make static)"; MUSL_IDLE="-"
+if [ -x "$MUSL" ]; then
+  echo "== Limette, static musl build, File storage"
+  MUSL_SIZE=$(stat -c %s "$MUSL" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
+  instance musl File "$MUSL"
+  MUSL_IDLE=$(mib "$IDLE_KIB")
+  run "GET / with cookie (musl, File)" ka "$CONNS" get.lua "$BASE/" "$CEIL_KA"
+  BENCH_COOKIE="" run "POST / JSON login, new session (musl, File)" ka "$CONNS" login.lua "$BASE/" "$CEIL_KA"
+  if expect 302 -b "$BENCH_COOKIE" "$BASE/oauth2/authorize?response_type=code&client_id=demo&scope=openid&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb"; then
+    run "OIDC authorize + token, per request (musl, File)" ka "$CONNS" oidc_flow.lua "$BASE" "$CEIL_KA"
+  fi
+  stop "$PID"
+fi
+
+GLIBC_SIZE=$(stat -c %s "$BIN" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
+{
+  printf '%s\n' "${ROWS[@]}" >"$WORK/rows"
+  cat >"$WORK/facts" <<EOF
+binary (glibc, stripped)|$GLIBC_SIZE
+binary (static musl, stripped)|$MUSL_SIZE
+idle RSS (glibc, File)|$(mib "$FILE_IDLE")
+idle RSS (glibc, SQLite)|$(mib "$SQL_IDLE")
+idle RSS (musl, File)|$MUSL_IDLE
+peak RSS under load (File)|$(mib "$FILE_PEAK")
+peak RSS under load (SQLite)|$(mib "$SQL_PEAK")
+open descriptors after the File run|$FILE_FDS
+time to first answer (Limette, File)|$FILE_FIRST ms
+time to first answer (ceiling)|$CEIL_FIRST ms
+10,000 notifications in one request (File)|${BULK:-n/a}
+EOF
+}
+bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" | tee bench/RESULTS.md
