@@ -1,0 +1,6 @@
+//! Fuzz target `notification_json` (body in ../targets.rs).
+#![no_main]
+#[path = "../targets.rs"]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::notification_json(data));
