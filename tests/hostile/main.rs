@@ -8,6 +8,7 @@ mod common;
 
 mod faults;
 mod input;
+mod store_faults;
 mod traversal;
 
 use common::{hostile, Portal};

@@ -122,3 +122,72 @@ fn crlf_in_values_never_reaches_a_header() {
     }
     assert_serving(&p);
 }
+
+#[test]
+fn traversal_ids_in_notification_oidc_and_config_routes_stay_inside() {
+    let p = Portal::builder()
+        .conf("restConfigServer", serde_json::json!(1))
+        .conf("notificationServer", serde_json::json!(1))
+        .conf("notificationServerGET", serde_json::json!(1))
+        .conf("notificationServerDELETE", serde_json::json!(1))
+        .start();
+    let data = p.data().to_path_buf();
+    std::fs::write(data.join("canary"), b"keep me").unwrap();
+    let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+    let basic = format!(
+        "Authorization: Basic {}\r\n",
+        base64::engine::general_purpose::STANDARD.encode("demo:demosecret")
+    );
+    let no_5xx = |method: &str, target: &str, headers: &str, body: &[u8]| {
+        let r = hostile::request(p.port, method, target, headers, body).expect("an answer");
+        assert!(
+            r.status < 500,
+            "{method} {target}: {} {}",
+            r.status,
+            r.text()
+        );
+    };
+    for id in EVIL {
+        no_5xx("GET", &format!("/notifications/{id}"), "", b"");
+        no_5xx("GET", &format!("/notifications/{id}/{id}"), "", b"");
+        assert_4xx(&p, "DELETE", &format!("/notifications/dwho/{id}"), "", b"");
+        assert_4xx(&p, "DELETE", &format!("/notifications/{id}/ref"), "", b"");
+        assert_4xx(&p, "GET", &format!("/config/{id}"), "", b"");
+        no_5xx("GET", &format!("/config/latest/{id}"), "", b"");
+        let code = format!("grant_type=authorization_code&code={id}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb");
+        assert_4xx(
+            &p,
+            "POST",
+            "/oauth2/token",
+            &format!("{form}{basic}"),
+            code.as_bytes(),
+        );
+        let refresh = format!("grant_type=refresh_token&refresh_token={id}");
+        assert_4xx(
+            &p,
+            "POST",
+            "/oauth2/token",
+            &format!("{form}{basic}"),
+            refresh.as_bytes(),
+        );
+        assert_4xx(
+            &p,
+            "GET",
+            "/oauth2/userinfo",
+            &format!("Authorization: Bearer {id}\r\n"),
+            b"",
+        );
+        no_5xx(
+            "POST",
+            "/oauth2/introspect",
+            &format!("{form}{basic}"),
+            format!("token={id}").as_bytes(),
+        );
+    }
+    assert_eq!(std::fs::read(data.join("canary")).unwrap(), b"keep me");
+    assert!(
+        data.join("conf/lmConf-1.json").exists(),
+        "configuration intact"
+    );
+    assert_serving(&p);
+}
