@@ -20,7 +20,7 @@ run:
 static:
 	@rustup target list --installed | grep -q $(MUSL_TARGET) || rustup target add $(MUSL_TARGET)
 	@command -v musl-gcc >/dev/null || (apt-get update -qq && apt-get install -y -qq musl-tools)
-	CC_x86_64_unknown_linux_musl=musl-gcc $(CARGO) build --release --target $(MUSL_TARGET)
+	CC_x86_64_unknown_linux_musl=musl-gcc CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C relocation-model=static -C target-feature=+crt-static" $(CARGO) build --release --target $(MUSL_TARGET)
 	@ls -l target/$(MUSL_TARGET)/release/limette
 	@file target/$(MUSL_TARGET)/release/limette 2>/dev/null || true
 

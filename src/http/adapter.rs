@@ -122,7 +122,8 @@ fn read_body(reader: &mut dyn Read, limits: &Limits) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Writes a response; `force_close` asks for the connection to end after it.
+/// Writes a response; `force_close` asks for the connection to end after it (the body was
+/// not read).
 pub fn write_response(
     raw: RawRequest,
     resp: &Response,
@@ -130,27 +131,68 @@ pub fn write_response(
     tracker: &ConnTracker,
     limits: &Limits,
 ) {
+    let announced = raw.body_length().unwrap_or(0);
+    if force_close && announced > limits.max_body {
+        return answer_unread(raw, resp, announced);
+    }
     let head_only = raw.method() == &tiny_http::Method::Head;
-    let client_close = wants_close(&raw);
-    let absurd = raw.body_length().map(|l| l > ABSURD_BODY).unwrap_or(false);
     let close = force_close
-        || client_close
-        || absurd
+        || wants_close(&raw)
         || tracker.should_close(raw.remote_addr().copied(), limits.max_requests);
     let bytes = serialize(resp, close, head_only);
-    if absurd {
-        // Never let tiny_http drain (and allocate) the announced body: answer through the
-        // upgrade path and abandon the connection (see the module doc).
-        let r = tiny_http::Response::from_data(Vec::new());
-        let mut stream = raw.upgrade("close", r);
-        let _ = stream.write_all(&bytes);
+    let mut w = raw.into_writer();
+    let _ = w.write_all(&bytes);
+    let _ = w.flush();
+}
+
+/// Answers a request whose announced body was refused without reading it. tiny_http drains
+/// the unread body when the request is dropped (into a buffer of the announced size): the
+/// answer is written first, the drain happens on a short-lived thread so no worker waits for
+/// a slow sender, and an absurd size is never drained at all (see the module doc).
+fn answer_unread(raw: RawRequest, resp: &Response, announced: usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static DRAINERS: AtomicUsize = AtomicUsize::new(0);
+    let tiny = to_tiny(resp);
+    if announced > ABSURD_BODY {
+        let len = tiny_http::Header::from_bytes(
+            &b"Content-Length"[..],
+            resp.body.len().to_string().as_bytes(),
+        );
+        let tiny = match len {
+            Ok(h) => tiny.with_header(h),
+            Err(()) => tiny,
+        };
+        let mut stream = raw.upgrade("close", tiny);
+        let _ = stream.write_all(&resp.body);
         let _ = stream.flush();
         std::mem::forget(stream);
         return;
     }
-    let mut w = raw.into_writer();
-    let _ = w.write_all(&bytes);
-    let _ = w.flush();
+    if DRAINERS.fetch_add(1, Ordering::SeqCst) < 64 {
+        let spawned = std::thread::Builder::new()
+            .name("drain".into())
+            .spawn(move || {
+                let _ = raw.respond(tiny);
+                DRAINERS.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            DRAINERS.fetch_sub(1, Ordering::SeqCst);
+        }
+    } else {
+        DRAINERS.fetch_sub(1, Ordering::SeqCst);
+        let _ = raw.respond(tiny);
+    }
+}
+
+/// Our response as tiny_http's (used only where tiny_http must write it).
+fn to_tiny(resp: &Response) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let mut t = tiny_http::Response::from_data(resp.body.clone()).with_status_code(resp.status);
+    for (k, v) in &resp.headers {
+        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+            t.add_header(h);
+        }
+    }
+    t
 }
 
 fn wants_close(raw: &RawRequest) -> bool {

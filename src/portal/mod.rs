@@ -7,6 +7,7 @@ pub mod csrf;
 pub mod login;
 pub mod messages;
 pub mod pages;
+pub mod pending;
 pub mod session;
 
 use crate::app::App;

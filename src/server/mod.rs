@@ -32,7 +32,7 @@ impl Server {
         let pool = pool::Pool::start(app.clone(), local.threads, local.queue);
         let spare = tcp.try_clone()?;
         let http = tiny_http::Server::from_listener(tcp, None)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::Other, e.to_string()))?;
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         let stop2 = stop.clone();
         let accept = std::thread::Builder::new()
             .name("accept".into())

@@ -55,6 +55,7 @@ impl Pool {
     }
 
     /// Queues a request; hands it back when the queue is full.
+    #[allow(clippy::result_large_err)] // the request is handed back to be answered 503
     pub fn submit(&self, raw: RawRequest) -> Result<(), RawRequest> {
         match &self.tx {
             Some(tx) => match tx.try_send(raw) {

@@ -1,19 +1,53 @@
-//! The REST session server (`rest`), the connected user's endpoints (`my`) and the access rules
-//! they evaluate (built by the sessions issue).
+//! The REST session server (`rest`), the connected user's endpoints (`my`), the `__secret`
+//! cipher of LemonLDAP::NG's session protocol (`secret`), the access rules they evaluate
+//! (`access`), which keys leave the server (`export`), and the `limette sessions` command.
+//! `Settings` is parsed once per configuration: rules are compiled here, not per request.
+pub mod access;
 pub mod cli;
+pub mod export;
 pub mod my;
 pub mod purge;
 pub mod rest;
+pub mod secret;
 
+use crate::config::{as_i64, truthy, value_string};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 /// Session-server and access-rule settings parsed from the configuration.
 #[derive(Debug, Default)]
-pub struct Settings {}
+pub struct Settings {
+    /// `restSessionServer`: `/sessions/...` is served.
+    pub rest_server: bool,
+    /// `restExportSecretKeys`: secret keys are shown over REST.
+    pub export_secret: bool,
+    /// Secret keys (`hiddenAttributes` plus `_password`).
+    pub hidden: Vec<String>,
+    /// Keys shown by `/session/my/...` (`exportedAttr`).
+    pub exported: Vec<String>,
+    /// `restClockTolerance`, seconds.
+    pub clock_tolerance: i64,
+    /// Compiled `locationRules`, by lowercase virtual host.
+    pub vhosts: HashMap<String, access::VhostRules>,
+}
 
 impl Settings {
-    /// Parses `locationRules`, `exportedAttr`, `hiddenAttributes`...
-    pub fn from_conf(_raw: &Map<String, Value>) -> Result<Settings, String> {
-        Ok(Settings {})
+    /// Parses `locationRules`, `exportedAttr`, `hiddenAttributes`, `restSessionServer`,
+    /// `restExportSecretKeys` and `restClockTolerance`. A rule that does not compile is logged
+    /// and denies; it does not reject the configuration.
+    pub fn from_conf(raw: &Map<String, Value>) -> Result<Settings, String> {
+        let s = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
+        let tolerance = raw.get("restClockTolerance").and_then(as_i64).unwrap_or(15);
+        if !(0..=86_400).contains(&tolerance) {
+            return Err(format!("restClockTolerance: out of range: {tolerance}"));
+        }
+        Ok(Settings {
+            rest_server: truthy(raw.get("restSessionServer")),
+            export_secret: truthy(raw.get("restExportSecretKeys")),
+            hidden: export::hidden_list(&s("hiddenAttributes")),
+            exported: export::exported_list(&s("exportedAttr")),
+            clock_tolerance: tolerance,
+            vhosts: access::compile_all(raw.get("locationRules")),
+        })
     }
 }

@@ -1,10 +1,163 @@
-//! `/session/my/...` and `/mysession/` (built by the sessions issue).
+//! The connected user's endpoints: `GET /session/my/<type>[/<key>]` (the exported attributes
+//! of the user's SSO or persistent session), `DELETE /session/my` (logout), and `/mysession/`
+//! with `?authorizationfor=<base64 url>` (the `locationRules` verdict) or `?whoami`. Without a
+//! usable SSO cookie every route answers as the portal does (401 `"9"` in JSON, the login page
+//! in HTML).
+use super::{access, export, Settings};
 use crate::app::App;
 use crate::config::Conf;
-use crate::error::{Error, Result};
-use crate::http::{Request, Response};
+use crate::error::{Error, PortalCode, Result};
+use crate::http::{Method, Request, Response};
+use crate::portal::session::{self, CookieState};
+use crate::portal::{cookies, login_page};
+use crate::storage::{Kind, Session};
+use base64::Engine;
+use serde_json::{json, Value};
 
 /// Serves the connected user's endpoints.
-pub fn handle(_app: &App, _req: &Request, _conf: &Conf) -> Result<Response> {
-    Err(Error::not_found("Not found"))
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let s = match connected(app, conf, req)? {
+        Ok(s) => s,
+        Err(login) => return Ok(login),
+    };
+    if req.path == "/mysession" || req.path.starts_with("/mysession/") {
+        let value = mysession(&conf.sessions, conf, &s, &req.query_pairs())?;
+        return Ok(Response::json(200, &value));
+    }
+    let parts = req.segments_after("/session/my");
+    match (req.method, parts.as_slice()) {
+        (Method::Delete, []) => {
+            logout(app, &s)?;
+            Ok(Response::json(200, &json!({"result": 1})).with_cookie(&cookies::clear_sso(conf)))
+        }
+        (Method::Get | Method::Head, [kind, rest @ ..]) if rest.len() <= 1 => {
+            let kind = Kind::from_rest(kind)
+                .ok_or_else(|| Error::not_found("Unknown (or unconfigured) session type"))?;
+            let target = own_session(app, kind, s)?;
+            let value = my_attributes(&conf.sessions, &target, rest.first().map(String::as_str));
+            Ok(Response::json(200, &value))
+        }
+        (Method::Get | Method::Head | Method::Delete, _) => Err(Error::not_found("Not found")),
+        _ => Err(Error::MethodNotAllowed),
+    }
+}
+
+/// The connected user's SSO session, or the portal's answer to a request without one.
+fn connected(app: &App, conf: &Conf, req: &Request) -> Result<Result<Session, Response>> {
+    Ok(match session::from_request(app, conf, req)? {
+        CookieState::Valid(s) => Ok(s),
+        CookieState::Unknown => Err(login_page(conf, req, PortalCode::SessionExpired, 401)
+            .with_cookie(&cookies::clear_sso(conf))),
+        CookieState::Absent => Err(login_page(conf, req, PortalCode::FirstAccess, 401)),
+    })
+}
+
+/// Deletes the user's SSO session.
+fn logout(app: &App, s: &Session) -> Result<()> {
+    let id = s
+        .get("_session_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    app.sessions(Kind::Global).delete(Kind::Global, id)?;
+    Ok(())
+}
+
+/// The user's session of that kind: the SSO session itself, or the persistent one named by
+/// the MD5 of the `whatToTrace` value.
+fn own_session(app: &App, kind: Kind, sso: Session) -> Result<Session> {
+    if kind != Kind::Persistent {
+        return Ok(sso);
+    }
+    let trace = sso
+        .get("_whatToTrace")
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    let id = session::persistent_id(&trace);
+    app.sessions(Kind::Persistent)
+        .get(Kind::Persistent, &id)?
+        .ok_or_else(|| Error::not_found("Session Id does not exist"))
+}
+
+/// The exported attributes (missing ones `null`), or one of them (`null` when it is missing
+/// or not exported). Secret keys stay hidden unless `restExportSecretKeys`.
+pub fn my_attributes(st: &Settings, s: &Session, key: Option<&str>) -> Value {
+    let visible = export::without_secrets(s, &st.hidden, st.export_secret);
+    let keys: Vec<String> = st
+        .exported
+        .iter()
+        .filter(|k| st.export_secret || !st.hidden.contains(k))
+        .cloned()
+        .collect();
+    let picked = export::pick(&visible, &keys);
+    match key {
+        None => Value::Object(picked),
+        Some(k) => picked.get(k).cloned().unwrap_or(Value::Null),
+    }
+}
+
+/// `/mysession/?authorizationfor=<base64 url>` -> `{"result":1|0}`; `?whoami` ->
+/// `{"result":"<whatToTrace>"}`.
+pub fn mysession(
+    st: &Settings,
+    conf: &Conf,
+    s: &Session,
+    query: &[(String, String)],
+) -> Result<Value> {
+    let param = |n: &str| query.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+    if let Some(b64) = param("authorizationfor") {
+        let url = decode_target(b64)?;
+        let allowed = access::authorize(&st.vhosts, &url, s);
+        return Ok(json!({"result": i32::from(allowed)}));
+    }
+    if param("whoami").is_some() {
+        let who = s
+            .get("_whatToTrace")
+            .or_else(|| s.get(&conf.what_to_trace))
+            .map(crate::config::value_string)
+            .unwrap_or_default();
+        return Ok(json!({"result": who}));
+    }
+    Err(Error::bad("whoami or authorizationfor is required"))
+}
+
+/// Decodes the base64 URL of `authorizationfor` (standard or URL-safe alphabet).
+fn decode_target(b64: &str) -> Result<access::Url> {
+    let b64 = b64.trim();
+    let ok = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_');
+    if !b64.bytes().all(ok) {
+        return Err(Error::bad("Value must be in BASE64"));
+    }
+    let unpadded = b64.trim_end_matches('=');
+    let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(unpadded)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(unpadded))
+        .map_err(|_| Error::bad("Value must be in BASE64"))?;
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    access::Url::parse(&text).ok_or_else(|| {
+        let shown: String = text.chars().filter(|c| !c.is_control()).take(200).collect();
+        Error::bad(format!("Bad URL {shown}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::engine::general_purpose::STANDARD;
+
+    #[test]
+    fn targets() {
+        let u = decode_target(&STANDARD.encode("http://a.example.com/x")).unwrap();
+        assert_eq!(u.host, "a.example.com");
+        let msg = |e: Error| match e {
+            Error::BadRequest(m) => m,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            msg(decode_target("%%%").unwrap_err()),
+            "Value must be in BASE64"
+        );
+        let e = decode_target(&STANDARD.encode("notanurl")).unwrap_err();
+        assert_eq!(msg(e), "Bad URL notanurl");
+        assert!(decode_target("A").is_err());
+    }
 }

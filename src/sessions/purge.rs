@@ -1,9 +1,9 @@
 //! Removal of expired sessions and stale internal records, on a timer in the server and on
 //! demand from the CLI.
 use crate::app::App;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::server::log;
-use crate::storage::Kind;
+use crate::storage::{Kind, Session};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -17,27 +17,38 @@ const PERIOD: Duration = Duration::from_secs(600);
 pub fn purge(app: &App) -> Result<usize> {
     let conf = app.conf();
     let now = crate::util::now();
-    let mut n = 0;
-    let store = app.sessions(Kind::Global);
-    for id in store.ids(Kind::Global)? {
-        if let Some(s) = store.get(Kind::Global, &id)? {
-            if crate::portal::session::is_expired(&conf, &s, now)
-                && store.delete(Kind::Global, &id)?
-            {
-                n += 1;
-            }
-        }
-    }
+    let mut n = purge_kind(app, Kind::Global, |s| {
+        crate::portal::session::is_expired(&conf, s, now)
+    })?;
     for kind in [Kind::Oidc, Kind::Pending] {
-        for id in store.ids(kind)? {
-            if let Some(s) = store.get(kind, &id)? {
-                let exp = s
-                    .get("_exp")
-                    .and_then(crate::config::as_i64)
-                    .unwrap_or(i64::MAX);
-                if exp < now && store.delete(kind, &id)? {
-                    n += 1;
-                }
+        n += purge_kind(app, kind, |s| {
+            let exp = s
+                .get("_exp")
+                .and_then(crate::config::as_i64)
+                .unwrap_or(i64::MAX);
+            exp < now
+        })?;
+    }
+    Ok(n)
+}
+
+/// Deletes the records of one kind that `expired` selects. A store that cannot list (a REST
+/// session store: the remote server purges its own) is skipped.
+fn purge_kind(app: &App, kind: Kind, expired: impl Fn(&Session) -> bool) -> Result<usize> {
+    let store = app.sessions(kind);
+    let ids = match store.ids(kind) {
+        Ok(ids) => ids,
+        Err(Error::Upstream(m)) => {
+            log::debug(&format!("purge of {} skipped: {m}", kind.as_str()));
+            return Ok(0);
+        }
+        Err(e) => return Err(e),
+    };
+    let mut n = 0;
+    for id in ids {
+        if let Some(s) = store.get(kind, &id)? {
+            if expired(&s) && store.delete(kind, &id)? {
+                n += 1;
             }
         }
     }

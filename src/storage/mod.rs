@@ -3,6 +3,8 @@
 //! record, atomic temp-file-and-rename writes), `sqlite` (the only rusqlite user) and `rest`
 //! (a remote session server, through `upstream`). Every id is validated before it can reach a
 //! path or a query: see `util::is_safe_id`.
+#[cfg(test)]
+pub mod contract;
 pub mod file;
 pub mod rest;
 pub mod sqlite;

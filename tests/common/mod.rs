@@ -2,8 +2,11 @@
 //! with its own data folder, talks raw HTTP/1.1 to it, stops it on drop.
 #![allow(dead_code)]
 
+pub mod config;
 pub mod http;
 pub mod notifications;
+pub mod oidc;
+pub mod sessions;
 
 use serde_json::{Map, Value};
 use std::io::{BufRead, BufReader};
@@ -59,6 +62,7 @@ pub struct Builder {
     fixed_port: bool,
     dir: Option<TempDir>,
     args: Vec<String>,
+    port: Option<u16>,
 }
 
 impl Builder {
@@ -97,6 +101,11 @@ impl Builder {
         self.dir = Some(dir);
         self
     }
+    /// Listens on this port (to restart a portal where its clients expect it).
+    pub fn port(mut self, port: u16) -> Builder {
+        self.port = Some(port);
+        self
+    }
     /// Extra command-line arguments.
     pub fn arg(mut self, a: &str) -> Builder {
         self.args.push(a.into());
@@ -107,7 +116,9 @@ impl Builder {
     pub fn start(mut self) -> Portal {
         let dir = self.dir.take().unwrap_or_else(|| TempDir::new("portal"));
         let data = dir.path().to_path_buf();
-        let port = if self.fixed_port { free_port() } else { 0 };
+        let port = self
+            .port
+            .unwrap_or_else(|| if self.fixed_port { free_port() } else { 0 });
         if self.fixed_port {
             self.conf.insert(
                 "portal".into(),
@@ -190,6 +201,7 @@ impl Portal {
             fixed_port: false,
             dir: None,
             args: Vec::new(),
+            port: None,
         }
     }
     /// The embedded default as is.

@@ -58,15 +58,14 @@ impl ConfStore for FileConf {
     fn save(&self, conf: &Map<String, Value>) -> Result<u64> {
         // Claim the next free number by creating its file atomically; a concurrent saver that
         // lost the race simply tries the number after.
-        let mut num = self.latest()?.unwrap_or(0) + 1;
-        for _ in 0..1000 {
+        let first = self.latest()?.unwrap_or(0) + 1;
+        for num in first..first + 1000 {
             let mut c = conf.clone();
             c.insert("cfgNum".into(), Value::from(num));
             let bytes = serde_json::to_vec_pretty(&c).map_err(Error::internal)?;
             if create_atomic(&self.path(num), &bytes)? {
                 return Ok(num);
             }
-            num += 1;
         }
         Err(Error::storage("could not claim a configuration number"))
     }

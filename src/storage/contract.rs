@@ -1,0 +1,212 @@
+//! The storage contract: one suite of behaviours every `SessionStore` backend must show, run
+//! against the file and SQLite backends (the REST client is covered end to end by the
+//! integration tests, against a real server).
+use super::file::sessions::FileSessions;
+use super::sqlite::sessions::SqliteSessions;
+use super::{Kind, Session, SessionStore};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+
+/// A temporary folder removed on drop.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(tag: &str) -> Tmp {
+        let p = std::env::temp_dir().join(format!(
+            "limette-contract-{tag}-{}",
+            crate::util::random_hex(8)
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn session(uid: &str) -> Session {
+    match json!({"uid": uid, "_utime": 1, "hGroups": {"g": {"name": "g"}}}) {
+        Value::Object(m) => m,
+        _ => Session::new(),
+    }
+}
+
+/// Every backend under test, each in its own folder.
+fn backends() -> Vec<(Tmp, Arc<dyn SessionStore>)> {
+    let f = Tmp::new("file");
+    let file: Arc<dyn SessionStore> = Arc::new(FileSessions::open(&f.0).unwrap());
+    let s = Tmp::new("sqlite");
+    let sqlite: Arc<dyn SessionStore> =
+        Arc::new(SqliteSessions::open(&s.0.join("sessions.db")).unwrap());
+    vec![(f, file), (s, sqlite)]
+}
+
+fn each(test: impl Fn(&str, &dyn SessionStore)) {
+    for (_dir, store) in backends() {
+        test(&store.describe(), store.as_ref());
+    }
+}
+
+#[test]
+fn put_get_delete() {
+    each(|name, st| {
+        assert_eq!(st.get(Kind::Global, "abc").unwrap(), None, "{name}");
+        st.put(Kind::Global, "abc", &session("dwho")).unwrap();
+        assert_eq!(
+            st.get(Kind::Global, "abc").unwrap(),
+            Some(session("dwho")),
+            "{name}"
+        );
+        st.put(Kind::Global, "abc", &session("rtyler")).unwrap();
+        assert_eq!(
+            st.get(Kind::Global, "abc").unwrap(),
+            Some(session("rtyler")),
+            "{name}"
+        );
+        assert!(st.delete(Kind::Global, "abc").unwrap(), "{name}");
+        assert!(!st.delete(Kind::Global, "abc").unwrap(), "{name}");
+        assert_eq!(st.get(Kind::Global, "abc").unwrap(), None, "{name}");
+    });
+}
+
+/// Internal kinds never collide with SSO sessions. (SSO and persistent sessions may share a
+/// folder in the file backend, as in LemonLDAP::NG: the portal gives each its own store.)
+#[test]
+fn internal_kinds_are_separate() {
+    each(|name, st| {
+        st.put(Kind::Global, "same", &session("g")).unwrap();
+        st.put(Kind::Oidc, "same", &session("o")).unwrap();
+        assert_eq!(
+            st.get(Kind::Global, "same").unwrap(),
+            Some(session("g")),
+            "{name}"
+        );
+        assert_eq!(
+            st.get(Kind::Oidc, "same").unwrap(),
+            Some(session("o")),
+            "{name}"
+        );
+        assert_eq!(st.get(Kind::Pending, "same").unwrap(), None, "{name}");
+    });
+}
+
+#[test]
+fn create_only_when_free() {
+    each(|name, st| {
+        assert!(
+            st.create(Kind::Oidc, "c1", &session("a")).unwrap(),
+            "{name}"
+        );
+        assert!(
+            !st.create(Kind::Oidc, "c1", &session("b")).unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            st.get(Kind::Oidc, "c1").unwrap(),
+            Some(session("a")),
+            "{name}"
+        );
+    });
+}
+
+#[test]
+fn take_removes() {
+    each(|name, st| {
+        st.put(Kind::Pending, "t1", &session("a")).unwrap();
+        assert_eq!(
+            st.take(Kind::Pending, "t1").unwrap(),
+            Some(session("a")),
+            "{name}"
+        );
+        assert_eq!(st.take(Kind::Pending, "t1").unwrap(), None, "{name}");
+        assert_eq!(st.get(Kind::Pending, "t1").unwrap(), None, "{name}");
+    });
+}
+
+#[test]
+fn ids_lists_one_kind() {
+    each(|name, st| {
+        // Ids as the portal makes them: 64 hex for SSO sessions, 32 for persistent ones.
+        let sso: Vec<String> = (0..3).map(|_| crate::util::random_hex(32)).collect();
+        for id in &sso {
+            st.put(Kind::Global, id, &session(id)).unwrap();
+        }
+        let pid = crate::util::random_hex(16);
+        st.put(Kind::Persistent, &pid, &session("p")).unwrap();
+        st.put(Kind::Oidc, "code1", &session("o")).unwrap();
+        let mut ids = st.ids(Kind::Global).unwrap();
+        ids.sort();
+        let mut want = sso.clone();
+        want.sort();
+        assert_eq!(ids, want, "{name}");
+        assert_eq!(st.ids(Kind::Persistent).unwrap(), vec![pid], "{name}");
+        assert_eq!(st.ids(Kind::Oidc).unwrap(), vec!["code1"], "{name}");
+        assert!(st.ids(Kind::Pending).unwrap().is_empty(), "{name}");
+    });
+}
+
+#[test]
+fn traversal_ids_are_refused() {
+    each(|name, st| {
+        for bad in [
+            "../x",
+            "..",
+            "a/b",
+            "/etc/passwd",
+            ".hidden",
+            "",
+            "a\0b",
+            "a b",
+        ] {
+            assert!(
+                st.put(Kind::Global, bad, &session("x")).is_err(),
+                "{name} put {bad:?}"
+            );
+            assert!(st.get(Kind::Global, bad).is_err(), "{name} get {bad:?}");
+            assert!(
+                st.delete(Kind::Global, bad).is_err(),
+                "{name} delete {bad:?}"
+            );
+            assert!(
+                st.create(Kind::Global, bad, &session("x")).is_err(),
+                "{name} create"
+            );
+            assert!(st.take(Kind::Global, bad).is_err(), "{name} take {bad:?}");
+        }
+        assert!(st.ids(Kind::Global).unwrap().is_empty(), "{name}");
+    });
+}
+
+#[test]
+fn concurrent_take_has_exactly_one_winner() {
+    for (_dir, store) in backends() {
+        for round in 0..5 {
+            let id = format!("code{round}");
+            store.put(Kind::Oidc, &id, &session("once")).unwrap();
+            let n = 8;
+            let barrier = Arc::new(Barrier::new(n));
+            let wins = Arc::new(AtomicUsize::new(0));
+            let handles: Vec<_> = (0..n)
+                .map(|_| {
+                    let (store, barrier, wins, id) =
+                        (store.clone(), barrier.clone(), wins.clone(), id.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        if store.take(Kind::Oidc, &id).unwrap().is_some() {
+                            wins.fetch_add(1, Ordering::SeqCst);
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            assert_eq!(wins.load(Ordering::SeqCst), 1, "{}", store.describe());
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Two instances sharing sessions through REST, and the command line.
+use super::common::sessions::{builder, cookie, KEY};
+use super::common::{bin, free_port, Portal, Resp};
+use super::JSON;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// B keeps its sessions in A through REST: a login on B is readable on A; B answers clearly
+/// while A is down and recovers when A is back.
+#[test]
+fn two_instances_share_sessions_through_rest() {
+    let port = free_port();
+    let a = builder().port(port).start();
+    let base =
+        format!("{{\"baseUrl\": \"http://127.0.0.1:{port}/sessions/global\", \"timeout\": 3}}");
+    let b = Portal::builder()
+        .conf("key", json!(KEY))
+        .ini("globalStorage = REST")
+        .ini(&format!("globalStorageOptions = {base}"))
+        .start();
+    let id = b.login("dwho");
+    let on_a = a.client().get_json(&format!("/sessions/global/{id}"));
+    assert_eq!(on_a.status, 200, "{}", on_a.text());
+    assert_eq!(
+        (
+            on_a.json()["uid"].clone(),
+            on_a.json()["_whatToTrace"].clone()
+        ),
+        (json!("dwho"), json!("dwho"))
+    );
+    let home = |p: &Portal| -> Resp { p.client().get("/", &[JSON, ("Cookie", &cookie(&id))]) };
+    assert_eq!(home(&b).json(), json!({"result": 1, "error": "0"}));
+    // A deletes it: B no longer knows it.
+    let id2 = b.login("rtyler");
+    a.client()
+        .send("DELETE", &format!("/sessions/global/{id2}"), &[JSON], b"");
+    let r = b.client().get("/", &[JSON, ("Cookie", &cookie(&id2))]);
+    assert_eq!((r.status, r.json()["error"].clone()), (401, json!("1")));
+    // A goes down: B answers at once with a clear error, and stays up.
+    let data = a.stop_keep_data();
+    let t = Instant::now();
+    let r = home(&b);
+    assert_eq!(
+        (r.status, r.json()),
+        (502, json!({"error": "An upstream service failed"}))
+    );
+    let r = b
+        .client()
+        .post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
+    assert_eq!(r.status, 502);
+    assert!(t.elapsed() < Duration::from_secs(10), "nothing hangs");
+    assert!(b.log().contains("127.0.0.1"), "the log names the remote");
+    // A is back on the same port and data: B recovers, the session survived.
+    let a = builder().port(port).data(data).start();
+    assert_eq!(home(&b).json(), json!({"result": 1, "error": "0"}));
+    let id3 = b.login("msmith");
+    assert_eq!(
+        a.client()
+            .get_json(&format!("/sessions/global/{id3}/uid"))
+            .json(),
+        "msmith"
+    );
+}
+
+#[test]
+fn sessions_command_line() {
+    let p = builder().start();
+    let id = p.login("dwho");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin())
+            .arg("-c")
+            .arg(p.data().join("limette.ini"))
+            .arg("--data")
+            .arg(p.data())
+            .arg("sessions")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, out) = run(&["list"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains(&id) && out.contains("dwho"), "{out}");
+    let (code, out) = run(&["get", &id]);
+    assert_eq!(code, Some(0));
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["uid"], "dwho");
+    // An expired session is purged, a live one kept.
+    let old = json!({"uid": "old", "_utime": 1});
+    let oid = p
+        .client()
+        .send_json("POST", "/sessions/global", &old)
+        .json()["session"]["_session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (code, out) = run(&["purge"]);
+    assert_eq!((code, out.trim()), (Some(0), "1 expired sessions removed"));
+    assert_eq!(
+        p.client()
+            .get_json(&format!("/sessions/global/{oid}"))
+            .status,
+        404
+    );
+    let (code, _) = run(&["delete", &id]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        p.client()
+            .get_json(&format!("/sessions/global/{id}"))
+            .status,
+        404
+    );
+    assert_eq!(run(&["get", &id]).0, Some(1));
+    assert_eq!(run(&["get", "../x"]).0, Some(1));
+    assert_eq!(run(&["frobnicate"]).0, Some(2));
+}
