@@ -12,14 +12,21 @@ use base64::Engine as _;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A folder of notification files.
 pub struct FileNotifications {
     dir: PathBuf,
     sep: String,
     write: Mutex<()>,
+    cache: Mutex<Option<Listing>>,
+}
+
+/// The parsed folder listing, valid while the folder's modification time stays `mtime`.
+struct Listing {
+    mtime: SystemTime,
+    names: Arc<Vec<(String, Name)>>,
 }
 
 /// What a file name says.
@@ -45,6 +52,7 @@ impl FileNotifications {
             dir: dir.to_path_buf(),
             sep: sep.to_string(),
             write: Mutex::new(()),
+            cache: Mutex::new(None),
         })
     }
 
@@ -109,8 +117,36 @@ impl FileNotifications {
         })
     }
 
-    /// Every parsed name of the folder, with its file name.
-    fn names(&self) -> Result<Vec<(String, Name)>> {
+    /// Every parsed name of the folder, with its file name. The listing is kept while the
+    /// folder's modification time does not change, so a login's lookup among 100,000 files
+    /// does not read the folder again.
+    fn names(&self) -> Result<Arc<Vec<(String, Name)>>> {
+        let mtime = fs::metadata(&self.dir).and_then(|m| m.modified()).ok();
+        if let (Some(m), Ok(cache)) = (mtime, self.cache.lock()) {
+            if let Some(l) = cache.as_ref().filter(|l| l.mtime == m) {
+                return Ok(l.names.clone());
+            }
+        }
+        let started = SystemTime::now();
+        let names = Arc::new(self.scan()?);
+        // File times are coarse (a clock tick): only a listing taken well after the folder's
+        // last change may stand for that modification time.
+        let settled = mtime.filter(|m| {
+            started
+                .duration_since(*m)
+                .is_ok_and(|d| d > Duration::from_secs(1))
+        });
+        if let (Some(m), Ok(mut cache)) = (settled, self.cache.lock()) {
+            *cache = Some(Listing {
+                mtime: m,
+                names: names.clone(),
+            });
+        }
+        Ok(names)
+    }
+
+    /// Reads and parses the folder.
+    fn scan(&self) -> Result<Vec<(String, Name)>> {
         let rd = fs::read_dir(&self.dir)
             .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
         let mut out = Vec::new();
@@ -129,18 +165,18 @@ impl FileNotifications {
     /// Reads the records whose names pass `keep`, sorted by date then reference.
     fn load(&self, keep: impl Fn(&Name) -> bool) -> Result<Vec<Record>> {
         let mut out = Vec::new();
-        for (file, n) in self.names()?.into_iter().filter(|(_, n)| keep(n)) {
-            let path = self.dir.join(&file);
+        for (file, n) in self.names()?.iter().filter(|(_, n)| keep(n)) {
+            let path = self.dir.join(file);
             // A file removed since the listing (accepted, deleted) is simply gone.
             let Some(bytes) = super::read_opt(&path)? else {
                 continue;
             };
             let done = if n.done { Some(mtime(&path)) } else { None };
             out.push(Record {
-                date: n.date,
-                uid: n.uid,
-                reference: n.reference,
-                condition: n.condition,
+                date: n.date.clone(),
+                uid: n.uid.clone(),
+                reference: n.reference.clone(),
+                condition: n.condition.clone(),
                 doc: String::from_utf8_lossy(&bytes).into_owned(),
                 done,
             });
@@ -159,8 +195,9 @@ impl FileNotifications {
     fn files_of(&self, uid: &str, reference: &str) -> Result<Vec<(String, Name)>> {
         Ok(self
             .names()?
-            .into_iter()
+            .iter()
             .filter(|(_, n)| n.uid == uid && n.reference == reference)
+            .cloned()
             .collect())
     }
 }
@@ -208,8 +245,8 @@ impl NotificationStore for FileNotifications {
         let _guard = self.lock()?;
         let existing: HashSet<(String, String, bool)> = self
             .names()?
-            .into_iter()
-            .map(|(_, n)| (n.uid, n.reference, n.done))
+            .iter()
+            .map(|(_, n)| (n.uid.clone(), n.reference.clone(), n.done))
             .collect();
         for r in records {
             for done in [false, true] {
@@ -303,7 +340,7 @@ impl NotificationStore for FileNotifications {
     fn purge_done(&self, before: i64) -> Result<usize> {
         let _guard = self.lock()?;
         let mut n = 0;
-        for (file, _) in self.names()?.into_iter().filter(|(_, n)| n.done) {
+        for (file, _) in self.names()?.iter().filter(|(_, n)| n.done) {
             let path = self.dir.join(file);
             if mtime(&path) < before && super::remove_opt(&path)? {
                 n += 1;
@@ -318,39 +355,4 @@ impl NotificationStore for FileNotifications {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_as_llng() {
-        let dir = std::env::temp_dir().join(format!("limette-fn-{}", crate::util::random_hex(4)));
-        let s = FileNotifications::open(&dir, "_").unwrap();
-        let r = Record {
-            date: "2024-01-03".into(),
-            uid: "allusers".into(),
-            reference: "GLOBAL1".into(),
-            condition: "$uid eq \"msmith\"".into(),
-            doc: "{}".into(),
-            done: None,
-        };
-        let name = s.file_name(&r, "json").unwrap();
-        assert_eq!(
-            name,
-            "20240103_allusers_R0xPQkFMMQ==_JHVpZCBlcSAibXNtaXRoIg==.json"
-        );
-        let n = s.parse(&name).unwrap();
-        assert_eq!(
-            (n.uid.as_str(), n.reference.as_str(), n.condition.as_str()),
-            ("allusers", "GLOBAL1", r.condition.as_str())
-        );
-        assert!(s.parse("20240101_rtyler_UkVGQQ==.done").unwrap().done);
-        assert!(s.parse(".x.tmp.abc").is_none());
-        assert!(s.parse("20241301_rtyler_UkVGQQ==.json").is_none());
-        let bad = Record {
-            uid: "a_b".into(),
-            ..r
-        };
-        assert!(s.file_name(&bad, "json").is_err());
-        let _ = fs::remove_dir_all(dir);
-    }
-}
+mod tests;
