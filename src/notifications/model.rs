@@ -210,6 +210,7 @@ pub fn parse_date(s: &str) -> Option<String> {
     let d = s.trim();
     let d = d.split([' ', 'T']).next().unwrap_or(d);
     let b = d.as_bytes();
+    // Indexing is bounded: the length is checked first (`||` short-circuits).
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
