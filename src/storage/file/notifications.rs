@@ -12,6 +12,7 @@ use base64::Engine as _;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -208,7 +209,11 @@ fn create_unsynced(target: &Path, bytes: &[u8]) -> Result<bool> {
     let dir = target
         .parent()
         .ok_or_else(|| Error::internal("path without parent"))?;
-    let tmp = dir.join(format!(".notif.tmp.{}", crate::util::random_hex(8)));
+    // Unique per process (pid + counter), and `create_new` refuses any leftover: no random
+    // read per file, which counts with 10,000 files in one request.
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".notif.tmp.{}.{seq}", std::process::id()));
     let io = |e: std::io::Error| Error::storage(format!("{}: {e}", target.display()));
     let mut f = fs::OpenOptions::new()
         .write(true)
