@@ -281,3 +281,26 @@ fn default_condition_is_appended_to_every_insert() {
         assert_eq!(cond("b", "C2"), "$authenticationLevel > 0", "{b:?}");
     }
 }
+
+#[test]
+fn default_storage_is_a_table_in_the_sqlite_configuration_database() {
+    use super::common::config::{start_on, Store};
+    let mut conf = super::common::default_conf();
+    conf.insert("notificationServer".into(), json!(1));
+    conf.insert("notificationServerGET".into(), json!(1));
+    let p = start_on(Store::Sqlite, conf);
+    let c = p.client();
+    assert_eq!(post(&c, &refa()).json(), json!({"result":1}));
+    assert_eq!(keys(&c.get_json("/notifications/rtyler")), ["rtyler/REFA"]);
+    let db = rusqlite::Connection::open(p.data().join("conf.db")).unwrap();
+    let row: (String, String, String) = db
+        .query_row("SELECT date, uid, ref FROM notifications", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    assert_eq!(row, ("2024-01-01".into(), "rtyler".into(), "REFA".into()));
+    assert!(
+        !p.data().join("notifications").exists(),
+        "no folder when the configuration is in SQLite"
+    );
+}
