@@ -156,3 +156,27 @@ fn soap_entity_bombs_fault_at_once_with_memory_flat() {
     );
     assert_eq!(store.all().unwrap().len(), 2, "nothing stored by the bombs");
 }
+
+#[test]
+fn a_real_soap_lite_client_gets_results_and_faults() {
+    let (p, store) = server(Backend::Sqlite, &[("oldNotifFormat", json!(1))]);
+    let script = format!(
+        "{}/tests/fixtures/soap/client.pl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = std::process::Command::new("perl")
+        .arg(script)
+        .arg(p.url("/notifications"))
+        .output()
+        .expect("perl (with SOAP::Lite: .ci/setup.d/notifications.sh installs it)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "SOAP::Lite client failed (run .ci/setup.d/notifications.sh): {stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "result: 2\nfault: A notification already exists with reference XMLA\nresult: 1\nfault: getAttributes is not an authorized function\n"
+    );
+    assert_eq!(store.all().unwrap().len(), 1);
+}
