@@ -545,6 +545,10 @@ fn the_rest_client_speaks_to_lemonldap_ng_with_credentials_and_a_timeout() {
         "{}",
         r.stderr
     );
+    // Configuration 6, named by `prev`, is not available: the list holds 7 only.
+    let r = cli(&p, &["list"]);
+    assert_eq!((r.code, r.stdout.lines().count()), (Some(0), 1), "{r:?}");
+    assert!(r.stdout.starts_with("7\t"), "{}", r.stdout);
     assert!(!p.log().contains("s3cret"), "the password reached the log");
 
     // A remote that never answers: the proxyOptions timeout bounds the wait.

@@ -65,6 +65,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         ("info", 0) => Command::Info,
         ("list", 0) => Command::List,
         ("get", n) if n > 0 => Command::Get(rest.to_vec()),
+        // chunks(2) of an even count are pairs.
         ("set", n) if n > 0 && n % 2 == 0 => Command::Set(
             rest.chunks(2)
                 .map(|p| (p[0].clone(), p[1].clone()))
@@ -175,14 +176,15 @@ fn date(c: &Map<String, Value>) -> String {
     match c.get("cfgDate").and_then(as_i64) {
         Some(t) => {
             let s = crate::util::timestamp14(t);
+            let part = |r: std::ops::Range<usize>| s.get(r).unwrap_or("?").to_string();
             format!(
                 "{}-{}-{} {}:{}:{} UTC",
-                &s[0..4],
-                &s[4..6],
-                &s[6..8],
-                &s[8..10],
-                &s[10..12],
-                &s[12..14]
+                part(0..4),
+                part(4..6),
+                part(6..8),
+                part(8..10),
+                part(10..12),
+                part(12..14)
             )
         }
         None => "-".into(),
