@@ -32,6 +32,7 @@ const DEFAULTS: &str = r#"{
   "portalSkin": "bootstrap",
   "restAuthUrl": "",
   "restUserDBUrl": "",
+  "restTimeout": 10,
   "issuerDBOpenIDConnectActivation": 0,
   "issuerDBOpenIDConnectPath": "^/oauth2/",
   "oidcRPMetaDataOptions": {},

@@ -1,35 +1,109 @@
-//! The REST directory bridge (LemonLDAP::NG's REST auth/userDB protocol). Built by the OIDC issue.
+//! The REST directory bridge (LemonLDAP::NG's REST auth/userDB protocol), through the one
+//! outbound agent `crate::upstream`. `restAuthUrl` gets `{"user","password"}` and answers
+//! `{"result":true|false,"info":{...}}`; `restUserDBUrl` gets `{"user","useMail":false}` and
+//! answers `{"result":..,"info":{attributes}}`. A timeout (`restTimeout` seconds), a non-2xx
+//! answer or bad JSON is an `Upstream` error, which the login turns into portal error 24 and a
+//! log line: never a hang or a panic.
 use super::Directory;
 use crate::config::Conf;
 use crate::error::{Error, Result};
-use serde_json::{Map, Value};
+use crate::upstream::{self, Call};
+use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 /// A directory behind `restAuthUrl` / `restUserDBUrl`.
 pub struct RestDirectory {
-    #[allow(dead_code)]
     auth_url: String,
-    #[allow(dead_code)]
     user_url: String,
+    timeout: Duration,
 }
 
 impl RestDirectory {
-    /// Reads the URLs from the configuration.
+    /// Reads the URLs and the timeout from the configuration.
     pub fn from_conf(conf: &Conf) -> RestDirectory {
+        let secs = conf.get_i64("restTimeout").filter(|t| *t > 0).unwrap_or(10) as u64;
         RestDirectory {
             auth_url: conf.get_str("restAuthUrl"),
             user_url: conf.get_str("restUserDBUrl"),
+            timeout: Duration::from_secs(secs),
         }
+    }
+
+    /// POSTs a JSON body and returns the answer's `result` and `info`.
+    fn call(&self, url: &str, body: &Value) -> Result<(bool, Map<String, Value>)> {
+        if url.is_empty() {
+            return Err(Error::Upstream(
+                "REST directory URL is not configured".into(),
+            ));
+        }
+        let reply = upstream::send(&Call {
+            method: "POST",
+            url,
+            basic: None,
+            json: Some(body),
+            timeout: self.timeout,
+        })?;
+        if !(200..300).contains(&reply.status) {
+            return Err(Error::Upstream(format!(
+                "REST directory {url} answered HTTP {}",
+                reply.status
+            )));
+        }
+        parse_answer(&reply.json()?)
+            .map_err(|e| Error::Upstream(format!("REST directory {url}: {e}")))
     }
 }
 
+/// `{"result": bool-ish, "info": {...}}`; anything else is refused.
+pub fn parse_answer(v: &Value) -> std::result::Result<(bool, Map<String, Value>), String> {
+    let result = match v.get("result") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_i64() == Some(1),
+        Some(Value::String(s)) => s == "1" || s == "true",
+        _ => return Err("answer without a result".into()),
+    };
+    let info = match v.get("info") {
+        Some(Value::Object(m)) => m.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => return Err("info is not an object".into()),
+    };
+    Ok((result, info))
+}
+
 impl Directory for RestDirectory {
-    fn authenticate(&self, _user: &str, _password: &str) -> Result<bool> {
-        Err(Error::Upstream("REST directory not available yet".into()))
+    fn authenticate(&self, user: &str, password: &str) -> Result<bool> {
+        Ok(self
+            .call(&self.auth_url, &json!({"user": user, "password": password}))?
+            .0)
     }
-    fn user_info(&self, _user: &str) -> Result<Option<Map<String, Value>>> {
-        Err(Error::Upstream("REST directory not available yet".into()))
+
+    fn user_info(&self, user: &str) -> Result<Option<Map<String, Value>>> {
+        let (found, mut info) =
+            self.call(&self.user_url, &json!({"user": user, "useMail": false}))?;
+        if !found {
+            return Ok(None);
+        }
+        info.entry("uid").or_insert_with(|| json!(user));
+        Ok(Some(info))
     }
+
     fn name(&self) -> &'static str {
         "REST"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_checked() {
+        assert!(parse_answer(&json!({"result": true})).unwrap().0);
+        assert!(!parse_answer(&json!({"result": 0, "info": null})).unwrap().0);
+        let (_, info) = parse_answer(&json!({"result": 1, "info": {"mail": "x@y"}})).unwrap();
+        assert_eq!(info["mail"], "x@y");
+        assert!(parse_answer(&json!({"info": {}})).is_err());
+        assert!(parse_answer(&json!({"result": true, "info": "x"})).is_err());
+        assert!(parse_answer(&json!([1])).is_err());
     }
 }

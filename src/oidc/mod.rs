@@ -1,23 +1,128 @@
-//! The OpenID Connect provider (built by the OIDC issue): discovery, authorize, token,
-//! userinfo, introspection, logout, JWKS.
+//! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
+//! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
+//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP.
+pub mod authorize;
+pub mod claims;
+pub mod client;
+pub mod consent;
+pub mod discovery;
+pub mod introspect;
+pub mod jwt;
+pub mod logout;
+pub mod pkce;
+pub mod settings;
+pub mod store;
+pub mod token;
+pub mod userinfo;
+
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
-use crate::http::{Request, Response};
-use serde_json::{Map, Value};
+use crate::http::{Method, Request, Response};
+use crate::util;
 
-/// OpenID Connect settings parsed from the configuration.
-#[derive(Debug, Default)]
-pub struct Settings {}
+pub use settings::{Rp, Settings};
 
-impl Settings {
-    /// Parses the relying parties and service settings.
-    pub fn from_conf(_raw: &Map<String, Value>) -> Result<Settings, String> {
-        Ok(Settings {})
+/// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    if !conf.oidc.enabled {
+        return Err(Error::not_found("Not found"));
+    }
+    let endpoint = req
+        .path
+        .strip_prefix("/oauth2/")
+        .unwrap_or(&req.path)
+        .trim_end_matches('/');
+    let read_or_post = matches!(req.method, Method::Get | Method::Head | Method::Post);
+    if !read_or_post {
+        return Err(Error::MethodNotAllowed);
+    }
+    match endpoint {
+        "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
+        "jwks" => Ok(discovery::jwks()),
+        "authorize" => authorize::handle(app, req, conf),
+        "token" => token::handle(app, req, conf),
+        "userinfo" => userinfo::handle(app, req, conf),
+        "introspect" => introspect::handle(app, req, conf),
+        "logout" => logout::handle(app, req, conf),
+        _ => Err(Error::not_found("Not found")),
     }
 }
 
-/// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(_app: &App, _req: &Request, _conf: &Conf) -> Result<Response> {
-    Err(Error::not_found("Not found"))
+/// The request's parameters: the form body on POST, the query otherwise (POST works as GET
+/// for the endpoints that accept both). The first value of a name wins.
+pub fn params(req: &Request) -> Params {
+    let pairs = if req.method == Method::Post && req.is_form() {
+        req.form()
+    } else {
+        req.query_pairs()
+    };
+    Params(pairs)
+}
+
+/// Decoded request parameters.
+#[derive(Debug, Clone, Default)]
+pub struct Params(pub Vec<(String, String)>);
+
+impl Params {
+    /// First value of a name; an empty value counts as absent.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
+    }
+    /// The parameters re-encoded as a query string, without the names in `drop`.
+    pub fn to_query(&self, drop: &[&str]) -> String {
+        self.0
+            .iter()
+            .filter(|(k, _)| !drop.contains(&k.as_str()))
+            .map(|(k, v)| format!("{}={}", util::url_encode(k), util::url_encode(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+}
+
+/// The issuer: the portal URL with its trailing slash, as LemonLDAP::NG.
+pub fn issuer(conf: &Conf) -> String {
+    conf.portal.clone()
+}
+
+/// `uri` with parameters appended (`?` or `&` as needed).
+pub fn with_params(uri: &str, params: &[(&str, &str)]) -> String {
+    let q = params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", util::url_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+    if q.is_empty() {
+        return uri.to_string();
+    }
+    let sep = if uri.contains('?') { '&' } else { '?' };
+    format!("{uri}{sep}{q}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_parameters() {
+        assert_eq!(
+            with_params("http://x/cb", &[("code", "a b")]),
+            "http://x/cb?code=a%20b"
+        );
+        assert_eq!(
+            with_params("http://x/cb?k=1", &[("state", "s")]),
+            "http://x/cb?k=1&state=s"
+        );
+        let p = Params(vec![
+            ("a".into(), "1".into()),
+            ("prompt".into(), "login".into()),
+            ("a".into(), "2".into()),
+        ]);
+        assert_eq!(p.get("a"), Some("1"));
+        assert_eq!(p.to_query(&["prompt"]), "a=1&a=2");
+    }
 }

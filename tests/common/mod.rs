@@ -4,6 +4,8 @@
 
 pub mod config;
 pub mod http;
+pub mod notifications;
+pub mod oidc;
 pub mod sessions;
 
 use serde_json::{Map, Value};

@@ -1,0 +1,346 @@
+//! `GET|POST /oauth2/authorize` (OIDC Core 3.1.2). The request is checked in two stages, as
+//! the contract fixes it: an unknown client or an unregistered/missing redirect_uri is never
+//! redirected (portal error 107/108/24 as a page or JSON 400); every later error goes back to
+//! the client per RFC 6749 4.1.2.1. Then the user: no session -> the login form, which comes
+//! back here; `prompt=login` or an old authentication (`max_age`) -> a fresh login;
+//! `prompt=none` without a session -> `login_required`. Then consent, then the code.
+use super::store::{self, RecordType};
+use super::{consent, params, with_params, Params, Rp};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, OAuthCode, PortalCode, Result};
+use crate::http::{Request, Response};
+use crate::portal::{self, session::CookieState};
+use crate::storage::Session;
+use crate::util;
+use base64::Engine;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+/// A checked authorization request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthRequest {
+    /// The client's id.
+    pub client_id: String,
+    /// The registered redirect URI it named.
+    pub redirect_uri: String,
+    /// Requested scope, space-separated.
+    pub scope: String,
+    /// `state`, echoed back.
+    pub state: Option<String>,
+    /// `nonce`, put in the ID token.
+    pub nonce: Option<String>,
+    /// `prompt` values.
+    pub prompt: Vec<String>,
+    /// `max_age`, seconds.
+    pub max_age: Option<i64>,
+    /// PKCE challenge and method.
+    pub pkce: Option<(String, String)>,
+}
+
+/// Why a request is refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not redirected: the client or its redirect URI cannot be trusted.
+    Portal(PortalCode),
+    /// Redirected to the client with `error` (+ `state`).
+    Redirect(OAuthCode),
+}
+
+/// `/oauth2/authorize`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let p = params(req);
+    let (rp, ar) = match check(&conf.oidc, &p) {
+        Ok(v) => v,
+        Err(Refusal::Portal(code)) => return Err(Error::portal(code, 400)),
+        Err(Refusal::Redirect(code)) => {
+            return Ok(refuse(&redirect_target(&p), code, p.get("state")))
+        }
+    };
+    let session = match user_session(app, conf, req, &ar)? {
+        Ok(s) => s,
+        Err(UserStep::Respond(r)) => return Ok(r),
+        Err(UserStep::LoginRequired) => {
+            return Ok(refuse(
+                &ar.redirect_uri,
+                OAuthCode::LoginRequired,
+                ar.state.as_deref(),
+            ))
+        }
+    };
+    match consent::decide(app, conf, req, rp, &ar, &session, &p)? {
+        consent::Outcome::Granted => {}
+        consent::Outcome::Ask(page) => return Ok(page),
+        consent::Outcome::Refused(code) => {
+            return Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref()))
+        }
+    }
+    let code = issue_code(app, conf, rp, &ar, &session)?;
+    let mut q: Vec<(&str, &str)> = vec![("code", &code)];
+    let ss = session_state(&ar.client_id, &ar.redirect_uri, &session);
+    q.push(("session_state", &ss));
+    if let Some(s) = &ar.state {
+        q.push(("state", s));
+    }
+    Ok(Response::redirect(&with_params(&ar.redirect_uri, &q)))
+}
+
+/// Checks the request against the relying parties (no session involved).
+pub fn check<'a>(
+    settings: &'a super::Settings,
+    p: &Params,
+) -> std::result::Result<(&'a Rp, AuthRequest), Refusal> {
+    // Stage 1 (never redirected): who is asking, and where would the answer go.
+    let rp = settings
+        .rp(p.get("client_id").unwrap_or(""))
+        .ok_or(Refusal::Portal(PortalCode::UnknownPartner))?;
+    let redirect_uri = p
+        .get("redirect_uri")
+        .ok_or(Refusal::Portal(PortalCode::Error))?;
+    if !rp.redirect_uris.iter().any(|u| u == redirect_uri) {
+        return Err(Refusal::Portal(PortalCode::UnauthorizedUrl));
+    }
+    // Stage 2 (redirected): RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3.
+    if p.get("response_type") != Some("code") {
+        return Err(Refusal::Redirect(OAuthCode::UnsupportedResponseType));
+    }
+    let scope = p
+        .get("scope")
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !scope.split(' ').any(|s| s == "openid") {
+        return Err(Refusal::Redirect(OAuthCode::InvalidScope));
+    }
+    let max_age = match p.get("max_age") {
+        None => None,
+        Some(m) => Some(
+            m.parse::<i64>()
+                .ok()
+                .filter(|m| *m >= 0)
+                .ok_or(Refusal::Redirect(OAuthCode::InvalidRequest))?,
+        ),
+    };
+    let method = p.get("code_challenge_method");
+    let pkce = match p.get("code_challenge") {
+        Some(c) if super::pkce::method_ok(method) => {
+            Some((c.to_string(), method.unwrap_or("plain").to_string()))
+        }
+        None if !rp.require_pkce && method.is_none() => None,
+        _ => return Err(Refusal::Redirect(OAuthCode::InvalidRequest)),
+    };
+    let prompt = p
+        .get("prompt")
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let own = |k: &str| p.get(k).map(str::to_string);
+    let ar = AuthRequest {
+        client_id: rp.client_id.clone(),
+        redirect_uri: redirect_uri.to_string(),
+        scope,
+        state: own("state"),
+        nonce: own("nonce"),
+        prompt,
+        max_age,
+        pkce,
+    };
+    Ok((rp, ar))
+}
+
+enum UserStep {
+    Respond(Response),
+    LoginRequired,
+}
+
+/// The user's SSO session, or what to answer instead (login form, fresh login, login_required).
+fn user_session(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    ar: &AuthRequest,
+) -> Result<std::result::Result<Session, UserStep>> {
+    let state = portal::session::from_request(app, conf, req)?;
+    let none = ar.prompt.iter().any(|p| p == "none");
+    // Come back here after the login, without the parameters that asked for it.
+    let back = format!(
+        "{}oauth2/authorize?{}",
+        conf.portal,
+        params(req).to_query(&["prompt", "max_age", "confirm", "token"])
+    );
+    let session = match state {
+        CookieState::Valid(s) => s,
+        _ if none => return Ok(Err(UserStep::LoginRequired)),
+        CookieState::Unknown => {
+            let r = portal::login_redirect(conf, req, &back)
+                .with_cookie(&portal::cookies::clear_sso(conf));
+            return Ok(Err(UserStep::Respond(r)));
+        }
+        CookieState::Absent => {
+            return Ok(Err(UserStep::Respond(portal::login_redirect(
+                conf, req, &back,
+            ))))
+        }
+    };
+    let auth_time = session
+        .get("_lastAuthnUTime")
+        .and_then(crate::config::as_i64)
+        .unwrap_or(0);
+    let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
+    if ar.prompt.iter().any(|p| p == "login") || too_old {
+        if none {
+            return Ok(Err(UserStep::LoginRequired));
+        }
+        // A fresh login: the browser drops its cookie, so the form really authenticates.
+        let r =
+            portal::login_redirect(conf, req, &back).with_cookie(&portal::cookies::clear_sso(conf));
+        return Ok(Err(UserStep::Respond(r)));
+    }
+    Ok(Ok(session))
+}
+
+/// Stores the code with what the token endpoint needs.
+fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
+    let mut rec = Map::new();
+    rec.insert("client_id".into(), json!(ar.client_id));
+    rec.insert("redirect_uri".into(), json!(ar.redirect_uri));
+    rec.insert("scope".into(), json!(ar.scope));
+    rec.insert("nonce".into(), json!(ar.nonce));
+    if let Some((c, m)) = &ar.pkce {
+        rec.insert("code_challenge".into(), json!(c));
+        rec.insert("code_challenge_method".into(), json!(m));
+    }
+    rec.insert(
+        "_session_id".into(),
+        s.get("_session_id").cloned().unwrap_or(Value::Null),
+    );
+    rec.insert("sub".into(), json!(subject(conf, s)));
+    rec.insert(
+        "auth_time".into(),
+        s.get("_lastAuthnUTime")
+            .cloned()
+            .unwrap_or(json!(util::now())),
+    );
+    let level = s
+        .get("authenticationLevel")
+        .and_then(crate::config::as_i64)
+        .unwrap_or(1);
+    rec.insert("acr".into(), json!(format!("loa-{level}")));
+    store::create(app, RecordType::Code, rec, rp.code_ttl)
+}
+
+/// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.
+pub fn subject(_conf: &Conf, s: &Session) -> String {
+    s.get("_whatToTrace")
+        .or_else(|| s.get("_user"))
+        .map(crate::config::value_string)
+        .unwrap_or_default()
+}
+
+/// OIDC Session Management 1.0 section 3: `base64(sha256(client_id origin state salt)).salt`.
+fn session_state(client_id: &str, redirect_uri: &str, s: &Session) -> String {
+    let origin: String = redirect_uri
+        .splitn(4, '/')
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("/");
+    let sid = s
+        .get("_session_id")
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    let salt = util::random_hex(8);
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let hash = b64.encode(Sha256::digest(
+        format!("{client_id} {origin} {sid} {salt}").as_bytes(),
+    ));
+    format!("{hash}.{salt}")
+}
+
+/// The redirect URI of a request already known to be registered (stage 2 errors only).
+fn redirect_target(p: &Params) -> String {
+    p.get("redirect_uri").unwrap_or_default().to_string()
+}
+
+/// RFC 6749 4.1.2.1: the error goes back to the client.
+fn refuse(redirect_uri: &str, code: OAuthCode, state: Option<&str>) -> Response {
+    let mut q = vec![("error", code.as_str())];
+    if let Some(s) = state {
+        q.push(("state", s));
+    }
+    Response::redirect(&with_params(redirect_uri, &q))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oidc::Settings;
+
+    fn settings() -> Settings {
+        let rp = Rp {
+            client_id: "c".into(),
+            redirect_uris: vec!["http://rp/cb".into()],
+            ..Rp::default()
+        };
+        Settings {
+            enabled: true,
+            rps: vec![rp],
+            refresh_ttl: 10,
+        }
+    }
+
+    fn p(q: &str) -> Params {
+        Params(util::parse_urlencoded(q))
+    }
+
+    #[test]
+    fn stage_one_is_never_redirected() {
+        let s = settings();
+        let err = |q: &str| check(&s, &p(q)).err();
+        assert_eq!(
+            err("client_id=x&redirect_uri=http://rp/cb"),
+            Some(Refusal::Portal(PortalCode::UnknownPartner))
+        );
+        assert_eq!(err("client_id=c"), Some(Refusal::Portal(PortalCode::Error)));
+        assert_eq!(
+            err("client_id=c&redirect_uri=http://evil/cb"),
+            Some(Refusal::Portal(PortalCode::UnauthorizedUrl))
+        );
+    }
+
+    #[test]
+    fn stage_two_is_redirected() {
+        let s = settings();
+        let base = "client_id=c&redirect_uri=http://rp/cb";
+        let err = |q: &str| check(&s, &p(&format!("{base}&{q}"))).err();
+        assert_eq!(
+            err("response_type=token&scope=openid"),
+            Some(Refusal::Redirect(OAuthCode::UnsupportedResponseType))
+        );
+        assert_eq!(
+            err("response_type=code&scope=profile"),
+            Some(Refusal::Redirect(OAuthCode::InvalidScope))
+        );
+        assert_eq!(
+            err("response_type=code&scope=openid&max_age=x"),
+            Some(Refusal::Redirect(OAuthCode::InvalidRequest))
+        );
+        let bad_pkce = "response_type=code&scope=openid&code_challenge=a&code_challenge_method=S1";
+        assert_eq!(
+            err(bad_pkce),
+            Some(Refusal::Redirect(OAuthCode::InvalidRequest))
+        );
+        let (_, ar) = check(
+            &s,
+            &p(&format!(
+                "{base}&response_type=code&scope=openid+email&foo=bar&state=s"
+            )),
+        )
+        .unwrap();
+        assert_eq!(
+            (ar.scope.as_str(), ar.state.as_deref()),
+            ("openid email", Some("s"))
+        );
+    }
+}

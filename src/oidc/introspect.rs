@@ -1,0 +1,36 @@
+//! `POST /oauth2/introspect` (RFC 7662), as LemonLDAP::NG: the client authenticates like at
+//! the token endpoint; a live access token of that client answers `active: true` with
+//! `client_id`, `iss`, `exp`, `sub`, `scope`; anything else `{"active":false}`.
+use super::client::{self, Credentials};
+use super::store::{self, field, RecordType};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, OAuthCode, Result};
+use crate::http::{Request, Response};
+use serde_json::json;
+
+/// `/oauth2/introspect`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let p = super::params(req);
+    let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let token = p
+        .get("token")
+        .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
+    let rec = store::get(app, RecordType::Access, token)?
+        .filter(|r| field(r, "client_id") == Some(&rp.client_id));
+    let Some(rec) = rec else {
+        return Ok(Response::json(200, &json!({"active": false})));
+    };
+    Ok(Response::json(
+        200,
+        &json!({
+            "active": true,
+            "client_id": rp.client_id,
+            "iss": super::issuer(conf),
+            "exp": rec.get("_exp"),
+            "sub": field(&rec, "sub"),
+            "scope": field(&rec, "scope"),
+            "token_type": "Bearer",
+        }),
+    ))
+}

@@ -1,0 +1,206 @@
+//! `POST /oauth2/token` (RFC 6749 4.1.3, 6; OIDC Core 3.1.3, 12): the authorization_code and
+//! refresh_token grants. Checks in LemonLDAP::NG's order, so its error table holds: grant type,
+//! then client authentication (a wrong secret leaves the code alone), then the code, taken
+//! atomically (a wrong client or redirect_uri has consumed it), then PKCE.
+use super::client::{self, Credentials};
+use super::store::{self, field, RecordType};
+use super::{issuer, jwt, params, Params, Rp};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, OAuthCode, Result};
+use crate::http::{Request, Response};
+use crate::storage::Session;
+use crate::util;
+use serde_json::{json, Map, Value};
+
+/// The grants Limette serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    /// RFC 6749 4.1.3
+    AuthorizationCode,
+    /// RFC 6749 6
+    RefreshToken,
+}
+
+/// `/oauth2/token`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let p = params(req);
+    let grant = grant_type(p.get("grant_type"))?;
+    let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let answer = match grant {
+        Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,
+        Grant::RefreshToken => refresh(app, conf, rp, &p)?,
+    };
+    Ok(Response::json(200, &Value::Object(answer)))
+}
+
+/// RFC 6749 5.2: unknown or missing -> unsupported_grant_type; the grants a client may not
+/// use here (password, client_credentials) -> unauthorized_client.
+pub fn grant_type(g: Option<&str>) -> Result<Grant> {
+    match g {
+        Some("authorization_code") => Ok(Grant::AuthorizationCode),
+        Some("refresh_token") => Ok(Grant::RefreshToken),
+        Some("password") | Some("client_credentials") => {
+            Err(Error::oauth(OAuthCode::UnauthorizedClient))
+        }
+        _ => Err(Error::oauth(OAuthCode::UnsupportedGrantType)),
+    }
+}
+
+fn invalid_grant() -> Error {
+    Error::oauth(OAuthCode::InvalidGrant)
+}
+
+fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Value>> {
+    let code = p
+        .get("code")
+        .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
+    // 1. Single use: taken before anything else can fail (RFC 6749 4.1.2, 10.5).
+    let rec = store::take(app, RecordType::Code, code)?.ok_or_else(invalid_grant)?;
+    // 2. Issued to this client (RFC 6749 4.1.3).
+    if field(&rec, "client_id") != Some(rp.client_id.as_str()) {
+        return Err(invalid_grant());
+    }
+    // 3. Same redirect_uri as the authorization request (RFC 6749 4.1.3).
+    if p.get("redirect_uri") != field(&rec, "redirect_uri") {
+        return Err(invalid_grant());
+    }
+    // 4. PKCE (RFC 7636 4.6); a public client always has a challenge (checked at authorize).
+    if let Some(challenge) = field(&rec, "code_challenge") {
+        let method = field(&rec, "code_challenge_method").unwrap_or("plain");
+        if !super::pkce::verify(challenge, method, p.get("code_verifier").unwrap_or("")) {
+            return Err(invalid_grant());
+        }
+    } else if rp.require_pkce {
+        return Err(invalid_grant());
+    }
+    // 5. The SSO session must still be there.
+    live_session(app, conf, &rec)?;
+    issue(app, conf, rp, &rec, true)
+}
+
+fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Value>> {
+    let token = p
+        .get("refresh_token")
+        .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
+    // RFC 6749 5.2: unknown, expired or another client's refresh token is invalid_grant.
+    let rec = store::get(app, RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
+    if field(&rec, "client_id") != Some(rp.client_id.as_str()) {
+        return Err(invalid_grant());
+    }
+    live_session(app, conf, &rec)?;
+    let mut grant = rec.clone();
+    grant.remove("nonce");
+    issue(app, conf, rp, &grant, false)
+}
+
+fn live_session(app: &App, conf: &Conf, rec: &Session) -> Result<Session> {
+    let sid = field(rec, "_session_id").unwrap_or("");
+    crate::portal::session::lookup(app, conf, sid)?.ok_or_else(invalid_grant)
+}
+
+/// The token response: access token, ID token, and a refresh token on the code grant when
+/// the RP has them.
+fn issue(
+    app: &App,
+    conf: &Conf,
+    rp: &Rp,
+    grant: &Session,
+    from_code: bool,
+) -> Result<Map<String, Value>> {
+    let keep = [
+        "client_id",
+        "scope",
+        "sub",
+        "_session_id",
+        "auth_time",
+        "acr",
+    ];
+    let base: Session = grant
+        .iter()
+        .filter(|(k, _)| keep.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let access = store::create(app, RecordType::Access, base.clone(), rp.access_ttl)?;
+    let mut out = Map::new();
+    out.insert("access_token".into(), json!(access));
+    out.insert("token_type".into(), json!("Bearer"));
+    out.insert("expires_in".into(), json!(rp.access_ttl));
+    if from_code && rp.refresh {
+        let refresh = store::create(app, RecordType::Refresh, base, conf.oidc.refresh_ttl)?;
+        out.insert("refresh_token".into(), json!(refresh));
+    }
+    let claims = id_token_claims(&issuer(conf), rp, grant, &access, util::now());
+    out.insert(
+        "id_token".into(),
+        json!(jwt::sign_hs256(&claims, rp.secret.expose())),
+    );
+    Ok(out)
+}
+
+/// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token.
+pub fn id_token_claims(
+    iss: &str,
+    rp: &Rp,
+    grant: &Session,
+    access_token: &str,
+    now: i64,
+) -> Map<String, Value> {
+    let mut c = Map::new();
+    c.insert("iss".into(), json!(iss));
+    c.insert("sub".into(), json!(field(grant, "sub").unwrap_or("")));
+    c.insert("aud".into(), json!([rp.client_id]));
+    c.insert("azp".into(), json!(rp.client_id));
+    c.insert("exp".into(), json!(now + rp.id_ttl));
+    c.insert("iat".into(), json!(now));
+    c.insert(
+        "auth_time".into(),
+        grant.get("auth_time").cloned().unwrap_or(json!(now)),
+    );
+    c.insert("acr".into(), json!(field(grant, "acr").unwrap_or("loa-1")));
+    c.insert("at_hash".into(), json!(jwt::at_hash(access_token)));
+    if let Some(n) = field(grant, "nonce") {
+        c.insert("nonce".into(), json!(n));
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grant_types_as_llng() {
+        assert_eq!(
+            grant_type(Some("authorization_code")).ok(),
+            Some(Grant::AuthorizationCode)
+        );
+        let code = |g| match grant_type(g) {
+            Err(Error::OAuth { code, .. }) => Some(code),
+            _ => None,
+        };
+        assert_eq!(code(None), Some(OAuthCode::UnsupportedGrantType));
+        assert_eq!(code(Some("foo")), Some(OAuthCode::UnsupportedGrantType));
+        assert_eq!(code(Some("password")), Some(OAuthCode::UnauthorizedClient));
+    }
+
+    #[test]
+    fn id_token_claims_match_llng() {
+        let rp = Rp {
+            client_id: "demo".into(),
+            id_ttl: 3600,
+            ..Rp::default()
+        };
+        let mut g = Map::new();
+        g.insert("sub".into(), json!("dwho"));
+        g.insert("auth_time".into(), json!(5));
+        g.insert("acr".into(), json!("loa-1"));
+        g.insert("nonce".into(), json!("n1"));
+        let c = id_token_claims("http://p/", &rp, &g, "abc", 100);
+        assert_eq!(
+            Value::Object(c),
+            json!({"iss": "http://p/", "sub": "dwho", "aud": ["demo"], "azp": "demo", "exp": 3700, "iat": 100,
+                   "auth_time": 5, "acr": "loa-1", "at_hash": "ungWv48Bz-pBQUDeXa4iIw", "nonce": "n1"})
+        );
+    }
+}

@@ -1,0 +1,84 @@
+"""An independent relying party (Authlib) completing the code flow against Limette.
+
+Usage: oidc_rp.py <issuer> <client_id> <client_secret> <redirect_uri>
+Logs in as dwho through the portal's JSON login, runs the authorization code flow with PKCE
+and a nonce, then lets Authlib validate the ID token (HS256 signature with the client secret,
+iss, aud, azp, exp, iat, nonce, at_hash) and reads userinfo. It also checks that the same
+validation rejects a forged signature, a wrong nonce and a wrong at_hash, so a validator that
+checks nothing cannot pass. Prints "RP OK" on success; any failure exits non-zero.
+"""
+import sys
+import warnings
+
+import requests
+from authlib.common.security import generate_token
+from authlib.integrations.requests_client import OAuth2Session
+with warnings.catch_warnings():
+    # Newer Authlib points to joserfc; the authlib.jose API is still the documented OIDC one.
+    warnings.simplefilter("ignore")
+    from authlib.jose import jwt
+    from authlib.oidc.core import CodeIDToken
+
+
+def validate(id_token, key, issuer, client_id, nonce, access_token):
+    claims = jwt.decode(
+        id_token,
+        key,
+        claims_cls=CodeIDToken,
+        claims_options={"iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": client_id}},
+        claims_params={"nonce": nonce, "client_id": client_id, "access_token": access_token},
+    )
+    claims.validate()
+    return claims
+
+
+def must_fail(what, *args):
+    try:
+        validate(*args)
+    except Exception:  # Authlib raises authlib.jose or joserfc errors depending on its version
+        return
+    raise SystemExit(f"validation accepted {what}")
+
+
+def main():
+    issuer, client_id, secret, redirect_uri = sys.argv[1:5]
+    meta = requests.get(issuer + ".well-known/openid-configuration", timeout=10).json()
+    assert meta["issuer"] == issuer, meta
+
+    browser = requests.Session()
+    r = browser.post(issuer, data={"user": "dwho", "password": "dwho"}, headers={"Accept": "application/json"}, timeout=10)
+    assert r.status_code == 200, r.text
+
+    client = OAuth2Session(
+        client_id,
+        secret,
+        scope="openid profile email",
+        redirect_uri=redirect_uri,
+        code_challenge_method="S256",
+        token_endpoint_auth_method="client_secret_basic",
+    )
+    nonce, verifier = generate_token(20), generate_token(64)
+    url, state = client.create_authorization_url(meta["authorization_endpoint"], nonce=nonce, code_verifier=verifier)
+    r = browser.get(url, allow_redirects=False, timeout=10)
+    assert r.status_code == 302, (r.status_code, r.text)
+    token = client.fetch_token(
+        meta["token_endpoint"], authorization_response=r.headers["Location"], state=state, code_verifier=verifier
+    )
+
+    key = secret.encode()
+    at = token["access_token"]
+    claims = validate(token["id_token"], key, issuer, client_id, nonce, at)
+    assert claims["sub"] == "dwho", claims
+    must_fail("a wrong key", token["id_token"], b"not-the-secret", issuer, client_id, nonce, at)
+    must_fail("a wrong nonce", token["id_token"], key, issuer, client_id, "other-nonce", at)
+    must_fail("a wrong at_hash", token["id_token"], key, issuer, client_id, nonce, at + "x")
+    must_fail("a wrong audience", token["id_token"], key, issuer, "someone-else", nonce, at)
+    must_fail("a wrong issuer", token["id_token"], key, "http://evil.example/", client_id, nonce, at)
+
+    info = client.get(meta["userinfo_endpoint"], timeout=10).json()
+    assert info["sub"] == "dwho" and info["email"] == "dwho@badwolf.org", info
+    print("RP OK", claims["sub"], info["email"])
+
+
+if __name__ == "__main__":
+    main()
