@@ -41,6 +41,17 @@ fn cli_round_trip(store: Store) {
         r.stdout,
         "timeout = 72000\nmacros/UA = $ENV{HTTP_USER_AGENT}\nnotificationWildcard = allusers\n"
     );
+    let r = cli(
+        &p,
+        &[
+            "get",
+            "oidcRPMetaDataNodes/demo/oidcRPMetaDataOptionsClientID",
+        ],
+    );
+    assert_eq!(
+        r.stdout,
+        "oidcRPMetaDataNodes/demo/oidcRPMetaDataOptionsClientID = demo\n"
+    );
     let r = cli(&p, &["info"]);
     assert!(
         r.stdout.contains("Num      : 2\n") && r.stdout.contains("Log      : restored\n"),

@@ -161,9 +161,18 @@ fn get(store: &dyn ConfStore, wanted: &[String]) -> Result<String> {
     let mut out = String::new();
     for key in wanted {
         let path: Vec<String> = key.split('/').map(str::to_string).collect();
-        let value = keys::lookup(&conf, &path)?;
+        // A plain key path first; the manager's nodes (`virtualHosts/<host>/<key>`) as the
+        // proxy reads them.
+        let value = match keys::lookup(&conf, &path) {
+            Ok(v) => v.clone(),
+            Err(e) => match keys::answer(&conf, &path) {
+                Ok(Value::Object(mut a)) => a.remove("value").unwrap_or(Value::Object(a)),
+                Ok(list) => list,
+                Err(_) => return Err(e),
+            },
+        };
         let text = match value {
-            Value::String(s) => s.clone(),
+            Value::String(s) => s,
             other => other.to_string(),
         };
         out.push_str(&format!("{key} = {text}\n"));
