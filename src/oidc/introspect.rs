@@ -30,7 +30,6 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             "exp": rec.get("_exp"),
             "sub": field(&rec, "sub"),
             "scope": field(&rec, "scope"),
-            "token_type": "Bearer",
         }),
     ))
 }
