@@ -940,3 +940,97 @@ fn external_rp_library_completes_the_flow() {
     );
     assert!(stdout.contains("RP OK"), "{stdout}");
 }
+
+#[test]
+fn codes_work_across_instances_and_sqlite_redemption_is_atomic() {
+    // Two instances sharing one SQLite session storage: a code issued by one is redeemed at
+    // the other, and concurrent redemptions spread over both give exactly one success.
+    let shared = common::TempDir::new("oidc-shared");
+    let db = shared.path().join("sessions.db");
+    let ini = format!(
+        "globalStorageOptions = {{\"DataSource\": \"dbi:SQLite:dbname={}\"}}",
+        db.display()
+    );
+    let rps = json!({"rp1": rp("rp1", json!({}))});
+    let start = || {
+        Portal::builder()
+            .portal_url_matches()
+            .conf("oidcRPMetaDataOptions", rps.clone())
+            .ini("globalStorage = SQLite")
+            .ini(&ini)
+            .start()
+    };
+    let (a, b) = (start(), start());
+    assert!(db.exists(), "the sessions live in the shared SQLite file");
+    let sid = a.login("dwho");
+    let c = code(&a, &sid, "rp1", "");
+    assert_eq!(
+        redeem(&b, "rp1", &c).status,
+        200,
+        "a code of instance A redeemed at instance B"
+    );
+    for _ in 0..3 {
+        let c = code(&a, &sid, "rp1", "");
+        let clients = [
+            a.client(),
+            b.client(),
+            a.client(),
+            b.client(),
+            a.client(),
+            b.client(),
+        ];
+        let handles: Vec<_> = clients
+            .into_iter()
+            .map(|client| {
+                let c = c.clone();
+                std::thread::spawn(move || {
+                    let auth = basic("rp1", SECRET);
+                    let f = [
+                        ("grant_type", "authorization_code"),
+                        ("code", c.as_str()),
+                        ("redirect_uri", CB),
+                    ];
+                    client
+                        .post_form("/oauth2/token", &f, &[("Authorization", &auth)])
+                        .status
+                })
+            })
+            .collect();
+        let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 200).count(),
+            1,
+            "{statuses:?}"
+        );
+    }
+}
+
+#[test]
+fn login_through_the_oidc_entrance() {
+    // POST /oauth2/ with user/password is the portal login, as LemonLDAP::NG.
+    let p = start_default();
+    let c = p.client();
+    let json = [("Accept", "application/json")];
+    let r = c.post_form("/oauth2/", &[("user", "dwho"), ("password", "nope")], &json);
+    assert_eq!(
+        (r.status, r.json()),
+        (401, json!({"result": 0, "error": "5"}))
+    );
+    assert_eq!(
+        r.header("www-authenticate"),
+        Some(format!("SSO {}", p.url("/")).as_str())
+    );
+    let r = c.post_form("/oauth2/", &[("user", "dwho")], &json);
+    assert_eq!(
+        (r.status, r.json()),
+        (401, json!({"result": 0, "error": "24"}))
+    );
+    let r = c.post_form("/oauth2/", &[("user", "dwho"), ("password", "")], &json);
+    assert_eq!(
+        (r.status, r.json()),
+        (401, json!({"result": 0, "error": "2"}))
+    );
+    let r = c.post_form("/oauth2/", &[("user", "dwho"), ("password", "dwho")], &json);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.cookie("lemonldap").as_deref(), r.json()["id"].as_str());
+}
