@@ -11,6 +11,7 @@ use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::http::{Request, Response};
 use crate::portal::{self, session::CookieState};
+use crate::server::log;
 use crate::storage::Session;
 use crate::util;
 use base64::Engine;
@@ -52,7 +53,14 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
     let (rp, ar) = match check(&conf.oidc, &p) {
         Ok(v) => v,
-        Err(Refusal::Portal(code)) => return Err(Error::portal(code, 400)),
+        Err(Refusal::Portal(code)) => {
+            log::notice(&format!(
+                "authorize refused (portal error {}) for client {}",
+                code.as_str(),
+                printable(p.get("client_id"))
+            ));
+            return Err(Error::portal(code, 400));
+        }
         Err(Refusal::Redirect(code)) => {
             return Ok(refuse(&redirect_target(&p), code, p.get("state")))
         }
@@ -75,7 +83,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             return Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref()))
         }
     }
-    let code = issue_code(app, conf, rp, &ar, &session)?;
+    let code = issue_code(app, rp, &ar, &session)?;
     let mut q: Vec<(&str, &str)> = vec![("code", &code)];
     let ss = session_state(&ar.client_id, &ar.redirect_uri, &session);
     q.push(("session_state", &ss));
@@ -202,7 +210,7 @@ fn user_session(
 }
 
 /// Stores the code with what the token endpoint needs.
-fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
+fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
     let mut rec = Map::new();
     rec.insert("client_id".into(), json!(ar.client_id));
     rec.insert("redirect_uri".into(), json!(ar.redirect_uri));
@@ -216,7 +224,7 @@ fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) ->
         "_session_id".into(),
         s.get("_session_id").cloned().unwrap_or(Value::Null),
     );
-    rec.insert("sub".into(), json!(subject(conf, s)));
+    rec.insert("sub".into(), json!(subject(s)));
     rec.insert(
         "auth_time".into(),
         s.get("_lastAuthnUTime")
@@ -232,7 +240,7 @@ fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) ->
 }
 
 /// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.
-pub fn subject(_conf: &Conf, s: &Session) -> String {
+pub fn subject(s: &Session) -> String {
     s.get("_whatToTrace")
         .or_else(|| s.get("_user"))
         .map(crate::config::value_string)
@@ -256,6 +264,15 @@ fn session_state(client_id: &str, redirect_uri: &str, s: &Session) -> String {
         format!("{client_id} {origin} {sid} {salt}").as_bytes(),
     ));
     format!("{hash}.{salt}")
+}
+
+/// A client-sent value fit for a log line.
+fn printable(v: Option<&str>) -> String {
+    v.unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(64)
+        .collect()
 }
 
 /// The redirect URI of a request already known to be registered (stage 2 errors only).
