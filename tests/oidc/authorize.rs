@@ -145,6 +145,21 @@ fn authorize_without_session_logs_in_and_comes_back() {
         query("rp1", "").replace('+', "%20")
     );
     assert_eq!(url, b64_url(&back), "the target drops prompt=login");
+    // A wrong password shows the form again, error 5, still carrying the request.
+    let wrong = [
+        ("user", "dwho"),
+        ("password", "nope"),
+        ("token", token.as_str()),
+        ("url", url.as_str()),
+    ];
+    let r = p.client().post_form("/", &wrong, &[]);
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("trmsg=\"5\""), "{}", r.text());
+    assert!(
+        r.text().contains(&format!("name=\"url\" value=\"{url}\"")),
+        "{}",
+        r.text()
+    );
     let fields = [
         ("user", "dwho"),
         ("password", "dwho"),
