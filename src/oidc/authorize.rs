@@ -236,7 +236,7 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
         .and_then(crate::config::as_i64)
         .unwrap_or(1);
     rec.insert("acr".into(), json!(format!("loa-{level}")));
-    store::create(app, RecordType::Code, rec, rp.code_ttl)
+    store::create(store::of(app), RecordType::Code, rec, rp.code_ttl)
 }
 
 /// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.
