@@ -102,6 +102,11 @@ fn run(opts: Options) -> i32 {
             return 2;
         }
     };
+    let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
+    // The configuration commands need only the store: they work on an empty or broken one.
+    if opts.free.first().map(String::as_str) == Some("config") {
+        return crate::config::cli::run(&local, &rest, &opts);
+    }
     let app = match App::open(local) {
         Ok(a) => Arc::new(a),
         Err(e) => {
@@ -109,10 +114,8 @@ fn run(opts: Options) -> i32 {
             return 2;
         }
     };
-    let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
     match opts.free.first().map(String::as_str) {
         None | Some("serve") => serve(app),
-        Some("config") => crate::config::cli::run(&app, &rest, &opts),
         Some("sessions") => crate::sessions::cli::run(&app, &rest),
         Some("notifications") => crate::notifications::cli::run(&app, &rest, &opts),
         Some(other) => {

@@ -8,6 +8,7 @@ pub mod ini;
 pub mod local;
 pub mod proxy;
 pub mod rest;
+pub mod save;
 
 use crate::error::{Error, Result};
 use crate::storage::file::conf::FileConf;

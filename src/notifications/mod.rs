@@ -2,7 +2,10 @@
 //! and `open`), the REST/JSON server (`server`) and SOAP/XML server (`soap`) at
 //! `/notifications`, the CLI (`cli`), and the portal flow and explorer (`portal`). `Settings`
 //! holds every notification key of the configuration, parsed once.
+pub mod accept;
 pub mod cli;
+pub mod explorer;
+pub mod form;
 pub mod model;
 pub mod portal;
 pub mod server;

@@ -1,23 +1,153 @@
-//! Notifications at login and the explorer (built by the notifications-at-login issue).
+//! Notifications at login: after a successful login and before the SSO cookie is released,
+//! the user's due notifications are shown in one form; the login waits as a pending record
+//! (see `portal::pending`) named by its own cookie until every box is checked. Also serves
+//! `/notifback` (the form's answer, `?cancel=1`) and hands `/mynotifications` to `explorer`.
+use super::accept;
+use super::model::Notification;
 use crate::app::App;
-use crate::config::Conf;
+use crate::config::{value_string, Conf};
 use crate::error::{Error, Result};
-use crate::http::{Request, Response};
-use crate::storage::Session;
+use crate::http::{Method, Request, Response};
+use crate::portal::{cookies, login, pending, session};
+use crate::storage::{Kind, Session};
+use serde_json::json;
 
-/// Called after a successful login, before the SSO cookie is released: answers with the
-/// notification form (holding the session back) when the user has pending notifications.
+/// Called after a successful login: when notifications are due, stores the login as pending
+/// and answers with the form (HTML) or portal error 36 (JSON); no SSO cookie either way.
 pub fn intercept(
-    _app: &App,
-    _conf: &Conf,
-    _req: &Request,
-    _s: &Session,
-    _url: Option<&str>,
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    url: Option<&str>,
 ) -> Result<Option<Response>> {
-    Ok(None)
+    if !conf.notifications.enabled {
+        return Ok(None);
+    }
+    let list = due_for(app, conf, s)?;
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let p = pending::create(app, conf, s.clone(), url)?;
+    let cookie = cookies::portal_cookie(conf, pending::COOKIE, &p.id, false);
+    let resp = if req.wants_json() {
+        Response::json(
+            400,
+            &json!({"result": 0, "error": "36", "ciphered_id": p.id}),
+        )
+    } else {
+        Response::html(
+            200,
+            super::form::page(&list, &pending::token(conf, &p.id), false),
+        )
+    };
+    Ok(Some(resp.with_cookie(&cookie)))
 }
 
-/// Serves `/notifback` and `/mynotifications`.
-pub fn handle(_app: &App, _req: &Request, _conf: &Conf) -> Result<Response> {
-    Err(Error::not_found("Not found"))
+/// Serves `/notifback` and `/mynotifications...`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    if req.path.starts_with("/mynotifications") {
+        return super::explorer::handle(app, req, conf);
+    }
+    if req.path != "/notifback" || !conf.notifications.enabled {
+        return Err(Error::not_found("Not found"));
+    }
+    if req.has_query("cancel") || req.form_param("cancel").is_some() {
+        return Ok(cancel(app, req, conf));
+    }
+    if req.method != Method::Post {
+        return Err(Error::MethodNotAllowed);
+    }
+    let Some(p) = req
+        .cookie(pending::COOKIE)
+        .map(|id| pending::get(app, &id))
+        .transpose()?
+        .flatten()
+    else {
+        return Err(Error::Unauthenticated(
+            "No pending login: please log in again".into(),
+        ));
+    };
+    if !pending::check_token(conf, &p.id, &req.form_param("token").unwrap_or_default()) {
+        return Err(Error::bad("Invalid form token"));
+    }
+    accept_form(app, conf, req, p)
+}
+
+/// Checks the posted form against what is due now; stores the acceptance and releases the
+/// login when complete, else shows the form again.
+fn accept_form(app: &App, conf: &Conf, req: &Request, p: pending::Pending) -> Result<Response> {
+    let list = due_for(app, conf, &p.session)?;
+    if !accept::all_accepted(&list, &req.form()) {
+        let page = super::form::page(&list, &pending::token(conf, &p.id), true);
+        return Ok(Response::html(200, page));
+    }
+    record_acceptance(app, conf, &p.session, &list)?;
+    if !pending::finish(app, &p.id)? {
+        // Accepted twice (double submit): the first one released the login.
+        return Ok(Response::redirect(&conf.portal));
+    }
+    let clear = cookies::portal_cookie(conf, pending::COOKIE, "0", true);
+    Ok(login::release(app, conf, req, &p.session, p.url.as_deref())?.with_cookie(&clear))
+}
+
+/// Stores reference and acceptance epoch in the persistent session (only those), and marks
+/// the user's own notifications done. Idempotent.
+fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification]) -> Result<()> {
+    let uid = trace(s);
+    let (pid, mut ps) = session::persistent(app, &uid)?;
+    let now = crate::util::now();
+    for n in list {
+        ps.insert(accept::accepted_key(&n.reference), json!(now));
+    }
+    app.sessions(Kind::Persistent)
+        .put(Kind::Persistent, &pid, &ps)?;
+    for n in list.iter().filter(|n| n.uid != conf.notifications.wildcard) {
+        app.notifications.mark_done(&n.uid, &n.reference, now)?;
+    }
+    Ok(())
+}
+
+/// The notifications due for a session: own and wildcard ones, filtered by `accept::due`.
+pub fn due_for(app: &App, conf: &Conf, s: &Session) -> Result<Vec<Notification>> {
+    let uid = trace(s);
+    let records = app
+        .notifications
+        .pending_for(&uid, &conf.notifications.wildcard, None)?;
+    let candidates = records.iter().filter_map(readable).collect();
+    let (_, persistent) = session::persistent(app, &uid)?;
+    Ok(accept::due(
+        candidates,
+        s,
+        &persistent,
+        &crate::util::date10(crate::util::now()),
+    ))
+}
+
+/// The notification of a stored record; an unreadable one is logged and skipped.
+pub fn readable(r: &super::store::Record) -> Option<Notification> {
+    match r.notification() {
+        Ok(n) => Some(n),
+        Err(e) => {
+            crate::server::log::error(&format!(
+                "notification {} of {} is unreadable: {e:?}",
+                r.reference, r.uid
+            ));
+            None
+        }
+    }
+}
+
+fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
+    if let Some(id) = req.cookie(pending::COOKIE) {
+        let _ = pending::finish(app, &id);
+    }
+    Response::redirect(&conf.portal)
+        .with_cookie(&cookies::portal_cookie(conf, pending::COOKIE, "0", true))
+        .with_cookie(&cookies::clear_sso(conf))
+}
+
+/// The `whatToTrace` value of a session.
+pub fn trace(s: &Session) -> String {
+    s.get("_whatToTrace").map(value_string).unwrap_or_default()
 }

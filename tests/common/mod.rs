@@ -2,7 +2,9 @@
 //! with its own data folder, talks raw HTTP/1.1 to it, stops it on drop.
 #![allow(dead_code)]
 
+pub mod config;
 pub mod http;
+pub mod notifications;
 pub mod oidc;
 pub mod sessions;
 

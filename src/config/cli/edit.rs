@@ -1,0 +1,192 @@
+//! `config set`: turning `KEY VALUE` pairs into a new document. A key must already exist (in
+//! the stored configuration or the defaults table; `hash/sub` reaches inside a hash), the value
+//! is read with the type of the value it replaces (number, 0/1 flag, JSON object or array,
+//! text), and the `cfg*` metadata cannot be set by hand. Every pair is checked before anything
+//! is saved.
+use crate::config::defaults;
+use crate::config::save::META_KEYS;
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+
+/// `stored` with every `(path, text)` pair applied; the first bad pair is the error.
+pub fn apply(
+    stored: &Map<String, Value>,
+    pairs: &[(String, String)],
+) -> Result<Map<String, Value>> {
+    let mut out = stored.clone();
+    for (path, text) in pairs {
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(Error::bad(format!("Invalid key {path}")));
+        }
+        if META_KEYS.contains(&parts[0]) {
+            return Err(Error::bad(format!(
+                "{} is set when the configuration is saved",
+                parts[0]
+            )));
+        }
+        let merged = defaults::merged(&out);
+        let current = current_value(&merged, &parts, path)?;
+        let value = typed(path, text, current)?;
+        set_path(&mut out, &merged, &parts, value);
+    }
+    Ok(out)
+}
+
+/// The value a path replaces: `None` for a new entry of an existing hash.
+fn current_value<'a>(
+    merged: &'a Map<String, Value>,
+    parts: &[&str],
+    path: &str,
+) -> Result<Option<&'a Value>> {
+    let unknown = || Error::not_found(format!("Unknown key {path}"));
+    let mut value = merged.get(parts[0]).ok_or_else(unknown)?;
+    for (i, part) in parts.iter().enumerate().skip(1) {
+        let Value::Object(m) = value else {
+            return Err(Error::bad(format!(
+                "Key {} is not a hash",
+                parts[..i].join("/")
+            )));
+        };
+        match m.get(*part) {
+            Some(v) => value = v,
+            None if i == parts.len() - 1 => return Ok(None),
+            None => return Err(unknown()),
+        }
+    }
+    Ok(Some(value))
+}
+
+/// Reads `text` with the type of `current`.
+fn typed(path: &str, text: &str, current: Option<&Value>) -> Result<Value> {
+    let bad = |what: &str| Error::bad(format!("{path} expects {what}, got {text:?}"));
+    match current {
+        // Configuration numbers are durations, sizes, levels and flags: never negative.
+        Some(Value::Number(n)) if n.is_f64() => match text.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && f >= 0.0 => Ok(Value::from(f)),
+            _ => Err(bad("a non-negative number")),
+        },
+        Some(Value::Number(_)) => match text.trim().parse::<i64>() {
+            Ok(n) if n >= 0 => Ok(Value::from(n)),
+            _ => Err(bad("a non-negative integer")),
+        },
+        Some(Value::Bool(_)) => match text.trim() {
+            "1" | "true" | "on" | "yes" => Ok(Value::Bool(true)),
+            "0" | "false" | "off" | "no" => Ok(Value::Bool(false)),
+            _ => Err(bad("0 or 1")),
+        },
+        Some(Value::Object(_)) => match serde_json::from_str(text) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            _ => Err(bad("a JSON object")),
+        },
+        Some(Value::Array(_)) => match serde_json::from_str(text) {
+            Ok(v @ Value::Array(_)) => Ok(v),
+            _ => Err(bad("a JSON array")),
+        },
+        Some(Value::String(_)) | Some(Value::Null) | None => Ok(Value::from(text)),
+    }
+}
+
+/// Writes `value` at `parts`, copying a defaulted hash into the document first.
+fn set_path(
+    out: &mut Map<String, Value>,
+    merged: &Map<String, Value>,
+    parts: &[&str],
+    value: Value,
+) {
+    let Some((last, parents)) = parts.split_last() else {
+        return;
+    };
+    if parents.is_empty() {
+        out.insert(last.to_string(), value);
+        return;
+    }
+    let top = parents[0];
+    let mut root = out
+        .get(top)
+        .or_else(|| merged.get(top))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let mut node = &mut root;
+    for p in &parents[1..] {
+        match node {
+            Value::Object(m) => {
+                node = m
+                    .entry(p.to_string())
+                    .or_insert_with(|| Value::Object(Map::new()))
+            }
+            _ => return,
+        }
+    }
+    if let Value::Object(m) = node {
+        m.insert(last.to_string(), value);
+    }
+    out.insert(top.to_string(), root);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stored() -> Map<String, Value> {
+        match json!({"cfgNum": 1, "portal": "http://a/", "timeout": 100, "macros": {"A": "1"}}) {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    fn set(pairs: &[(&str, &str)]) -> Result<Map<String, Value>> {
+        let p: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        apply(&stored(), &p)
+    }
+
+    fn msg(r: Result<Map<String, Value>>) -> String {
+        r.unwrap_err().to_string()
+    }
+
+    #[test]
+    fn values_take_the_type_of_what_they_replace() {
+        let c = set(&[
+            ("timeout", "300"),
+            ("portal", "http://b/"),
+            ("macros/B", "2"),
+            ("restConfigServer", "1"),
+        ])
+        .unwrap();
+        assert_eq!(c["timeout"], 300);
+        assert_eq!(c["portal"], "http://b/");
+        assert_eq!(c["macros"], json!({"A": "1", "B": "2"}));
+        assert_eq!(c["restConfigServer"], 1);
+        let c = set(&[
+            ("groups", "{\"g\": \"1\"}"),
+            ("locationRules/h/default", "deny"),
+        ]);
+        assert!(c.is_err(), "locationRules/h does not exist yet");
+        let c = set(&[("groups", "{\"g\": \"1\"}")]).unwrap();
+        assert_eq!(c["groups"], json!({"g": "1"}));
+    }
+
+    #[test]
+    fn bad_pairs_are_refused_with_the_key() {
+        assert_eq!(
+            msg(set(&[("timeout", "soon")])),
+            "bad request: timeout expects a non-negative integer, got \"soon\""
+        );
+        assert!(msg(set(&[("timeout", "-1")])).contains("non-negative integer"));
+        assert_eq!(msg(set(&[("nokey", "1")])), "not found: Unknown key nokey");
+        assert_eq!(
+            msg(set(&[("portal/x", "1")])),
+            "bad request: Key portal is not a hash"
+        );
+        assert_eq!(
+            msg(set(&[("macros", "[1]")])),
+            "bad request: macros expects a JSON object, got \"[1]\""
+        );
+        assert!(msg(set(&[("cfgNum", "5")])).contains("set when the configuration is saved"));
+        assert!(msg(set(&[("a//b", "5")])).contains("Invalid key"));
+    }
+}

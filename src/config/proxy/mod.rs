@@ -1,0 +1,65 @@
+//! The REST configuration proxy (`/config/...`, enabled by `restConfigServer`) and the error
+//! references (`/error/<lang>/<errNum>`), as LemonLDAP::NG serves them, with the contract's
+//! differences (404 for unknown numbers and keys, integer `cfgNum`/`cfgDate`). The handlers
+//! only decode the path and encode the answer: `view` and `keys` decide.
+pub mod keys;
+pub mod view;
+
+use crate::app::App;
+use crate::error::{Error, Result};
+use crate::http::{Request, Response};
+use crate::util::url_decode_path;
+
+/// Serves `/config/...`; `rest` is the path without any prefix (`/config/latest/portal`).
+pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
+    if !app.conf().get_bool("restConfigServer") {
+        return Err(Error::not_found("Not found"));
+    }
+    if !req.method.is_read() {
+        return Err(Error::MethodNotAllowed);
+    }
+    // "" and "config" come first.
+    let parts: Vec<String> = rest
+        .split('/')
+        .skip(2)
+        .filter(|s| !s.is_empty())
+        .map(url_decode_path)
+        .collect();
+    let target = view::target(parts.first().map(String::as_str))?;
+    let store = app.confs.as_ref();
+    let (num, stored) = view::resolve(store, target)?;
+    if parts.len() > 1 {
+        let conf = crate::config::defaults::merged(&stored);
+        // Slicing is safe: parts.len() > 1.
+        return Ok(Response::json(200, &keys::answer(&conf, &parts[1..])?));
+    }
+    if view::full_requested(req.query_param("full").as_deref()) {
+        let mut resp = Response::json(200, &serde_json::Value::Null).with_header(
+            "Content-Disposition",
+            &format!("Attachment; filename=lmConf-{num}.json"),
+        );
+        resp.body = view::pretty_sorted(&view::full(&stored, num));
+        return Ok(resp);
+    }
+    Ok(Response::json(
+        200,
+        &view::metadata(&stored, num, &store.numbers()?),
+    ))
+}
+
+/// Serves `/error`, `/error/<lang>` and `/error/<lang>/<errNum>` (always on: the references
+/// only point at the public language files).
+pub fn handle_error(_app: &App, req: &Request) -> Result<Response> {
+    if !req.method.is_read() {
+        return Err(Error::MethodNotAllowed);
+    }
+    let parts = req.segments_after("/error");
+    if parts.len() > 2 {
+        return Err(Error::not_found("Not found"));
+    }
+    let body = view::error_reference(
+        parts.first().map(String::as_str),
+        parts.get(1).map(String::as_str),
+    )?;
+    Ok(Response::json(200, &body))
+}

@@ -1,0 +1,166 @@
+//! The notification explorer (`notificationsExplorer`): `/mynotifications` lists the connected
+//! user's accepted notifications (persistent-session keys `notification_<ref>`), most recent
+//! first, at most `notificationsMaxRetrieve`; `/mynotifications/<ref>?epoch=<epoch>` shows one
+//! with its boxes checked and disabled. Without a session: to the login page, then back.
+use super::portal::trace;
+use crate::app::App;
+use crate::config::{as_i64, Conf};
+use crate::error::{Error, Result};
+use crate::http::{Request, Response};
+use crate::portal::session::{self, CookieState};
+use crate::util::html_escape;
+use base64::Engine;
+use serde_json::{json, Map, Value};
+
+/// Serves `/mynotifications` and `/mynotifications/<ref>`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    if !conf.notifications.explorer {
+        return Err(Error::not_found("Not found"));
+    }
+    if !req.method.is_read() && req.method != crate::http::Method::Post {
+        return Err(Error::MethodNotAllowed);
+    }
+    let CookieState::Valid(s) = session::from_request(app, conf, req)? else {
+        let back = format!("{}mynotifications", conf.portal);
+        let b64 = base64::engine::general_purpose::STANDARD.encode(back);
+        return Ok(Response::redirect(&format!(
+            "{}?url={}",
+            conf.portal,
+            crate::util::url_encode(&b64)
+        )));
+    };
+    let (_, persistent) = session::persistent(app, &trace(&s))?;
+    let segs = req.segments_after("/mynotifications");
+    match segs.as_slice() {
+        [] => Ok(list(
+            req,
+            &accepted(&persistent, conf.notifications.max_retrieve),
+        )),
+        [reference] => one(app, conf, req, &s, &persistent, reference),
+        _ => Err(Error::not_found("Not found")),
+    }
+}
+
+/// Accepted references with their epochs, most recent first, then by reference; at most `max`.
+pub fn accepted(persistent: &Map<String, Value>, max: usize) -> Vec<(String, i64)> {
+    let mut out: Vec<(String, i64)> = persistent
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("notification_")?.to_string(), as_i64(v)?)))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out.truncate(max);
+    out
+}
+
+fn list(req: &Request, items: &[(String, i64)]) -> Response {
+    let msg = match items.len() {
+        0 => "noNotification",
+        1 => "myNotification",
+        _ => "myNotifications",
+    };
+    if req.wants_json() {
+        let list: Vec<Value> = items
+            .iter()
+            .map(|(r, e)| json!({"reference": r, "epoch": e}))
+            .collect();
+        let result = if items.is_empty() { 0 } else { 1 };
+        return Response::json(
+            200,
+            &json!({"result": result, "MSG": msg, "NOTIFICATIONS": list}),
+        );
+    }
+    let mut rows = String::new();
+    for (r, e) in items {
+        rows.push_str(&format!(
+            "<tr><td class=\"data-epoch\">{e}</td><td>{}</td><td><a class=\"button\" href=\"/mynotifications/{}?epoch={e}\">{}</a></td></tr>\n",
+            html_escape(r),
+            crate::util::url_encode(r),
+            word("verify")
+        ));
+    }
+    let body = format!(
+        "<h1 id=\"msg\" trspan=\"{msg}\">{}</h1>\n<table class=\"table\"><thead><tr><th>{}</th><th>{}</th><th></th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n<p><a class=\"button secondary\" href=\"/\">Portal</a></p>",
+        word(msg),
+        word("date"),
+        word("reference")
+    );
+    Response::html(
+        200,
+        crate::portal::pages::layout("Limette: notifications", &body),
+    )
+}
+
+fn one(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &crate::storage::Session,
+    persistent: &Map<String, Value>,
+    reference: &str,
+) -> Result<Response> {
+    let Some(epoch) = req.query_param("epoch") else {
+        return Err(Error::bad("Missing epoch parameter"));
+    };
+    let stored = persistent
+        .get(&super::accept::accepted_key(reference))
+        .and_then(as_i64);
+    let found = match stored.filter(|e| Some(*e) == epoch.trim().parse().ok()) {
+        Some(_) => {
+            let uid = trace(s);
+            let own = app.notifications.get(&uid, reference)?;
+            let record = match own {
+                Some(r) => Some(r),
+                None => app
+                    .notifications
+                    .get(&conf.notifications.wildcard, reference)?,
+            };
+            record.as_ref().and_then(super::portal::readable)
+        }
+        None => None,
+    };
+    let fragment = found.map(|n| super::form::fragment(1, &n, true));
+    if req.wants_json() {
+        return Ok(Response::json(
+            200,
+            &match fragment {
+                Some(f) => json!({"result": 1, "notification": f}),
+                None => json!({"result": 0, "notification": "0"}),
+            },
+        ));
+    }
+    match fragment {
+        Some(f) => Ok(Response::html(
+            200,
+            crate::portal::pages::layout(
+                "Limette: notification",
+                &format!(
+                    "{f}<p><a class=\"button secondary\" href=\"/mynotifications\">Back</a></p>"
+                ),
+            ),
+        )),
+        None => Err(Error::not_found("Unknown notification")),
+    }
+}
+
+fn word(key: &str) -> String {
+    html_escape(&crate::portal::messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn most_recent_first_and_capped() {
+        let p = json!({"notification_A": 10, "notification_B": 30, "notification_C": 20, "notification_D": 30, "other": 99});
+        let got = accepted(p.as_object().unwrap(), 3);
+        assert_eq!(
+            got,
+            vec![
+                ("B".to_string(), 30),
+                ("D".to_string(), 30),
+                ("C".to_string(), 20)
+            ]
+        );
+    }
+}
