@@ -53,17 +53,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
     let (rp, ar) = match check(&conf.oidc, &p) {
         Ok(v) => v,
-        Err(Refusal::Portal(code)) => {
-            log::notice(&format!(
-                "authorize refused (portal error {}) for client {}",
-                code.as_str(),
-                printable(p.get("client_id"))
-            ));
-            return Err(Error::portal(code, 400));
-        }
-        Err(Refusal::Redirect(code)) => {
-            return Ok(refuse(&redirect_target(&p), code, p.get("state")))
-        }
+        Err(r) => return refusal(r, &p),
     };
     let session = match user_session(app, conf, req, &ar)? {
         Ok(s) => s,
@@ -77,20 +67,41 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         }
     };
     match consent::decide(app, conf, req, rp, &ar, &session, &p)? {
-        consent::Outcome::Granted => {}
-        consent::Outcome::Ask(page) => return Ok(page),
-        consent::Outcome::Refused(code) => {
-            return Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref()))
-        }
+        consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, &ar, &session)?)),
+        consent::Outcome::Ask(page) => Ok(page),
+        consent::Outcome::Refused(code) => Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref())),
     }
-    let code = issue_code(app, rp, &ar, &session)?;
-    let mut q: Vec<(&str, &str)> = vec![("code", &code)];
-    let ss = session_state(&ar.client_id, &ar.redirect_uri, &session);
-    q.push(("session_state", &ss));
+}
+
+/// A refused request: portal error (logged, not redirected) or an error back to the client.
+fn refusal(r: Refusal, p: &Params) -> Result<Response> {
+    match r {
+        Refusal::Portal(code) => {
+            let client = printable(p.get("client_id"));
+            log::notice(&format!(
+                "authorize refused (portal error {}) for client {client}",
+                code.as_str()
+            ));
+            Err(Error::portal(code, 400))
+        }
+        // Stage 2: the redirect URI is registered, so the error may go there.
+        Refusal::Redirect(code) => Ok(refuse(
+            p.get("redirect_uri").unwrap_or_default(),
+            code,
+            p.get("state"),
+        )),
+    }
+}
+
+/// Issues the code; returns the redirect URI with `code`, `session_state` and `state`.
+fn grant(app: &App, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<String> {
+    let code = issue_code(app, rp, ar, session)?;
+    let ss = session_state(&ar.client_id, &ar.redirect_uri, session);
+    let mut q: Vec<(&str, &str)> = vec![("code", &code), ("session_state", &ss)];
     if let Some(s) = &ar.state {
         q.push(("state", s));
     }
-    Ok(Response::redirect(&with_params(&ar.redirect_uri, &q)))
+    Ok(with_params(&ar.redirect_uri, &q))
 }
 
 /// Checks the request against the relying parties (no session involved).
@@ -273,11 +284,6 @@ fn printable(v: Option<&str>) -> String {
         .filter(|c| !c.is_control())
         .take(64)
         .collect()
-}
-
-/// The redirect URI of a request already known to be registered (stage 2 errors only).
-fn redirect_target(p: &Params) -> String {
-    p.get("redirect_uri").unwrap_or_default().to_string()
 }
 
 /// RFC 6749 4.1.2.1: the error goes back to the client.
