@@ -52,17 +52,19 @@ fn authorize_client_errors_are_never_redirected() {
     let sid = p.login("dwho");
     let json = [("Accept", "application/json")];
     let cases = [
-        (query("nope", ""), "107"),
+        (query("nope", ""), "107", "Unknown relying party"),
         (
             query("rp1", "").replace(&enc(CB), &enc("http://evil.example/cb")),
             "108",
+            "This redirection URL is not allowed",
         ),
         (
             "response_type=code&client_id=rp1&scope=openid".to_string(),
             "24",
+            "Error, please try again",
         ),
     ];
-    for (q, code) in cases {
+    for (q, code, message) in cases {
         let r = authorize(&p, Some(&sid), &q, &json);
         assert_eq!(r.status, 400, "{q}");
         assert_eq!(r.json(), json!({"result": 0, "error": code}), "{q}");
@@ -74,6 +76,7 @@ fn authorize_client_errors_are_never_redirected() {
             .unwrap()
             .starts_with("text/html"));
         assert!(html.header("location").is_none());
+        assert!(html.text().contains(message), "{}", html.text());
     }
 }
 
