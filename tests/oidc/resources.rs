@@ -217,8 +217,20 @@ fn disabled_provider_is_not_found() {
 }
 
 #[test]
-fn unsupported_algorithm_is_a_configuration_error() {
-    let r =
-        std::panic::catch_unwind(|| start(&[("rs", rp("rs", json!({"IDTokenSignAlg": "RS256"})))]));
-    assert!(r.is_err(), "a portal must not start with an RS256 RP");
+fn an_rp_with_an_unsupported_algorithm_is_left_out_and_the_rest_works() {
+    let p = start(&[("rs", rp("rs", json!({"IDTokenSignAlg": "RS256"})))]);
+    let r = p.client().get(
+        "/oauth2/authorize?response_type=code&client_id=rs&scope=openid&redirect_uri=http%3A%2F%2F127.0.0.1%3A19999%2Fcb",
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(
+        (r.status, r.json()),
+        (400, json!({"result": 0, "error": "107"}))
+    );
+    assert!(p.log().contains("relying party left out"));
+    let d = p.client().get(
+        "/.well-known/openid-configuration",
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(d.status, 200);
 }
