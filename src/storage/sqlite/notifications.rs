@@ -157,7 +157,6 @@ impl NotificationStore for SqliteNotifications {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, Instant};
 
     fn rec(i: usize) -> Record {
         Record {
@@ -189,16 +188,11 @@ mod tests {
                 .any(|p| p.contains("USING INDEX notifications_uid_done")),
             "{plan:?}"
         );
-        let t = Instant::now();
+        // The plan above is the check; speed itself is measured by `make bench`.
         let list = s
             .pending_for("user77777", "allusers", Some("2024-06-01"))
             .unwrap();
         assert_eq!(list.len(), 1);
-        assert!(
-            t.elapsed() < Duration::from_millis(200),
-            "{:?}",
-            t.elapsed()
-        );
         let _ = std::fs::remove_dir_all(dir);
     }
 }
