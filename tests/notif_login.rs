@@ -433,3 +433,51 @@ fn base64(s: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(s)
 }
+
+#[test]
+fn an_oidc_authorize_that_started_the_login_completes_after_acceptance() {
+    let p = portal("file");
+    two_notifications(&p);
+    let mut jar = Jar::new(&p);
+    let authorize = "/oauth2/authorize?response_type=code&client_id=demo&scope=openid&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb&state=s1";
+    let page = jar.get(authorize);
+    assert_eq!(page.status, 200);
+    let url = field(&page.text(), "url");
+    assert!(
+        !url.is_empty(),
+        "the login form keeps the authorize request: {}",
+        page.text()
+    );
+    let token = field(&page.text(), "token");
+    let form = jar.post(
+        "/",
+        &[
+            ("user", "dwho"),
+            ("password", "dwho"),
+            ("token", &token),
+            ("url", &url),
+        ],
+    );
+    assert!(form.text().contains("reference1x1"), "{}", form.text());
+    let ntoken = field(&form.text(), "token");
+    let done = jar.post(
+        "/notifback",
+        &[
+            ("token", &ntoken),
+            ("reference1x1", "REFA"),
+            ("check1x1x1", "accepted"),
+            ("check1x1x2", "accepted"),
+            ("reference1x2", "GLOBAL1"),
+            ("check1x2x1", "accepted"),
+        ],
+    );
+    assert_eq!(done.status, 302, "{}", done.text());
+    let back = done.header("location").unwrap().to_string();
+    assert!(back.starts_with(&p.url("/oauth2/authorize?")), "{back}");
+    let path = back.strip_prefix(&p.url("")).unwrap().to_string();
+    let code = jar.get(&path);
+    assert_eq!(code.status, 302, "{}", code.text());
+    let loc = code.header("location").unwrap();
+    assert!(loc.starts_with("http://127.0.0.1:9999/cb?"), "{loc}");
+    assert!(loc.contains("code=") && loc.contains("state=s1"), "{loc}");
+}

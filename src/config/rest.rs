@@ -37,46 +37,49 @@ impl RestConf {
         }
     }
 
-    /// `GET <baseUrl>/<path>`; 404 becomes `NotFound`, any other failure `Upstream`.
-    fn get(&self, path: &str) -> Result<Map<String, Value>> {
+    /// `GET <baseUrl>/<path>`: the object, or `None` when the remote says the configuration is
+    /// not available (404 from Limette, 400 from LemonLDAP::NG without a local cache).
+    fn get(&self, path: &str) -> Result<Option<Map<String, Value>>> {
         let url = format!("{}/{path}", self.base_url);
         let basic = match (&self.user, &self.password) {
             (Some(u), p) => Some((u.as_str(), p.as_deref().unwrap_or(""))),
             (None, _) => None,
         };
-        let reply = upstream::send(&Call {
+        let call = Call {
             method: "GET",
             url: &url,
             basic,
             json: None,
             timeout: self.timeout,
-        })?;
-        object(&url, &reply)
+        };
+        object(&url, &upstream::send(&call)?)
     }
 
-    /// The metadata of a configuration (`latest` or a number).
-    fn metadata(&self, which: &str) -> Result<(u64, Map<String, Value>)> {
-        let m = self.get(which)?;
+    /// The metadata of a configuration (`latest` or a number), when available.
+    fn metadata(&self, which: &str) -> Result<Option<(u64, Map<String, Value>)>> {
+        let Some(m) = self.get(which)? else {
+            return Ok(None);
+        };
         let num = m.get("cfgNum").and_then(as_u64).ok_or_else(|| {
             Error::Upstream(format!(
                 "{}/{which}: no cfgNum in the answer",
                 self.base_url
             ))
         })?;
-        Ok((num, m))
+        Ok(Some((num, m)))
     }
 }
 
 /// The JSON object of a reply, by status.
-fn object(url: &str, reply: &Reply) -> Result<Map<String, Value>> {
+fn object(url: &str, reply: &Reply) -> Result<Option<Map<String, Value>>> {
     match reply.status {
         200 => match reply.json()? {
-            Value::Object(m) => Ok(m),
+            Value::Object(m) => Ok(Some(m)),
             _ => Err(Error::Upstream(format!(
                 "{url}: the answer is not a JSON object"
             ))),
         },
-        404 => Err(Error::not_found("Configuration is not available")),
+        400 | 404 => Ok(None),
         401 | 403 => Err(Error::Upstream(format!(
             "{url}: access refused ({}), check User and Password",
             reply.status
@@ -88,17 +91,20 @@ fn object(url: &str, reply: &Reply) -> Result<Map<String, Value>> {
 impl ConfStore for RestConf {
     /// The latest number and its predecessors, following `prev` (at most `MAX_LISTED`).
     fn numbers(&self) -> Result<Vec<u64>> {
-        let Some(latest) = self.latest()? else {
+        let Some((latest, mut meta)) = self.metadata("latest")? else {
             return Ok(Vec::new());
         };
         let mut nums = vec![latest];
-        let mut which = latest.to_string();
         while nums.len() < MAX_LISTED {
-            let (_, m) = self.metadata(&which)?;
-            match m.get("prev").and_then(as_u64) {
+            match meta.get("prev").and_then(as_u64) {
                 Some(p) if nums.last().is_some_and(|last| p < *last) => {
-                    nums.push(p);
-                    which = p.to_string();
+                    match self.metadata(&p.to_string())? {
+                        Some((_, m)) => {
+                            nums.push(p);
+                            meta = m;
+                        }
+                        None => break,
+                    }
                 }
                 _ => break,
             }
@@ -108,21 +114,14 @@ impl ConfStore for RestConf {
     }
 
     fn latest(&self) -> Result<Option<u64>> {
-        match self.metadata("latest") {
-            Ok((n, _)) => Ok(Some(n)),
-            Err(Error::NotFound(_)) => Ok(None),
-            Err(e) => Err(e),
-        }
+        Ok(self.metadata("latest")?.map(|(n, _)| n))
     }
 
     /// The full document; a LemonLDAP::NG server answers an unknown number with its cached
     /// configuration, so the number of the answer is checked.
     fn load(&self, num: u64) -> Result<Map<String, Value>> {
         let missing = || Error::not_found(format!("Configuration {num} is not available"));
-        let m = match self.get(&format!("{num}?full=1")) {
-            Err(Error::NotFound(_)) => return Err(missing()),
-            other => other?,
-        };
+        let m = self.get(&format!("{num}?full=1"))?.ok_or_else(missing)?;
         if m.get("cfgNum").and_then(as_u64) != Some(num) {
             return Err(missing());
         }

@@ -2,7 +2,7 @@
 //! format (`oldNotifFormat`), validated once at the edge (`date`, `uid`, reference, in
 //! LemonLDAP::NG's order), and written back as the document a store keeps. Display helpers
 //! strip inline markup (the spec: anything else is removed) and HTML-escape. No HTTP here.
-use crate::util::{days_from_civil, html_escape};
+use crate::util::days_from_civil;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -193,7 +193,7 @@ fn check_key(name: &str, v: &str) -> Result<(), Invalid> {
             "Attribute {name} is longer than {MAX_KEY_LEN} characters"
         )));
     }
-    if v.chars().any(|c| c.is_control() || c == '/' || c == '\\') || v == "." || v == ".." {
+    if v.chars().any(|c| c.is_control() || c == '/') || v == "." || v == ".." {
         return Err(Invalid(format!(
             "Attribute {name} holds a forbidden character"
         )));
@@ -210,6 +210,7 @@ pub fn parse_date(s: &str) -> Option<String> {
     let d = s.trim();
     let d = d.split([' ', 'T']).next().unwrap_or(d);
     let b = d.as_bytes();
+    // Indexing is bounded: the length is checked first (`||` short-circuits).
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
@@ -259,7 +260,7 @@ pub fn parse_xml(doc: &str) -> Result<Vec<Notification>, Invalid> {
 
 /// The document without its `<?xml ...?>` declaration: SOAP::Lite's `standalone="no"` is
 /// refused by the restricted parser, and the declaration says nothing we need (UTF-8 only).
-fn without_declaration(doc: &str) -> &str {
+pub fn without_declaration(doc: &str) -> &str {
     let d = doc.trim_start_matches('\u{feff}').trim_start();
     match d
         .strip_prefix("<?xml")
@@ -406,41 +407,8 @@ impl Notification {
     }
 }
 
-/// Text for display: inline markup removed, then HTML-escaped.
-pub fn display(s: &str) -> String {
-    html_escape(&strip_tags(s))
-}
-
-/// Removes anything that looks like a tag (`<...>`), keeping the words between.
-pub fn strip_tags(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut in_tag = false;
-    for c in s.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Escapes text for an XML attribute or element.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+mod text;
+pub use text::{display, strip_tags, xml_escape};
 
 #[cfg(test)]
 mod tests;

@@ -23,6 +23,19 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         return super::soap::handle(store, req);
     }
     let segs = req.segments_after("/notifications");
+    let result = rest(store, s, req.method, &segs, &req.body)?;
+    Ok(Response::json(200, &json!({ "result": result })))
+}
+
+/// One REST call, decoded: the `result` value to answer, or the error. Each method has its
+/// own switch (405 when off).
+pub fn rest(
+    store: &dyn NotificationStore,
+    s: &Settings,
+    method: Method,
+    segs: &[String],
+    body: &[u8],
+) -> Result<Value> {
     let allowed = |on: bool| {
         if on {
             Ok(())
@@ -30,32 +43,31 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             Err(Error::MethodNotAllowed)
         }
     };
-    let result = match (req.method, segs.as_slice()) {
+    match (method, segs) {
         (Method::Post, []) => {
             allowed(s.server_post)?;
-            if req.body.is_empty() {
+            if body.is_empty() {
                 return Err(Error::LengthRequired);
             }
-            json!(insert_json(store, &req.body, &s.default_cond)?)
+            Ok(json!(insert_json(store, body, &s.default_cond)?))
         }
         (Method::Get | Method::Head, _) => {
             allowed(s.server_get)?;
-            list(store, s, &segs)?
+            list(store, s, segs)
         }
         (Method::Delete, [uid, reference]) => {
             allowed(s.server_delete)?;
-            json!(delete(store, uid, reference)?)
+            Ok(json!(delete(store, uid, reference)?))
         }
         (Method::Delete, _) => {
             allowed(s.server_delete)?;
             let uid = segs.first().map(String::as_str).unwrap_or("");
-            return Err(Error::bad(format!(
+            Err(Error::bad(format!(
                 "Missing parameters -> uid: {uid} / ref: "
-            )));
+            )))
         }
-        _ => return Err(Error::MethodNotAllowed),
-    };
-    Ok(Response::json(200, &json!({ "result": result })))
+        _ => Err(Error::MethodNotAllowed),
+    }
 }
 
 /// Validates every notification of a JSON body, then stores them all in one step.
@@ -132,4 +144,62 @@ pub fn attributes(
             Some(Value::Object(m))
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notifications::store::open_choice;
+    use crate::notifications::StorageChoice;
+
+    fn store() -> (std::sync::Arc<dyn NotificationStore>, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("limette-nsrv-{}", crate::util::random_hex(4)));
+        let choice = StorageChoice::Sqlite {
+            path: dir.join("n.db"),
+            table: "notifications".into(),
+        };
+        (open_choice(&choice).unwrap(), dir)
+    }
+
+    #[test]
+    fn switches_and_shapes() {
+        let (st, dir) = store();
+        let mut s = Settings::default();
+        let one = br#"{"uid":"u","date":"2024-01-01","reference":"R","title":"T"}"#;
+        assert_eq!(
+            rest(st.as_ref(), &s, Method::Post, &[], one).unwrap(),
+            json!(1)
+        );
+        assert!(matches!(
+            rest(st.as_ref(), &s, Method::Get, &[], b""),
+            Err(Error::MethodNotAllowed)
+        ));
+        assert!(matches!(
+            rest(st.as_ref(), &s, Method::Post, &[], b""),
+            Err(Error::LengthRequired)
+        ));
+        s.server_get = true;
+        s.server_delete = true;
+        s.sent_attributes = vec!["reference".into(), "title".into(), "text".into()];
+        let segs = ["u".to_string(), "R".to_string()];
+        let got = rest(st.as_ref(), &s, Method::Get, &segs, b"").unwrap();
+        assert_eq!(got, json!([{"reference":"R"},{"title":"T"}]));
+        match rest(st.as_ref(), &s, Method::Delete, &segs[..1], b"") {
+            Err(Error::BadRequest(m)) => assert_eq!(m, "Missing parameters -> uid: u / ref: "),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            rest(st.as_ref(), &s, Method::Delete, &segs, b"").unwrap(),
+            json!(1)
+        );
+        assert!(matches!(
+            rest(st.as_ref(), &s, Method::Delete, &segs, b""),
+            Err(Error::NotFound(_))
+        ));
+        assert!(matches!(
+            rest(st.as_ref(), &s, Method::Put, &[], b"{}"),
+            Err(Error::MethodNotAllowed)
+        ));
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -5,7 +5,7 @@
 //! Every failure is a SOAP Fault whose faultstring says what was wrong (HTTP 500, as SOAP 1.1
 //! requires). A document type declaration is refused before any parser runs, so no entity is
 //! ever declared, expanded or fetched: entity bombs and external entities fault at once.
-use super::model::{parse_xml, refuse_doctype, xml_escape};
+use super::model::{parse_xml, refuse_doctype, without_declaration, xml_escape};
 use super::server::insert_all;
 use super::store::NotificationStore;
 use crate::error::{Error, Result};
@@ -49,8 +49,11 @@ pub fn handle(store: &dyn NotificationStore, req: &Request) -> Result<Response> 
 pub fn decode(body: &[u8]) -> std::result::Result<Call, String> {
     let text = std::str::from_utf8(body).map_err(|_| "The request is not UTF-8".to_string())?;
     refuse_doctype(text).map_err(|e| e.0)?;
-    let root = Element::from_reader_with_prefixes(text.as_bytes(), Some(NO_NS.to_string()))
-        .map_err(|e| format!("The request is not well-formed XML: {e}"))?;
+    let root = Element::from_reader_with_prefixes(
+        without_declaration(text).as_bytes(),
+        Some(NO_NS.to_string()),
+    )
+    .map_err(|e| format!("The request is not well-formed XML: {e}"))?;
     if !root.is("Envelope", SOAP_ENV) {
         return Err("Can't find root element in the message (not a SOAP 1.1 envelope)".into());
     }
@@ -121,6 +124,11 @@ mod tests {
     #[test]
     fn decodes_soap_lite_envelopes() {
         let c = decode(ENV.as_bytes()).unwrap();
+        let standalone = ENV.replace(
+            "encoding=\"UTF-8\"?>",
+            "encoding=\"UTF-8\" standalone=\"no\"?>\n",
+        );
+        assert_eq!(decode(standalone.as_bytes()).unwrap(), c);
         assert_eq!(
             c,
             Call {

@@ -11,6 +11,7 @@ use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::http::{Request, Response};
 use crate::portal::{self, session::CookieState};
+use crate::server::log;
 use crate::storage::Session;
 use crate::util;
 use base64::Engine;
@@ -52,10 +53,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
     let (rp, ar) = match check(&conf.oidc, &p) {
         Ok(v) => v,
-        Err(Refusal::Portal(code)) => return Err(Error::portal(code, 400)),
-        Err(Refusal::Redirect(code)) => {
-            return Ok(refuse(&redirect_target(&p), code, p.get("state")))
-        }
+        Err(r) => return refusal(r, &p),
     };
     let session = match user_session(app, conf, req, &ar)? {
         Ok(s) => s,
@@ -69,20 +67,41 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         }
     };
     match consent::decide(app, conf, req, rp, &ar, &session, &p)? {
-        consent::Outcome::Granted => {}
-        consent::Outcome::Ask(page) => return Ok(page),
-        consent::Outcome::Refused(code) => {
-            return Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref()))
-        }
+        consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, &ar, &session)?)),
+        consent::Outcome::Ask(page) => Ok(page),
+        consent::Outcome::Refused(code) => Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref())),
     }
-    let code = issue_code(app, conf, rp, &ar, &session)?;
-    let mut q: Vec<(&str, &str)> = vec![("code", &code)];
-    let ss = session_state(&ar.client_id, &ar.redirect_uri, &session);
-    q.push(("session_state", &ss));
+}
+
+/// A refused request: portal error (logged, not redirected) or an error back to the client.
+fn refusal(r: Refusal, p: &Params) -> Result<Response> {
+    match r {
+        Refusal::Portal(code) => {
+            let client = printable(p.get("client_id"));
+            log::notice(&format!(
+                "authorize refused (portal error {}) for client {client}",
+                code.as_str()
+            ));
+            Err(Error::portal(code, 400))
+        }
+        // Stage 2: the redirect URI is registered, so the error may go there.
+        Refusal::Redirect(code) => Ok(refuse(
+            p.get("redirect_uri").unwrap_or_default(),
+            code,
+            p.get("state"),
+        )),
+    }
+}
+
+/// Issues the code; returns the redirect URI with `code`, `session_state` and `state`.
+fn grant(app: &App, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<String> {
+    let code = issue_code(app, rp, ar, session)?;
+    let ss = session_state(&ar.client_id, &ar.redirect_uri, session);
+    let mut q: Vec<(&str, &str)> = vec![("code", &code), ("session_state", &ss)];
     if let Some(s) = &ar.state {
         q.push(("state", s));
     }
-    Ok(Response::redirect(&with_params(&ar.redirect_uri, &q)))
+    Ok(with_params(&ar.redirect_uri, &q))
 }
 
 /// Checks the request against the relying parties (no session involved).
@@ -202,7 +221,7 @@ fn user_session(
 }
 
 /// Stores the code with what the token endpoint needs.
-fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
+fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
     let mut rec = Map::new();
     rec.insert("client_id".into(), json!(ar.client_id));
     rec.insert("redirect_uri".into(), json!(ar.redirect_uri));
@@ -216,7 +235,7 @@ fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) ->
         "_session_id".into(),
         s.get("_session_id").cloned().unwrap_or(Value::Null),
     );
-    rec.insert("sub".into(), json!(subject(conf, s)));
+    rec.insert("sub".into(), json!(subject(s)));
     rec.insert(
         "auth_time".into(),
         s.get("_lastAuthnUTime")
@@ -228,11 +247,11 @@ fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) ->
         .and_then(crate::config::as_i64)
         .unwrap_or(1);
     rec.insert("acr".into(), json!(format!("loa-{level}")));
-    store::create(app, RecordType::Code, rec, rp.code_ttl)
+    store::create(store::of(app), RecordType::Code, rec, rp.code_ttl)
 }
 
 /// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.
-pub fn subject(_conf: &Conf, s: &Session) -> String {
+pub fn subject(s: &Session) -> String {
     s.get("_whatToTrace")
         .or_else(|| s.get("_user"))
         .map(crate::config::value_string)
@@ -258,9 +277,13 @@ fn session_state(client_id: &str, redirect_uri: &str, s: &Session) -> String {
     format!("{hash}.{salt}")
 }
 
-/// The redirect URI of a request already known to be registered (stage 2 errors only).
-fn redirect_target(p: &Params) -> String {
-    p.get("redirect_uri").unwrap_or_default().to_string()
+/// A client-sent value fit for a log line.
+fn printable(v: Option<&str>) -> String {
+    v.unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(64)
+        .collect()
 }
 
 /// RFC 6749 4.1.2.1: the error goes back to the client.

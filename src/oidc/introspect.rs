@@ -16,7 +16,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let token = p
         .get("token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
-    let rec = store::get(app, RecordType::Access, token)?
+    let rec = store::get(store::of(app), RecordType::Access, token)?
         .filter(|r| field(r, "client_id") == Some(&rp.client_id));
     let Some(rec) = rec else {
         return Ok(Response::json(200, &json!({"active": false})));
@@ -30,7 +30,6 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             "exp": rec.get("_exp"),
             "sub": field(&rec, "sub"),
             "scope": field(&rec, "scope"),
-            "token_type": "Bearer",
         }),
     ))
 }

@@ -61,6 +61,7 @@ pub fn peek_claims(token: &str) -> Option<Map<String, Value>> {
 /// OIDC Core 3.1.3.6: base64url of the left half of SHA-256 of the access token.
 pub fn at_hash(access_token: &str) -> String {
     let d = Sha256::digest(access_token.as_bytes());
+    // Invariant: a SHA-256 digest is 32 bytes, so the left half always exists.
     B64.encode(&d[..16])
 }
 

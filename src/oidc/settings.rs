@@ -97,7 +97,12 @@ impl Settings {
                         .collect(),
                     _ => Vec::new(),
                 };
-                rps.push(parse_rp(name, opts, vars, defaults)?);
+                // A relying party Limette cannot serve (an RSA algorithm, no client id) is left
+                // out with a warning, so that an existing configuration still loads.
+                match parse_rp(name, opts, vars, defaults) {
+                    Ok(rp) => rps.push(rp),
+                    Err(e) => crate::server::log::warn(&format!("relying party left out: {e}")),
+                }
             }
         }
         Ok(Settings {
@@ -189,13 +194,21 @@ mod tests {
     }
 
     #[test]
-    fn refuses_unsupported_algorithms() {
+    fn leaves_out_unsupported_algorithms() {
         let r = raw(json!({"oidcRPMetaDataOptions": {"a": {
             "oidcRPMetaDataOptionsClientID": "cid", "oidcRPMetaDataOptionsIDTokenSignAlg": "RS256"}}}));
-        let e = Settings::from_conf(&r).unwrap_err();
+        let e = parse_rp(
+            "a",
+            r["oidcRPMetaDataOptions"]["a"].as_object().unwrap(),
+            Vec::new(),
+            (60, 3600, 3600),
+        )
+        .unwrap_err();
         assert!(
             e.contains("oidcRPMetaDataOptions/a/oidcRPMetaDataOptionsIDTokenSignAlg"),
             "{e}"
         );
+        let s = Settings::from_conf(&r).unwrap();
+        assert!(s.rp("cid").is_none());
     }
 }

@@ -4,7 +4,7 @@
 //! `take`, so of two concurrent redemptions exactly one succeeds.
 use crate::app::App;
 use crate::error::Result;
-use crate::storage::{Kind, Session};
+use crate::storage::{Kind, Session, SessionStore};
 use crate::util;
 use serde_json::{json, Value};
 
@@ -29,38 +29,42 @@ impl RecordType {
     }
 }
 
+/// The store that holds the records.
+pub fn of(app: &App) -> &dyn SessionStore {
+    app.sessions(Kind::Oidc)
+}
+
 /// Stores a new record living `ttl` seconds; returns its id (64 hex, the token itself).
-pub fn create(app: &App, typ: RecordType, mut rec: Session, ttl: i64) -> Result<String> {
+pub fn create(
+    store: &dyn SessionStore,
+    typ: RecordType,
+    mut rec: Session,
+    ttl: i64,
+) -> Result<String> {
     rec.insert("_type".into(), json!(typ.as_str()));
     rec.insert("_exp".into(), json!(util::now() + ttl));
     loop {
         let id = util::random_hex(32);
-        if app.sessions(Kind::Oidc).create(Kind::Oidc, &id, &rec)? {
+        if store.create(Kind::Oidc, &id, &rec)? {
             return Ok(id);
         }
     }
 }
 
 /// A live record of that type, or `None` (unknown, malformed id, other type, expired).
-pub fn get(app: &App, typ: RecordType, id: &str) -> Result<Option<Session>> {
+pub fn get(store: &dyn SessionStore, typ: RecordType, id: &str) -> Result<Option<Session>> {
     if !is_token(id) {
         return Ok(None);
     }
-    Ok(app
-        .sessions(Kind::Oidc)
-        .get(Kind::Oidc, id)?
-        .filter(|r| is_live(r, typ)))
+    Ok(store.get(Kind::Oidc, id)?.filter(|r| is_live(r, typ)))
 }
 
 /// Removes the record and returns it when it was live: single use.
-pub fn take(app: &App, typ: RecordType, id: &str) -> Result<Option<Session>> {
+pub fn take(store: &dyn SessionStore, typ: RecordType, id: &str) -> Result<Option<Session>> {
     if !is_token(id) {
         return Ok(None);
     }
-    Ok(app
-        .sessions(Kind::Oidc)
-        .take(Kind::Oidc, id)?
-        .filter(|r| is_live(r, typ)))
+    Ok(store.take(Kind::Oidc, id)?.filter(|r| is_live(r, typ)))
 }
 
 /// A string field of a record.
@@ -81,7 +85,83 @@ pub fn is_token(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Result;
     use serde_json::Map;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    /// An in-memory store: `take` is atomic under its lock, as the trait requires.
+    #[derive(Default)]
+    struct Mem(Mutex<HashMap<String, Session>>);
+
+    impl SessionStore for Mem {
+        fn get(&self, _: Kind, id: &str) -> Result<Option<Session>> {
+            Ok(self.0.lock().unwrap().get(id).cloned())
+        }
+        fn put(&self, _: Kind, id: &str, data: &Session) -> Result<()> {
+            self.0.lock().unwrap().insert(id.into(), data.clone());
+            Ok(())
+        }
+        fn create(&self, _: Kind, id: &str, data: &Session) -> Result<bool> {
+            let mut m = self.0.lock().unwrap();
+            Ok(!m.contains_key(id) && m.insert(id.into(), data.clone()).is_none())
+        }
+        fn delete(&self, _: Kind, id: &str) -> Result<bool> {
+            Ok(self.0.lock().unwrap().remove(id).is_some())
+        }
+        fn take(&self, _: Kind, id: &str) -> Result<Option<Session>> {
+            Ok(self.0.lock().unwrap().remove(id))
+        }
+        fn ids(&self, _: Kind) -> Result<Vec<String>> {
+            Ok(self.0.lock().unwrap().keys().cloned().collect())
+        }
+        fn describe(&self) -> String {
+            "memory".into()
+        }
+    }
+
+    #[test]
+    fn records_are_typed_expiring_and_single_use() {
+        let mem = Mem::default();
+        let id = create(&mem, RecordType::Code, Map::new(), 60).unwrap();
+        assert!(is_token(&id));
+        assert!(
+            get(&mem, RecordType::Access, &id).unwrap().is_none(),
+            "a code is not an access token"
+        );
+        assert!(get(&mem, RecordType::Code, &id).unwrap().is_some());
+        assert!(take(&mem, RecordType::Code, &id).unwrap().is_some());
+        assert!(
+            take(&mem, RecordType::Code, &id).unwrap().is_none(),
+            "single use"
+        );
+        let old = create(&mem, RecordType::Access, Map::new(), -1).unwrap();
+        assert!(
+            get(&mem, RecordType::Access, &old).unwrap().is_none(),
+            "expired"
+        );
+        assert!(get(&mem, RecordType::Access, "../../x").unwrap().is_none());
+    }
+
+    #[test]
+    fn concurrent_takes_give_one_record() {
+        let mem = Arc::new(Mem::default());
+        let id = create(mem.as_ref(), RecordType::Code, Map::new(), 60).unwrap();
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let (mem, id) = (mem.clone(), id.clone());
+                std::thread::spawn(move || {
+                    take(mem.as_ref(), RecordType::Code, &id).unwrap().is_some()
+                })
+            })
+            .collect();
+        let wins = handles
+            .into_iter()
+            .filter_map(|h| h.join().ok())
+            .filter(|w| *w)
+            .count();
+        assert_eq!(wins, 1);
+    }
 
     #[test]
     fn liveness_checks_type_and_expiry() {

@@ -56,7 +56,7 @@ fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String
         .get("code")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
     // 1. Single use: taken before anything else can fail (RFC 6749 4.1.2, 10.5).
-    let rec = store::take(app, RecordType::Code, code)?.ok_or_else(invalid_grant)?;
+    let rec = store::take(store::of(app), RecordType::Code, code)?.ok_or_else(invalid_grant)?;
     // 2. Issued to this client (RFC 6749 4.1.3).
     if field(&rec, "client_id") != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
@@ -84,7 +84,7 @@ fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Va
         .get("refresh_token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
     // RFC 6749 5.2: unknown, expired or another client's refresh token is invalid_grant.
-    let rec = store::get(app, RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
+    let rec = store::get(store::of(app), RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
     if field(&rec, "client_id") != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
     }
@@ -121,16 +121,28 @@ fn issue(
         .filter(|(k, _)| keep.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let access = store::create(app, RecordType::Access, base.clone(), rp.access_ttl)?;
+    let access = store::create(
+        store::of(app),
+        RecordType::Access,
+        base.clone(),
+        rp.access_ttl,
+    )?;
     let mut out = Map::new();
     out.insert("access_token".into(), json!(access));
     out.insert("token_type".into(), json!("Bearer"));
     out.insert("expires_in".into(), json!(rp.access_ttl));
     if from_code && rp.refresh {
-        let refresh = store::create(app, RecordType::Refresh, base, conf.oidc.refresh_ttl)?;
+        let refresh = store::create(
+            store::of(app),
+            RecordType::Refresh,
+            base,
+            conf.oidc.refresh_ttl,
+        )?;
         out.insert("refresh_token".into(), json!(refresh));
     }
     let claims = id_token_claims(&issuer(conf), rp, grant, &access, util::now());
+    let sub = field(grant, "sub").unwrap_or("");
+    crate::server::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
     out.insert(
         "id_token".into(),
         json!(jwt::sign_hs256(&claims, rp.secret.expose())),

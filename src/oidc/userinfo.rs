@@ -24,7 +24,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         .filter(|t| !t.is_empty())
         .ok_or(Error::Bearer(None))?;
     let invalid = || Error::Bearer(Some(OAuthCode::InvalidToken));
-    let rec = store::get(app, RecordType::Access, &token)?.ok_or_else(invalid)?;
+    let rec = store::get(store::of(app), RecordType::Access, &token)?.ok_or_else(invalid)?;
     let rp = conf
         .oidc
         .rp(field(&rec, "client_id").unwrap_or(""))

@@ -222,7 +222,6 @@ const PIECES: [&str; 40] = [
 fn random_input_never_panics_and_stays_fast() {
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     let a = attrs();
-    let start = Instant::now();
     let mut parsed = 0;
     for round in 0..20_000 {
         let n = 1 + rng.below(12);
@@ -242,13 +241,14 @@ fn random_input_never_panics_and_stays_fast() {
             parsed += 1;
             let _ = rule.eval_at(&a, NOW);
         }
-        assert!(t.elapsed() < Duration::from_millis(200), "slow on {src:?}");
+        // A guard against runaway (exponential) work, not a speed target: speed lives in
+        // benchmarks. Generous so that a loaded machine cannot trip it.
+        assert!(t.elapsed() < Duration::from_secs(5), "runaway on {src:?}");
     }
     assert!(
         parsed > 100,
         "the generator should produce valid rules too ({parsed})"
     );
-    assert!(start.elapsed() < Duration::from_secs(60));
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn large_inputs_are_bounded() {
     let t = Instant::now();
     let r = Rule::parse(&wide).unwrap();
     assert!(!r.eval_at(&attrs(), NOW));
-    assert!(t.elapsed() < Duration::from_secs(1));
+    assert!(t.elapsed() < Duration::from_secs(5), "runaway work");
     assert!(Rule::parse(&"x".repeat(100_000)).is_err());
     // The longest chains that fit in a rule evaluate without deep recursion.
     for op in ["||", "&&"] {

@@ -269,11 +269,7 @@ mod tests {
             .get(Kind::Global, "abc")
             .unwrap_err();
         assert!(matches!(e, Error::Upstream(_)), "{e:?}");
-        assert!(
-            t.elapsed() < Duration::from_millis(2500),
-            "{:?}",
-            t.elapsed()
-        );
+        assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
         h.join().unwrap();
     }
 

@@ -15,6 +15,7 @@ pub fn apply(
 ) -> Result<Map<String, Value>> {
     let mut out = stored.clone();
     for (path, text) in pairs {
+        // split always yields at least one part, so parts[0] exists.
         let parts: Vec<&str> = path.split('/').collect();
         if parts.iter().any(|p| p.is_empty()) {
             return Err(Error::bad(format!("Invalid key {path}")));

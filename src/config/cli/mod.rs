@@ -65,6 +65,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         ("info", 0) => Command::Info,
         ("list", 0) => Command::List,
         ("get", n) if n > 0 => Command::Get(rest.to_vec()),
+        // chunks(2) of an even count are pairs.
         ("set", n) if n > 0 && n % 2 == 0 => Command::Set(
             rest.chunks(2)
                 .map(|p| (p[0].clone(), p[1].clone()))
@@ -160,9 +161,18 @@ fn get(store: &dyn ConfStore, wanted: &[String]) -> Result<String> {
     let mut out = String::new();
     for key in wanted {
         let path: Vec<String> = key.split('/').map(str::to_string).collect();
-        let value = keys::lookup(&conf, &path)?;
+        // A plain key path first; the manager's nodes (`virtualHosts/<host>/<key>`) as the
+        // proxy reads them.
+        let value = match keys::lookup(&conf, &path) {
+            Ok(v) => v.clone(),
+            Err(e) => match keys::answer(&conf, &path) {
+                Ok(Value::Object(mut a)) => a.remove("value").unwrap_or(Value::Object(a)),
+                Ok(list) => list,
+                Err(_) => return Err(e),
+            },
+        };
         let text = match value {
-            Value::String(s) => s.clone(),
+            Value::String(s) => s,
             other => other.to_string(),
         };
         out.push_str(&format!("{key} = {text}\n"));
@@ -175,14 +185,15 @@ fn date(c: &Map<String, Value>) -> String {
     match c.get("cfgDate").and_then(as_i64) {
         Some(t) => {
             let s = crate::util::timestamp14(t);
+            let part = |r: std::ops::Range<usize>| s.get(r).unwrap_or("?").to_string();
             format!(
                 "{}-{}-{} {}:{}:{} UTC",
-                &s[0..4],
-                &s[4..6],
-                &s[6..8],
-                &s[8..10],
-                &s[10..12],
-                &s[12..14]
+                part(0..4),
+                part(4..6),
+                part(6..8),
+                part(8..10),
+                part(10..12),
+                part(12..14)
             )
         }
         None => "-".into(),

@@ -177,11 +177,11 @@ fn unknown(key: &str) -> Error {
 
 /// `[{"id":"macros/UA","title":"UA","type":"keyText","data":..}]`, sorted by key.
 fn simple_hash_list(key: &str, m: &Map<String, Value>) -> Value {
-    let mut names: Vec<&String> = m.keys().collect();
-    names.sort();
-    let items: Vec<Value> = names
+    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let items: Vec<Value> = entries
         .into_iter()
-        .map(|k| json!({ "id": format!("{key}/{k}"), "title": k, "type": "keyText", "data": m[k] }))
+        .map(|(k, v)| json!({ "id": format!("{key}/{k}"), "title": k, "type": "keyText", "data": v }))
         .collect();
     Value::Array(items)
 }

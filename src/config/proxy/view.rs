@@ -96,11 +96,12 @@ pub fn pretty_sorted(doc: &Map<String, Value>) -> Vec<u8> {
 fn sort_keys(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
             Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sort_keys(&m[k])))
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sort_keys(v)))
                     .collect(),
             )
         }

@@ -1,48 +1,8 @@
-//! Notification server over HTTP: every row of the contract's rules, on File and SQLite
-//! storage; the SOAP server with envelopes captured from SOAP::Lite (tests/fixtures/soap); the
-//! 10,000-element array; entity bombs; the CLI.
-mod common;
-
-use common::notifications::{server, Backend, BACKENDS};
-use common::{Client, Portal, Resp};
+//! REST/JSON rows of the contract, on File and SQLite storage.
+use super::common::notifications::{server, Backend, BACKENDS};
+use super::common::Portal;
+use super::*;
 use serde_json::{json, Value};
-
-fn post(c: &Client, body: &Value) -> Resp {
-    c.send_json("POST", "/notifications", body)
-}
-
-fn refa() -> Value {
-    json!({"uid":"rtyler","date":"2024-01-01","reference":"REFA","title":"Title A","subtitle":"Sub A",
-           "text":"Text A","check":["I agree","I am sure"]})
-}
-
-fn note(uid: &str, reference: &str) -> Value {
-    json!({"uid": uid, "date": "2024-01-02", "reference": reference, "text": "t"})
-}
-
-fn keys(r: &Resp) -> Vec<String> {
-    let mut v: Vec<String> = r.json()["result"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no result list: {}", r.text()))
-        .iter()
-        .map(|o| {
-            format!(
-                "{}/{}",
-                o["uid"].as_str().unwrap(),
-                o["reference"].as_str().unwrap()
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn error(r: &Resp) -> String {
-    r.json()["error"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no error: {}", r.text()))
-        .to_string()
-}
 
 #[test]
 fn insert_rows() {
@@ -297,4 +257,50 @@ fn file_names_as_lemonldap() {
     assert!(dir
         .join("20240103_allusers_R0xPQkFMMQ==_JHVpZCBlcSAibXNtaXRoIg==.json")
         .exists());
+}
+
+#[test]
+fn default_condition_is_appended_to_every_insert() {
+    for b in BACKENDS {
+        let (p, store) = server(
+            b,
+            &[("notificationDefaultCond", json!("$authenticationLevel > 0"))],
+        );
+        let c = p.client();
+        post(
+            &c,
+            &json!([{"uid":"a","date":"2024-01-01","reference":"C1","condition":"$uid eq 'a'"},
+            {"uid":"b","date":"2024-01-01","reference":"C2"}]),
+        );
+        let cond = |uid: &str, r: &str| store.get(uid, r).unwrap().unwrap().condition;
+        assert_eq!(
+            cond("a", "C1"),
+            "($uid eq 'a') and ($authenticationLevel > 0)",
+            "{b:?}"
+        );
+        assert_eq!(cond("b", "C2"), "$authenticationLevel > 0", "{b:?}");
+    }
+}
+
+#[test]
+fn default_storage_is_a_table_in_the_sqlite_configuration_database() {
+    use super::common::config::{start_on, Store};
+    let mut conf = super::common::default_conf();
+    conf.insert("notificationServer".into(), json!(1));
+    conf.insert("notificationServerGET".into(), json!(1));
+    let p = start_on(Store::Sqlite, conf);
+    let c = p.client();
+    assert_eq!(post(&c, &refa()).json(), json!({"result":1}));
+    assert_eq!(keys(&c.get_json("/notifications/rtyler")), ["rtyler/REFA"]);
+    let db = rusqlite::Connection::open(p.data().join("conf.db")).unwrap();
+    let row: (String, String, String) = db
+        .query_row("SELECT date, uid, ref FROM notifications", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    assert_eq!(row, ("2024-01-01".into(), "rtyler".into(), "REFA".into()));
+    assert!(
+        !p.data().join("notifications").exists(),
+        "no folder when the configuration is in SQLite"
+    );
 }

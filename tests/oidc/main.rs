@@ -1,0 +1,26 @@
+//! The OpenID Connect provider over HTTP: every row of the contract's "OpenID Connect"
+//! section, the login answers it relies on, the REST directory bridge, and an external
+//! relying-party library completing the flow.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod authorize;
+mod directory;
+mod resources;
+mod rp;
+mod token;
+
+/// Standard base64 of a string (the login form's `url` field).
+pub fn b64_url(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+/// Status, `error` and `WWW-Authenticate` of an OAuth error answer.
+pub fn oauth_err(r: &common::Resp) -> (u16, String, Option<String>) {
+    (
+        r.status,
+        r.json()["error"].as_str().unwrap_or("").to_string(),
+        r.header("www-authenticate").map(str::to_string),
+    )
+}
