@@ -1,10 +1,14 @@
 //! The ceiling of `make bench`: a bare tiny_http server with Limette's pool shape (the same
 //! listener with TCP_NODELAY and idle timeouts, one accept thread feeding a bounded queue, a
-//! fixed pool of workers) answering a small JSON body and doing nothing else. Limette's
-//! endpoints are reported as a ratio of what this server does in the same run.
+//! fixed pool of workers, and Limette's response writer, which rotates keep-alive connections
+//! so that none is stranded in tiny_http's pool) answering a small JSON body and doing nothing
+//! else: no request reading, routing or handler. Limette's endpoints are reported as a ratio
+//! of what this server does in the same run.
 //!
 //! `cargo run --release --example ceiling -- [ADDR:PORT] [THREADS]`; prints one line with the
 //! address it listens on.
+use limette::http::adapter::{self, ConnTracker, Limits};
+use limette::http::Response;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -35,9 +39,17 @@ fn main() {
     };
     let (tx, rx) = sync_channel::<tiny_http::Request>(256);
     let rx = Arc::new(Mutex::new(rx));
+    let shared = Arc::new((
+        ConnTracker::default(),
+        Limits {
+            max_body: 8 << 20,
+            body_deadline: Duration::from_secs(10),
+            max_requests: 100,
+        },
+    ));
     for _ in 0..threads.max(1) {
-        let rx = rx.clone();
-        std::thread::spawn(move || worker(&rx));
+        let (rx, shared) = (rx.clone(), shared.clone());
+        std::thread::spawn(move || worker(&rx, &shared.0, &shared.1));
     }
     println!("ceiling listening on http://{local} with {threads} workers");
     for req in server.incoming_requests() {
@@ -51,18 +63,14 @@ fn main() {
     }
 }
 
-fn worker(rx: &Mutex<Receiver<tiny_http::Request>>) {
-    let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]);
+fn worker(rx: &Mutex<Receiver<tiny_http::Request>>, tracker: &ConnTracker, limits: &Limits) {
+    let body: serde_json::Value = serde_json::from_str(BODY).unwrap_or_default();
     loop {
         let next = match rx.lock() {
             Ok(guard) => guard.recv(),
             Err(_) => return,
         };
         let Ok(req) = next else { return };
-        let mut resp = tiny_http::Response::from_string(BODY);
-        if let Ok(h) = header.clone() {
-            resp.add_header(h);
-        }
-        let _ = req.respond(resp);
+        adapter::write_response(req, &Response::json(200, &body), false, tracker, limits);
     }
 }
