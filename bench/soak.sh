@@ -63,6 +63,6 @@ sleep 7
 quiet=$(ls "/proc/$PID/fd" | wc -l)
 if [ "$quiet" -le $((IDLE_FDS + 4)) ]; then say "descriptors: $IDLE_FDS at start, $wfds -> $lfds under load, $quiet once quiet"
 else say "descriptors grew: $IDLE_FDS at start, $quiet once quiet (FAIL)"; fail=1; fi
-say "peak RSS $(mib "$(proc "$PID" VmHWM)")"
+say "peak RSS $(mib "$(proc "$PID" VmHWM)"); stored during the run: $(ls "$WORK/soak/sessions" | wc -l) session files, $(ls "$WORK/soak/notifications" 2>/dev/null | wc -l) notification files (RSS that follows them is data, not a leak)"
 [ "$fail" = 0 ] && say "PASS" || say "FAIL"
 exit "$fail"
