@@ -125,21 +125,146 @@ pub fn decode_url(raw: &str) -> Option<String> {
 }
 
 /// Redirect targets: the portal itself or a virtual host of `locationRules` (no open redirect).
+///
+/// The URL's origin is parsed, never prefix-matched: userinfo (`user@host`), backslashes and
+/// non-numeric ports are refused, since browsers resolve those to a host other than the one the
+/// string seems to name.
 pub fn is_allowed_target(conf: &Conf, url: &str) -> bool {
-    if url.bytes().any(|b| b < 0x20 || b == 0x7f) {
+    let Some(target) = Origin::parse(url) else {
         return false;
-    }
-    if url.starts_with(&conf.portal) {
+    };
+    if Origin::parse(&conf.portal).is_some_and(|portal| portal == target) {
         return true;
     }
-    let host = url
-        .split("://")
-        .nth(1)
-        .and_then(|r| r.split(['/', '?', '#']).next())
-        .unwrap_or("");
-    let bare = host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host);
+    let (host, bare) = (target.authority(), target.host.as_str());
     match conf.raw.get("locationRules") {
-        Some(serde_json::Value::Object(m)) => m.contains_key(host) || m.contains_key(bare),
+        Some(serde_json::Value::Object(m)) => m
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case(&host) || k.eq_ignore_ascii_case(bare)),
         _ => false,
+    }
+}
+
+/// Scheme, host and port of an absolute http(s) URL, as a browser would resolve them.
+#[derive(Debug, PartialEq, Eq)]
+struct Origin {
+    scheme: &'static str,
+    host: String,
+    port: Option<u16>,
+}
+
+impl Origin {
+    fn parse(url: &str) -> Option<Origin> {
+        if url.bytes().any(|b| b <= 0x20 || b == 0x7f || b == b'\\') {
+            return None;
+        }
+        let (scheme, rest) =
+            if let Some(r) = url.get(..8).filter(|p| p.eq_ignore_ascii_case("https://")) {
+                ("https", &url[r.len()..])
+            } else if let Some(r) = url.get(..7).filter(|p| p.eq_ignore_ascii_case("http://")) {
+                ("http", &url[r.len()..])
+            } else {
+                return None;
+            };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if authority.contains('@') || authority.is_empty() {
+            return None;
+        }
+        let (host, port) = if let Some(inner) = authority.strip_prefix('[') {
+            let (addr, tail) = inner.split_once(']')?;
+            let port = match tail {
+                "" => None,
+                t => Some(t.strip_prefix(':')?),
+            };
+            (&authority[..addr.len() + 2], port)
+        } else {
+            match authority.split_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            }
+        };
+        let port = match port {
+            None => None,
+            Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(p.parse().ok()?)
+            }
+            Some(_) => return None,
+        };
+        let host = host.to_ascii_lowercase();
+        let host_ok = host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b));
+        if host.is_empty() || !host_ok {
+            return None;
+        }
+        let default = if scheme == "https" { 443 } else { 80 };
+        let port = port.filter(|&p| p != default);
+        Some(Origin { scheme, host, port })
+    }
+
+    /// `host` or `host:port` as `locationRules` names a virtual host.
+    fn authority(&self) -> String {
+        match self.port {
+            Some(p) => format!("{}:{p}", self.host),
+            None => self.host.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conf() -> Conf {
+        let stored = serde_json::json!({
+            "cfgNum": 1,
+            "portal": "http://auth.example.com:8080/",
+            "locationRules": {"app.example.com": {"default": "accept"}, "api.example.com:8443": {}}
+        });
+        let serde_json::Value::Object(m) = stored else {
+            unreachable!()
+        };
+        Conf::build(m, &serde_json::Map::new(), "k").unwrap()
+    }
+
+    #[test]
+    fn portal_and_virtual_hosts_are_allowed_targets() {
+        let c = conf();
+        for ok in [
+            "http://auth.example.com:8080/",
+            "http://AUTH.example.com:8080/x?y#z",
+            "http://app.example.com/",
+            "https://app.example.com:443/path",
+            "http://App.Example.com",
+            "https://api.example.com:8443/v1",
+        ] {
+            assert!(is_allowed_target(&c, ok), "{ok} should be allowed");
+        }
+    }
+
+    #[test]
+    fn look_alike_urls_are_refused() {
+        let c = conf();
+        for bad in [
+            "http://auth.example.com:8080@evil.example/",
+            "http://app.example.com@evil.example/",
+            "http://app.example.com:x@evil.example/",
+            "http://auth.example.com:8080.evil.example/",
+            "http://app.example.com.evil.example/",
+            "http://evil.example\\@app.example.com/",
+            "http://evil.example\\app.example.com/",
+            "http://app.example.com:80:81/",
+            "http://app.example.com:/",
+            "http:///app.example.com/",
+            "javascript://app.example.com/%0aalert(1)",
+            "//app.example.com/",
+            "http://app.example.com /",
+            "http://app.example.com\t/",
+            "https://api.example.com/",
+            "http://auth.example.com:8081/",
+            "https://auth.example.com:8080/",
+        ] {
+            assert!(!is_allowed_target(&c, bad), "{bad} should be refused");
+        }
     }
 }

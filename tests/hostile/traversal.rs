@@ -191,3 +191,33 @@ fn traversal_ids_in_notification_oidc_and_config_routes_stay_inside() {
     );
     assert_serving(&p);
 }
+
+/// `url=` look-alikes of the portal (userinfo, backslash, suffixed host) never become a
+/// redirect; the portal's own URL still does.
+#[test]
+fn look_alike_redirect_targets_are_not_followed() {
+    let p = Portal::start();
+    let sso = p.login("dwho");
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let get = |target: &str| {
+        let req = format!(
+            "GET /?url={} HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\nCookie: lemonldap={sso}\r\n\r\n",
+            enc(&b64.encode(target))
+        );
+        hostile::raw(p.port, req.as_bytes()).unwrap()
+    };
+    let good = get("http://127.0.0.1:8080/after");
+    assert_eq!(good.status, 302, "{}", good.text());
+    assert_eq!(good.header("location"), Some("http://127.0.0.1:8080/after"));
+    for evil in [
+        "http://127.0.0.1:8080@evil.example/",
+        "http://127.0.0.1:8080.evil.example/",
+        "http://127.0.0.1@evil.example/",
+        "http://evil.example\\@127.0.0.1:8080/",
+    ] {
+        let r = get(evil);
+        let location = r.header("location").unwrap_or("");
+        assert!(!location.contains("evil"), "{evil} redirected to {location}");
+        assert_eq!(r.status, 200, "{evil}: {}", r.text());
+    }
+}
