@@ -16,72 +16,103 @@ pub fn dispatch(app: &App, req: &Request) -> Response {
     }
 }
 
-fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
+/// The areas, in the order their paths are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Area {
+    /// `/sessions/...` under `pathPrefix`: the REST session server.
+    Sessions,
+    /// `/config/...` under `pathPrefix`: the REST configuration proxy.
+    Config,
+    /// `/error/...`: error references.
+    ErrorRefs,
+    /// `/session/my/...`, `/mysession/`: the connected user's session.
+    MySession,
+    /// `POST /oauth2/` with credentials: the command-line login.
+    Login,
+    /// `/oauth2/...` and discovery: the OpenID Connect provider.
+    Oidc,
+    /// `/notifications`: the notification server.
+    NotificationServer,
+    /// `/notifback`, `/mynotifications`: notifications at login and the explorer.
+    NotificationPortal,
+    /// `/static/...`: embedded assets.
+    Static,
+    /// `/__test/...` when test hooks are on.
+    TestHook,
+    /// `/`: the portal.
+    Root,
+}
+
+/// Which area owns the request, and the path below the `pathPrefix` for the prefixed ones.
+fn area<'r>(app: &App, req: &'r Request) -> Option<(Area, &'r str)> {
     let path = req.path.as_str();
-    let prefix = app.local.path_prefix.as_str();
-    let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
-    let prefixed = |p: &str| -> Option<&str> {
-        let rest = path.strip_prefix(prefix)?;
-        (rest == p || rest.starts_with(&format!("{p}/"))).then_some(rest)
+    let under = |p: &str| is_under(path, p);
+    let prefixed = |p: &str| -> Option<&'r str> {
+        let rest = path.strip_prefix(app.local.path_prefix.as_str())?;
+        is_under(rest, p).then_some(rest)
     };
-    if let Some(rest) = prefixed("/sessions") {
-        return (
-            Flavour::Json,
-            crate::sessions::rest::handle(app, req, conf, rest),
-        );
-    }
-    if let Some(rest) = prefixed("/config") {
-        return (
-            Flavour::Json,
-            crate::config::proxy::handle_config(app, req, rest),
-        );
-    }
-    if under("/error") {
-        return (Flavour::Json, crate::config::proxy::handle_error(app, req));
-    }
-    if under("/session/my") || under("/mysession") {
-        return (
-            Flavour::Negotiated,
-            crate::sessions::my::handle(app, req, conf),
-        );
-    }
-    if (path == "/oauth2/" || path == "/oauth2")
+    let cli_login = (path == "/oauth2/" || path == "/oauth2")
         && req.method == Method::Post
-        && has_credentials(req)
-    {
-        return (
+        && has_credentials(req);
+    let table = [
+        (Area::Sessions, prefixed("/sessions")),
+        (Area::Config, prefixed("/config")),
+        (Area::ErrorRefs, under("/error").then_some(path)),
+        (
+            Area::MySession,
+            (under("/session/my") || under("/mysession")).then_some(path),
+        ),
+        (Area::Login, cli_login.then_some(path)),
+        (
+            Area::Oidc,
+            (under("/oauth2") || path == "/.well-known/openid-configuration").then_some(path),
+        ),
+        (
+            Area::NotificationServer,
+            under("/notifications").then_some(path),
+        ),
+        (
+            Area::NotificationPortal,
+            (under("/notifback") || under("/mynotifications")).then_some(path),
+        ),
+        (Area::Static, under("/static").then_some(path)),
+        (
+            Area::TestHook,
+            (app.local.test_hooks && under("/__test")).then_some(path),
+        ),
+        (Area::Root, (path == "/" || path.is_empty()).then_some(path)),
+    ];
+    table
+        .into_iter()
+        .find_map(|(area, rest)| rest.map(|r| (area, r)))
+}
+
+/// `path` is `p` or below it.
+fn is_under(path: &str, p: &str) -> bool {
+    path.strip_prefix(p)
+        .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+}
+
+fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
+    use crate::{config::proxy, notifications, portal, sessions};
+    let Some((area, rest)) = area(app, req) else {
+        return (Flavour::Negotiated, Err(Error::not_found("Not found")));
+    };
+    match area {
+        Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
+        Area::Config => (Flavour::Json, proxy::handle_config(app, req, rest)),
+        Area::ErrorRefs => (Flavour::Json, proxy::handle_error(app, req)),
+        Area::MySession => (Flavour::Negotiated, sessions::my::handle(app, req, conf)),
+        Area::Login | Area::Root => (Flavour::Negotiated, portal::handle_root(app, req, conf)),
+        Area::Oidc => (Flavour::Negotiated, crate::oidc::handle(app, req, conf)),
+        Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
+        Area::NotificationPortal => (
             Flavour::Negotiated,
-            crate::portal::handle_root(app, req, conf),
-        );
+            notifications::portal::handle(app, req, conf),
+        ),
+        Area::Static => (Flavour::Negotiated, portal::assets::serve(req)),
+        Area::TestHook => (Flavour::Negotiated, test_hook(req)),
     }
-    if under("/oauth2") || path == "/.well-known/openid-configuration" {
-        return (Flavour::Negotiated, crate::oidc::handle(app, req, conf));
-    }
-    if under("/notifications") {
-        return (
-            Flavour::Json,
-            crate::notifications::server::handle(app, req, conf),
-        );
-    }
-    if under("/notifback") || under("/mynotifications") {
-        return (
-            Flavour::Negotiated,
-            crate::notifications::portal::handle(app, req, conf),
-        );
-    }
-    if under("/static") {
-        return (Flavour::Negotiated, crate::portal::assets::serve(req));
-    }
-    if app.local.test_hooks && under("/__test") {
-        return (Flavour::Negotiated, test_hook(req));
-    }
-    if path == "/" || path.is_empty() {
-        return (
-            Flavour::Negotiated,
-            crate::portal::handle_root(app, req, conf),
-        );
-    }
-    (Flavour::Negotiated, Err(Error::not_found("Not found")))
 }
 
 fn has_credentials(req: &Request) -> bool {
@@ -112,5 +143,20 @@ fn test_hook(req: &Request) -> Result<Response> {
             Ok(Response::bytes(200, "text/plain", vec![b'x'; n]))
         }
         _ => Err(Error::not_found("Not found")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_under;
+
+    #[test]
+    fn a_prefix_owns_itself_and_what_is_below_it_only() {
+        assert!(is_under("/oauth2", "/oauth2"));
+        assert!(is_under("/oauth2/", "/oauth2"));
+        assert!(is_under("/oauth2/token", "/oauth2"));
+        assert!(!is_under("/oauth2token", "/oauth2"));
+        assert!(!is_under("/oauth", "/oauth2"));
+        assert!(!is_under("/x/oauth2", "/oauth2"));
     }
 }

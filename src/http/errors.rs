@@ -75,12 +75,25 @@ fn portal_error(
     req: &Request,
     portal: &str,
 ) -> Response {
-    let resp = if req.wants_json() {
-        Response::json(status, &json!({"result": 0, "error": code.as_str()}))
-    } else {
-        let msg = crate::portal::messages::text("en", code as u16);
-        Response::html(status, error_page(status, &msg))
-    };
+    if req.wants_json() {
+        return portal_json(code, status, portal);
+    }
+    let msg = crate::portal::messages::text("en", code as u16);
+    with_sso_challenge(
+        Response::html(status, error_page(status, &msg)),
+        status,
+        portal,
+    )
+}
+
+/// The JSON form of a portal answer with an error code, `{"result":0,"error":"N"}`, for the
+/// portal pages that render their own HTML but answer JSON clients like any portal error.
+pub fn portal_json(code: crate::error::PortalCode, status: u16, portal: &str) -> Response {
+    let resp = Response::json(status, &json!({"result": 0, "error": code.as_str()}));
+    with_sso_challenge(resp, status, portal)
+}
+
+fn with_sso_challenge(resp: Response, status: u16, portal: &str) -> Response {
     if status == 401 {
         resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
     } else {

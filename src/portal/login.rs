@@ -14,7 +14,10 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
         // Already authenticated: LemonLDAP::NG refuses a second login on the same session.
         if json {
-            return Ok(Response::json(400, &json!({"result": 0, "error": "24"})));
+            return Err(Error::Portal {
+                code: PortalCode::Error,
+                status: 400,
+            });
         }
         return Ok(match pending_url(conf, req) {
             Some(u) => Response::redirect(&u),

@@ -54,12 +54,7 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 /// must show them).
 pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16) -> Response {
     if req.wants_json() {
-        let r = Response::json(json_status, &json!({"result": 0, "error": code.as_str()}));
-        return if json_status == 401 {
-            r.with_header("WWW-Authenticate", &format!("SSO {}", conf.portal))
-        } else {
-            r
-        };
+        return crate::http::errors::portal_json(code, json_status, &conf.portal);
     }
     let url = req.param("url").filter(|u| decode_url(u).is_some());
     let user = req.form_param("user").unwrap_or_default();

@@ -217,7 +217,10 @@ fn look_alike_redirect_targets_are_not_followed() {
     ] {
         let r = get(evil);
         let location = r.header("location").unwrap_or("");
-        assert!(!location.contains("evil"), "{evil} redirected to {location}");
+        assert!(
+            !location.contains("evil"),
+            "{evil} redirected to {location}"
+        );
         assert_eq!(r.status, 200, "{evil}: {}", r.text());
     }
 }
