@@ -101,23 +101,7 @@ fn one(
     let Some(epoch) = req.query_param("epoch") else {
         return Err(Error::bad("Missing epoch parameter"));
     };
-    let stored = persistent
-        .get(&super::accept::accepted_key(reference))
-        .and_then(as_i64);
-    let found = match stored.filter(|e| Some(*e) == epoch.trim().parse().ok()) {
-        Some(_) => {
-            let uid = trace(s);
-            let own = app.notifications.get(&uid, reference)?;
-            let record = match own {
-                Some(r) => Some(r),
-                None => app
-                    .notifications
-                    .get(&conf.notifications.wildcard, reference)?,
-            };
-            record.as_ref().and_then(super::portal::readable)
-        }
-        None => None,
-    };
+    let found = accepted_notification(app, conf, s, persistent, reference, epoch.trim())?;
     let fragment = found.map(|n| super::form::fragment(1, &n, true));
     if req.wants_json() {
         return Ok(Response::json(
@@ -140,6 +124,32 @@ fn one(
         )),
         None => Err(Error::not_found("Unknown notification")),
     }
+}
+
+/// The notification `reference` the user accepted at `epoch`, when the persistent session
+/// records that acceptance and the notification is still stored (own or all-users).
+fn accepted_notification(
+    app: &App,
+    conf: &Conf,
+    s: &crate::storage::Session,
+    persistent: &Map<String, Value>,
+    reference: &str,
+    epoch: &str,
+) -> Result<Option<super::model::Notification>> {
+    let stored = persistent
+        .get(&super::accept::accepted_key(reference))
+        .and_then(as_i64);
+    if stored.is_none() || stored != epoch.parse().ok() {
+        return Ok(None);
+    }
+    let uid = trace(s);
+    let record = match app.notifications.get(&uid, reference)? {
+        Some(r) => Some(r),
+        None => app
+            .notifications
+            .get(&conf.notifications.wildcard, reference)?,
+    };
+    Ok(record.as_ref().and_then(super::portal::readable))
 }
 
 fn word(key: &str) -> String {
