@@ -50,6 +50,7 @@ persistentStorageOptions = {"Directory": "$dir/psessions"}
 restSessionServer = 1
 restConfigServer = 1
 notificationServer = 1
+notificationServerDELETE = 1
 $notif
 EOF
   start "$name" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0

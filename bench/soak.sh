@@ -3,6 +3,7 @@
 # (60) against a release Limette on SOAK_STORAGE (File or SQLite; File). Passes when no answer
 # was unexpected (no non-2xx, no socket error), resident memory stays flat after warm-up and
 # descriptors do not grow. Samples of RSS and descriptors are printed every 5 s.
+# The mix removes what it creates (logouts, notification deletes), so RSS that grows is a leak.
 # SOAK_READONLY=1 keeps the mix to reads (no login, no notification insert).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ export BENCH_DIR=$ROOT/bench
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "${SOAK_KEEP:-}" ] && { echo "soak: kept $WORK"; return; }
   rm -rf "$WORK"
 }
 trap cleanup EXIT
