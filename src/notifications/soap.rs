@@ -5,7 +5,7 @@
 //! Every failure is a SOAP Fault whose faultstring says what was wrong (HTTP 500, as SOAP 1.1
 //! requires). A document type declaration is refused before any parser runs, so no entity is
 //! ever declared, expanded or fetched: entity bombs and external entities fault at once.
-use super::model::{parse_xml, refuse_doctype, without_declaration, xml_escape};
+use super::model::{check_xml, parse_xml, without_declaration, xml_escape};
 use super::server::insert_all;
 use super::store::NotificationStore;
 use crate::error::{Error, Result};
@@ -48,7 +48,7 @@ pub fn handle(store: &dyn NotificationStore, req: &Request) -> Result<Response> 
 /// Parses an envelope into a call; the error text is the faultstring.
 pub fn decode(body: &[u8]) -> std::result::Result<Call, String> {
     let text = std::str::from_utf8(body).map_err(|_| "The request is not UTF-8".to_string())?;
-    refuse_doctype(text).map_err(|e| e.0)?;
+    check_xml(text).map_err(|e| e.0)?;
     let root = Element::from_reader_with_prefixes(
         without_declaration(text).as_bytes(),
         Some(NO_NS.to_string()),

@@ -180,3 +180,42 @@ fn a_real_soap_lite_client_gets_results_and_faults() {
     );
     assert_eq!(store.all().unwrap().len(), 1);
 }
+
+/// A 100,000-level envelope (or notification inside one) is a fault at once, not a stack
+/// overflow that ends the process: the server answers the next call.
+#[test]
+fn deeply_nested_xml_is_a_fault_and_the_server_lives_on() {
+    let (p, store) = server(Backend::File, &[("oldNotifFormat", json!(1))]);
+    let c = p.client();
+    let n = 100_000;
+    let deep = format!("{}{}", "<a>".repeat(n), "</a>".repeat(n));
+    let envelope = format!(
+        "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>{deep}</soap:Body></soap:Envelope>"
+    );
+    let inner_doc = format!(
+        "<root><notification uid=\"rtyler\" date=\"2024-01-02\" reference=\"DEEP\"><text>{deep}</text></notification></root>"
+    )
+    .replace('<', "&lt;")
+    .replace('>', "&gt;");
+    let inner = format!(
+        "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><newNotification xmlns=\"urn:Lemonldap::NG::Common::PSGI::SOAPService\"><c>{inner_doc}</c></newNotification></soap:Body></soap:Envelope>"
+    );
+    for (what, body) in [("envelope", envelope), ("notification", inner)] {
+        let r = c.send(
+            "POST",
+            "/notifications",
+            &[
+                ("Content-Type", "text/xml; charset=utf-8"),
+                (
+                    "SOAPAction",
+                    "\"urn:Lemonldap::NG::Common::PSGI::SOAPService#newNotification\"",
+                ),
+            ],
+            body.as_bytes(),
+        );
+        let f = faultstring(&r);
+        assert!(f.contains("nested deeper"), "{what}: {f}");
+    }
+    assert_eq!(result_count(&soap(&c, "1-new-two")), 2);
+    assert_eq!(store.all().unwrap().len(), 2, "nothing stored by the deep documents");
+}
