@@ -22,18 +22,8 @@ pub fn strip_tags(s: &str) -> String {
     out
 }
 
-/// Escapes text for an XML attribute or element.
+/// Escapes text for an XML attribute or element: the same five characters as for HTML (the
+/// numeric `&#39;` is valid XML).
 pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::util::html_escape(s)
 }
