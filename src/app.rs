@@ -148,7 +148,11 @@ fn data_key(local: &LocalConf) -> Result<String> {
         }
     }
     let k = crate::util::random_hex(32);
-    crate::storage::file::create_atomic(&path, k.as_bytes())?;
+    crate::storage::file::create_atomic(
+        &path,
+        k.as_bytes(),
+        crate::storage::file::Durability::Synced,
+    )?;
     // Another process may have won the race: read back what is there.
     let bytes = crate::storage::file::read_opt(&path)?.unwrap_or_default();
     Ok(String::from_utf8_lossy(&bytes).trim().to_string())

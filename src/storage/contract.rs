@@ -210,3 +210,15 @@ fn concurrent_take_has_exactly_one_winner() {
         }
     }
 }
+
+/// File sessions are not synced (`Durability::Cached`): what a power loss can leave, an empty
+/// file, reads as no session; a file with other garbage stays an error.
+#[test]
+fn an_empty_session_file_reads_as_absent() {
+    let tmp = Tmp::new("empty");
+    let st = FileSessions::open(&tmp.0).unwrap();
+    std::fs::write(tmp.0.join("cut"), b"").unwrap();
+    assert_eq!(st.get(Kind::Global, "cut").unwrap(), None);
+    std::fs::write(tmp.0.join("torn"), b"{\"uid\":").unwrap();
+    assert!(st.get(Kind::Global, "torn").is_err());
+}

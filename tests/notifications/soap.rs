@@ -217,5 +217,9 @@ fn deeply_nested_xml_is_a_fault_and_the_server_lives_on() {
         assert!(f.contains("nested deeper"), "{what}: {f}");
     }
     assert_eq!(result_count(&soap(&c, "1-new-two")), 2);
-    assert_eq!(store.all().unwrap().len(), 2, "nothing stored by the deep documents");
+    assert_eq!(
+        store.all().unwrap().len(),
+        2,
+        "nothing stored by the deep documents"
+    );
 }

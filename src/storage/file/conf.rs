@@ -1,5 +1,5 @@
 //! Numbered configurations as files: `<dirName>/lmConf-<N>.json`, LemonLDAP::NG's layout.
-use super::{create_atomic, ensure_dir, read_opt};
+use super::{create_atomic, ensure_dir, read_opt, Durability};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
@@ -63,7 +63,7 @@ impl ConfStore for FileConf {
             let mut c = conf.clone();
             c.insert("cfgNum".into(), Value::from(num));
             let bytes = serde_json::to_vec_pretty(&c).map_err(Error::internal)?;
-            if create_atomic(&self.path(num), &bytes)? {
+            if create_atomic(&self.path(num), &bytes, Durability::Synced)? {
                 return Ok(num);
             }
         }

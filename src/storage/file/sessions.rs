@@ -1,7 +1,7 @@
 //! Sessions as files: `<Directory>/<id>` for SSO and persistent sessions (LemonLDAP::NG's
 //! `Apache::Session::File` layout with JSON serialisation), `<Directory>/<kind>/<id>` for the
 //! internal kinds.
-use super::{create_atomic, ensure_dir, read_opt, remove_opt, write_atomic};
+use super::{create_atomic, ensure_dir, read_opt, remove_opt, write_atomic, Durability};
 use crate::error::{Error, Result};
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use std::fs;
@@ -37,9 +37,14 @@ impl FileSessions {
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<Session> {
+/// An empty file is a session whose data a power loss kept from the disk
+/// ([`Durability::Cached`]): absent. Anything else that is not a JSON object is an error.
+fn decode(bytes: &[u8]) -> Result<Option<Session>> {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
     match serde_json::from_slice(bytes) {
-        Ok(serde_json::Value::Object(m)) => Ok(m),
+        Ok(serde_json::Value::Object(m)) => Ok(Some(m)),
         _ => Err(Error::storage("session file is not a JSON object")),
     }
 }
@@ -51,17 +56,17 @@ fn encode(data: &Session) -> Result<Vec<u8>> {
 impl SessionStore for FileSessions {
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         match read_opt(&self.path(kind, id)?)? {
-            Some(b) => decode(&b).map(Some),
+            Some(b) => decode(&b),
             None => Ok(None),
         }
     }
 
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
-        write_atomic(&self.path(kind, id)?, &encode(data)?)
+        write_atomic(&self.path(kind, id)?, &encode(data)?, Durability::Cached)
     }
 
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-        create_atomic(&self.path(kind, id)?, &encode(data)?)
+        create_atomic(&self.path(kind, id)?, &encode(data)?, Durability::Cached)
     }
 
     fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
@@ -82,7 +87,7 @@ impl SessionStore for FileSessions {
         let bytes = read_opt(&claimed)?;
         let _ = remove_opt(&claimed);
         match bytes {
-            Some(b) => decode(&b).map(Some),
+            Some(b) => decode(&b),
             None => Ok(None),
         }
     }
