@@ -20,11 +20,18 @@ pub fn set_level(name: &str) -> bool {
 
 fn emit(level: u8, tag: &str, msg: &str) {
     if level <= LEVEL.load(Ordering::Relaxed) {
-        eprintln!(
-            "{} [{tag}] {msg}",
+        write_line(format!(
+            "{} [{tag}] {msg}\n",
             crate::util::timestamp14(crate::util::now())
-        );
+        ));
     }
+}
+
+/// One line in one write: whole lines under load, and one system call instead of one per
+/// formatted piece (stderr is unbuffered).
+fn write_line(line: String) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// An error: something failed and an operator should look.
@@ -52,9 +59,9 @@ pub fn debug(msg: &str) {
 pub fn access(method: &str, path: &str, status: u16, ms: u128) {
     if LEVEL.load(Ordering::Relaxed) >= 3 {
         let path: String = path.chars().take(200).filter(|c| !c.is_control()).collect();
-        eprintln!(
-            "{} {method} {path} {status} {ms}ms",
+        write_line(format!(
+            "{} {method} {path} {status} {ms}ms\n",
             crate::util::timestamp14(crate::util::now())
-        );
+        ));
     }
 }
