@@ -31,7 +31,7 @@ pub enum Kind {
 
 impl Kind {
     /// The name used in paths and tables.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Kind::Global => "global",
             Kind::Persistent => "persistent",

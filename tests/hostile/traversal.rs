@@ -224,3 +224,30 @@ fn look_alike_redirect_targets_are_not_followed() {
         assert_eq!(r.status, 200, "{evil}: {}", r.text());
     }
 }
+
+/// The internal kinds live in subfolders of the SSO session folder: their names are no session
+/// ids (a 4xx, where they once read a folder and answered 500), and the folders stay.
+#[test]
+fn internal_folder_names_are_not_session_ids() {
+    let p = rest_portal();
+    let sso = p.login("dwho");
+    let sessions = p.data().join("sessions");
+    let json = "Content-Type: application/json\r\n";
+    let body = br#"{"uid": "x"}"#;
+    for name in ["oidc", "pending"] {
+        assert!(sessions.join(name).is_dir(), "{name} folder");
+        for kind in ["global", "persistent"] {
+            let target = format!("/sessions/{kind}/{name}");
+            assert_4xx(&p, "GET", &target, "", b"");
+            assert_4xx(&p, "GET", &format!("{target}/uid"), "", b"");
+            assert_4xx(&p, "PUT", &target, json, body);
+            assert_4xx(&p, "DELETE", &target, "", b"");
+        }
+        let cookie = format!("Cookie: lemonldap={name}\r\n");
+        assert_4xx(&p, "GET", "/session/my/global", &cookie, b"");
+        assert!(sessions.join(name).is_dir(), "{name} folder still there");
+    }
+    let r = hostile::request(p.port, "GET", &format!("/sessions/global/{sso}"), "", b"").unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_serving(&p);
+}

@@ -7,6 +7,9 @@ use crate::storage::{check_id, Kind, Session, SessionStore};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The subfolders of the internal kinds, inside the folder of SSO sessions.
+const INTERNAL: [&str; 2] = [Kind::Oidc.as_str(), Kind::Pending.as_str()];
+
 /// A folder of session files.
 pub struct FileSessions {
     dir: PathBuf,
@@ -16,8 +19,8 @@ impl FileSessions {
     /// Opens (and creates) the folder.
     pub fn open(dir: &Path) -> Result<FileSessions> {
         ensure_dir(dir)?;
-        for k in [Kind::Oidc, Kind::Pending] {
-            ensure_dir(&dir.join(k.as_str()))?;
+        for k in INTERNAL {
+            ensure_dir(&dir.join(k))?;
         }
         Ok(FileSessions {
             dir: dir.to_path_buf(),
@@ -31,8 +34,14 @@ impl FileSessions {
         }
     }
 
+    /// The file of a session. In the shared folder of SSO and persistent sessions, the names
+    /// of the internal kinds' subfolders are no session ids: refused like any invalid id, so
+    /// that no request reads, replaces or removes a folder.
     fn path(&self, kind: Kind, id: &str) -> Result<PathBuf> {
         check_id(id)?;
+        if matches!(kind, Kind::Global | Kind::Persistent) && INTERNAL.contains(&id) {
+            return Err(Error::bad("Invalid identifier"));
+        }
         Ok(self.folder(kind).join(id))
     }
 }
