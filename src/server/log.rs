@@ -1,5 +1,8 @@
 //! Log lines on stderr: one access line per request and leveled messages. Never a secret or a
-//! cookie value: callers log paths without query strings and never log bodies.
+//! cookie value: callers log paths without query strings and never log bodies, and every line
+//! passes [`redact`], which cuts anything shaped like a session id or token (a run of 32 or
+//! more letters, digits, `-` or `_`) to its first four characters: `/sessions/global/<id>`,
+//! a file path in a storage error, an id in a message.
 use std::sync::atomic::{AtomicU8, Ordering};
 
 static LEVEL: AtomicU8 = AtomicU8::new(3);
@@ -21,10 +24,41 @@ pub fn set_level(name: &str) -> bool {
 fn emit(level: u8, tag: &str, msg: &str) {
     if level <= LEVEL.load(Ordering::Relaxed) {
         write_line(format!(
-            "{} [{tag}] {msg}\n",
-            crate::util::timestamp14(crate::util::now())
+            "{} [{tag}] {}\n",
+            crate::util::timestamp14(crate::util::now()),
+            redact(msg)
         ));
     }
+}
+
+/// Shortest run of id characters taken for a secret.
+const SECRET_RUN: usize = 32;
+
+/// `text` with every run of [`SECRET_RUN`] or more id characters (ASCII letters, digits, `-`,
+/// `_`) cut to its first four and `…`.
+pub fn redact(text: &str) -> String {
+    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() >= SECRET_RUN {
+            out.push_str(&run[..4]);
+            out.push('…');
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if is_id(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
 }
 
 /// One line in one write: whole lines under load, and one system call instead of one per
@@ -60,8 +94,33 @@ pub fn access(method: &str, path: &str, status: u16, ms: u128) {
     if LEVEL.load(Ordering::Relaxed) >= 3 {
         let path: String = path.chars().take(200).filter(|c| !c.is_control()).collect();
         write_line(format!(
-            "{} {method} {path} {status} {ms}ms\n",
-            crate::util::timestamp14(crate::util::now())
+            "{} {method} {} {status} {ms}ms\n",
+            crate::util::timestamp14(crate::util::now()),
+            redact(&path)
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn ids_and_tokens_are_cut_other_words_kept() {
+        let sid = "a597b3b59bb6660b922c68e0167e9358d43cfe2a40c4eab0e59764ab9193e827";
+        assert_eq!(
+            redact(&format!("/sessions/global/{sid}/uid")),
+            "/sessions/global/a597…/uid"
+        );
+        assert_eq!(
+            redact(&format!("/tmp/d/sessions/{sid}: Is a directory")),
+            "/tmp/d/sessions/a597…: Is a directory"
+        );
+        let token = "eyJhbGciOiJIUzI1NiJ9_abcdefghijklmnopqrstuvwxyz-0123";
+        assert_eq!(redact(&format!("token {token}.sig")), "token eyJh….sig");
+        let plain = "user dwho authenticated on /oauth2/authorize 200";
+        assert_eq!(redact(plain), plain);
+        assert_eq!(redact(&"x".repeat(31)), "x".repeat(31));
+        assert_eq!(redact("ééé"), "ééé");
     }
 }

@@ -251,3 +251,31 @@ fn internal_folder_names_are_not_session_ids() {
     assert_eq!(r.status, 200, "{}", r.text());
     assert_serving(&p);
 }
+
+/// Session ids are bearer secrets: REST reads, a refused `__secret` and a logout put none of
+/// them in the log, whole.
+#[test]
+fn session_ids_never_reach_the_log_whole() {
+    let p = rest_portal();
+    let sso = p.login("dwho");
+    for target in [
+        format!("/sessions/global/{sso}"),
+        format!("/sessions/global/{sso}/uid"),
+    ] {
+        let r = hostile::request(p.port, "GET", &target, "", b"").unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    let json = "Content-Type: application/json\r\n";
+    let bad_secret = br#"{"uid": "x", "__secret": "bm9wZQ=="}"#;
+    let target = format!("/sessions/global/{sso}");
+    assert_4xx(&p, "PUT", &target, json, bad_secret);
+    let cookie = format!("Cookie: lemonldap={sso}\r\n");
+    let r = hostile::request(p.port, "GET", "/?logout=1", &cookie, b"").unwrap();
+    assert!(r.status < 400);
+    let log = p.log();
+    assert!(
+        log.contains(&format!("/sessions/global/{}…", &sso[..4])),
+        "{log}"
+    );
+    assert!(!log.contains(&sso), "a session id in the log:\n{log}");
+}
