@@ -102,6 +102,10 @@ mod tests {
             self.0.lock().unwrap().insert(id.into(), data.clone());
             Ok(())
         }
+        fn update(&self, _: Kind, id: &str, data: &Session) -> Result<bool> {
+            let mut m = self.0.lock().unwrap();
+            Ok(m.get_mut(id).map(|s| *s = data.clone()).is_some())
+        }
         fn create(&self, _: Kind, id: &str, data: &Session) -> Result<bool> {
             let mut m = self.0.lock().unwrap();
             Ok(!m.contains_key(id) && m.insert(id.into(), data.clone()).is_none())

@@ -52,7 +52,10 @@ pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<Session>> {
     let last = s.get("_lastSeen").and_then(Value::as_i64).unwrap_or(0);
     if now - last >= 60 {
         s.insert("_lastSeen".into(), json!(now));
-        store.put(Kind::Global, id, &s)?;
+        // A logout meanwhile wins: the refresh does not bring the session back.
+        if !store.update(Kind::Global, id, &s)? {
+            return Ok(None);
+        }
     }
     Ok(Some(s))
 }

@@ -155,7 +155,9 @@ pub fn update(
     match store.get(kind, id)? {
         Some(mut s) => {
             s.extend(body);
-            store.put(kind, id, &s)?;
+            if !store.update(kind, id, &s)? {
+                return Err(Error::not_found("Session Id does not exist"));
+            }
         }
         None if proven => {
             body.insert("_session_id".into(), json!(id));
@@ -195,6 +197,12 @@ mod tests {
                 .unwrap()
                 .insert((kind, id.to_string()), data.clone());
             Ok(())
+        }
+        fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
+            let mut m = self.0.lock().unwrap();
+            Ok(m.get_mut(&(kind, id.to_string()))
+                .map(|s| *s = data.clone())
+                .is_some())
         }
         fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
             let mut m = self.0.lock().unwrap();

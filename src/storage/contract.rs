@@ -222,3 +222,58 @@ fn an_empty_session_file_reads_as_absent() {
     std::fs::write(tmp.0.join("torn"), b"{\"uid\":").unwrap();
     assert!(st.get(Kind::Global, "torn").is_err());
 }
+
+#[test]
+fn update_replaces_only_what_still_exists() {
+    each(|name, st| {
+        assert!(
+            !st.update(Kind::Global, "u1", &session("a")).unwrap(),
+            "{name}"
+        );
+        assert_eq!(st.get(Kind::Global, "u1").unwrap(), None, "{name}");
+        st.put(Kind::Global, "u1", &session("a")).unwrap();
+        assert!(
+            st.update(Kind::Global, "u1", &session("b")).unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            st.get(Kind::Global, "u1").unwrap(),
+            Some(session("b")),
+            "{name}"
+        );
+        assert!(st.delete(Kind::Global, "u1").unwrap(), "{name}");
+        assert!(
+            !st.update(Kind::Global, "u1", &session("c")).unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            st.get(Kind::Global, "u1").unwrap(),
+            None,
+            "{name}: brought back"
+        );
+    });
+}
+
+/// Updates racing deletes: once the delete has returned, no update brings the session back.
+#[test]
+fn an_update_racing_a_delete_never_resurrects() {
+    each(|name, st| {
+        for round in 0..50 {
+            let id = format!("race{round}");
+            st.put(Kind::Global, &id, &session("a")).unwrap();
+            let barrier = Barrier::new(2);
+            std::thread::scope(|sc| {
+                sc.spawn(|| {
+                    barrier.wait();
+                    st.update(Kind::Global, &id, &session("b")).unwrap();
+                });
+                barrier.wait();
+                st.delete(Kind::Global, &id).unwrap();
+            });
+            // Whichever ran first, the session is gone: an update before the delete was
+            // deleted with it, an update after it found nothing to replace.
+            let left = st.get(Kind::Global, &id).unwrap();
+            assert_eq!(left, None, "{name}: round {round} brought the session back");
+        }
+    });
+}

@@ -60,6 +60,9 @@ pub trait SessionStore: Send + Sync {
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>>;
     /// Creates or replaces a session.
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()>;
+    /// Replaces a session only if it still exists; `false` when it is gone. A refresh or a merge
+    /// uses it so that a session deleted meanwhile (a logout) is never brought back.
+    fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool>;
     /// Creates a session only if the id is free; `false` when it already exists.
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool>;
     /// Deletes; `false` when it did not exist.

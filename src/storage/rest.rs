@@ -112,6 +112,27 @@ impl SessionStore for RestSessions {
         }
     }
 
+    /// A `PUT` without `__secret`: the server merges it into the session only if it exists
+    /// (the protocol has no replace: keys absent from `data` stay on the server).
+    fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
+        if !Self::remote(kind) {
+            let mut map = self.local()?;
+            return Ok(match map.get_mut(&(kind, id.to_string())) {
+                Some(s) => {
+                    *s = data.clone();
+                    true
+                }
+                None => false,
+            });
+        }
+        let reply = self.call("PUT", id, Some(&Value::Object(data.clone())))?;
+        match reply.status {
+            200 => Ok(true),
+            400 | 404 => Ok(false),
+            _ => Err(unexpected("PUT", &reply)),
+        }
+    }
+
     /// Not atomic across clients: the protocol has no create-if-absent (a fresh random id
     /// makes a collision practically impossible).
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {

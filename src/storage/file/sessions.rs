@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 /// The subfolders of the internal kinds, inside the folder of SSO sessions.
 const INTERNAL: [&str; 2] = [Kind::Oidc.as_str(), Kind::Pending.as_str()];
@@ -13,6 +14,10 @@ const INTERNAL: [&str; 2] = [Kind::Oidc.as_str(), Kind::Pending.as_str()];
 /// A folder of session files.
 pub struct FileSessions {
     dir: PathBuf,
+    /// Serialises `update`, `delete` and `take` of this process, so that an update never
+    /// recreates a file removed between its check and its rename. Another process sharing the
+    /// folder keeps that window.
+    removal: Mutex<()>,
 }
 
 impl FileSessions {
@@ -24,6 +29,7 @@ impl FileSessions {
         }
         Ok(FileSessions {
             dir: dir.to_path_buf(),
+            removal: Mutex::new(()),
         })
     }
 
@@ -43,6 +49,12 @@ impl FileSessions {
             return Err(Error::bad("Invalid identifier"));
         }
         Ok(self.folder(kind).join(id))
+    }
+
+    fn removal(&self) -> Result<MutexGuard<'_, ()>> {
+        self.removal
+            .lock()
+            .map_err(|_| Error::internal("session folder lock poisoned"))
     }
 }
 
@@ -74,16 +86,29 @@ impl SessionStore for FileSessions {
         write_atomic(&self.path(kind, id)?, &encode(data)?, Durability::Cached)
     }
 
+    fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
+        let path = self.path(kind, id)?;
+        let _guard = self.removal()?;
+        if !path.is_file() {
+            return Ok(false);
+        }
+        write_atomic(&path, &encode(data)?, Durability::Cached)?;
+        Ok(true)
+    }
+
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         create_atomic(&self.path(kind, id)?, &encode(data)?, Durability::Cached)
     }
 
     fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
-        remove_opt(&self.path(kind, id)?)
+        let path = self.path(kind, id)?;
+        let _guard = self.removal()?;
+        remove_opt(&path)
     }
 
     fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         let path = self.path(kind, id)?;
+        let _guard = self.removal()?;
         // rename is atomic: of two concurrent takers only one moves the file.
         let claimed = self
             .folder(kind)

@@ -54,6 +54,15 @@ impl SessionStore for SqliteSessions {
         Ok(())
     }
 
+    fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
+        check_id(id)?;
+        let c = self.db.conn()?;
+        let n = c
+            .prepare_cached("UPDATE sessions SET a_session = ?3 WHERE kind = ?1 AND id = ?2")?
+            .execute(params![kind.as_str(), id, encode(data)?])?;
+        Ok(n == 1)
+    }
+
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         check_id(id)?;
         let c = self.db.conn()?;
