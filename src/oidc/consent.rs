@@ -41,7 +41,9 @@ pub fn decide(
         .get("_whatToTrace")
         .map(crate::config::value_string)
         .unwrap_or_default();
-    let token_ok = req.method == Method::Post && csrf::check(conf, p.get("token")).is_ok();
+    let binding = binding(s, rp);
+    let token_ok =
+        req.method == Method::Post && csrf::check_for(conf, p.get("token"), &binding).is_ok();
     match p.get("confirm") {
         Some("1") if token_ok => {
             remember(app, &trace, &rp.name, &ar.scope)?;
@@ -57,7 +59,19 @@ pub fn decide(
     if ar.prompt.iter().any(|x| x == "none") {
         return Ok(Outcome::Refused(OAuthCode::ConsentRequired));
     }
-    Ok(Outcome::Ask(Response::html(200, page(conf, rp, ar, p))))
+    Ok(Outcome::Ask(Response::html(
+        200,
+        page(conf, rp, ar, p, &binding),
+    )))
+}
+
+/// What a consent token is bound to: this user's SSO session and this RP.
+fn binding(s: &Session, rp: &Rp) -> String {
+    let sid = s
+        .get("_session_id")
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    format!("oidc-consent:{sid}:{}", rp.client_id)
 }
 
 /// True when a remembered consent for this RP covers every requested scope.
@@ -101,7 +115,7 @@ fn remember(app: &App, trace: &str, rp: &str, scope: &str) -> Result<()> {
         .put(Kind::Persistent, &id, &ps)
 }
 
-fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params) -> String {
+fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params, binding: &str) -> String {
     let hidden: String =
         p.0.iter()
             .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"))
@@ -127,7 +141,7 @@ fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params) -> String {
 <button type=\"submit\" name=\"confirm\" value=\"-1\" class=\"button secondary\">Refuse</button>\n</form>",
         html_escape(&rp.name),
         html_escape(&conf.portal),
-        html_escape(&csrf::issue(conf)),
+        html_escape(&csrf::issue_for(conf, binding)),
     );
     pages::layout("Limette: consent", &body)
 }

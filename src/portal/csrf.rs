@@ -1,24 +1,36 @@
 //! CSRF tokens of the HTML login form: `<epoch>.<HMAC-SHA256(key, "csrf:" epoch)>`, valid for
 //! `formTimeout` seconds. Stateless, so they survive restarts and work across instances sharing
 //! the configuration key. JSON clients need none (as LemonLDAP::NG's `requireToken`).
+//! A form that acts for a signed-in user (the OIDC consent) binds its token to the session
+//! and the action (`issue_for`/`check_for`), so that a token shown to one user is worthless in
+//! another user's request.
 use crate::config::Conf;
 use crate::util;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-fn mac(key: &str, epoch: i64) -> String {
+fn mac(key: &str, epoch: i64, binding: &str) -> String {
     let mut m = match Hmac::<Sha256>::new_from_slice(key.as_bytes()) {
         Ok(m) => m,
         Err(_) => return String::new(), // HMAC accepts any key length
     };
     m.update(format!("csrf:{epoch}").as_bytes());
+    if !binding.is_empty() {
+        m.update(b":");
+        m.update(binding.as_bytes());
+    }
     util::hex(&m.finalize().into_bytes())
 }
 
 /// A fresh token.
 pub fn issue(conf: &Conf) -> String {
+    issue_for(conf, "")
+}
+
+/// A fresh token valid only with the same `binding` (say, a session id and what the form does).
+pub fn issue_for(conf: &Conf, binding: &str) -> String {
     let now = util::now();
-    format!("{now}.{}", mac(&conf.key, now))
+    format!("{now}.{}", mac(&conf.key, now, binding))
 }
 
 /// Why a token was refused.
@@ -32,10 +44,15 @@ pub enum Refusal {
 
 /// Checks a token (MAC in constant time, then age).
 pub fn check(conf: &Conf, token: Option<&str>) -> Result<(), Refusal> {
+    check_for(conf, token, "")
+}
+
+/// Checks a token issued by [`issue_for`] with this `binding`.
+pub fn check_for(conf: &Conf, token: Option<&str>, binding: &str) -> Result<(), Refusal> {
     let token = token.filter(|t| !t.is_empty()).ok_or(Refusal::Missing)?;
     let (epoch, sig) = token.split_once('.').ok_or(Refusal::Expired)?;
     let epoch: i64 = epoch.parse().map_err(|_| Refusal::Expired)?;
-    if !util::ct_eq(mac(&conf.key, epoch).as_bytes(), sig.as_bytes()) {
+    if !util::ct_eq(mac(&conf.key, epoch, binding).as_bytes(), sig.as_bytes()) {
         return Err(Refusal::Expired);
     }
     let max = conf.get_i64("formTimeout").unwrap_or(120).max(10);

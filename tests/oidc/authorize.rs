@@ -273,3 +273,45 @@ fn consent_is_asked_then_remembered() {
     let r = authorize(&p, Some(&sid), &query("ask", ""), &[]);
     assert!(param(r.header("location").unwrap(), "code").is_some());
 }
+
+/// A consent token is bound to the session and the RP it was shown for: another user's (or
+/// the same user's for another RP) POST with it shows the page again and grants nothing.
+#[test]
+fn a_consent_token_is_worthless_in_another_session() {
+    let p = start(&[
+        ("ask", rp("ask", json!({"BypassConsent": 0}))),
+        ("ask2", rp("ask2", json!({"BypassConsent": 0}))),
+    ]);
+    let token_of = |sid: &str, client: &str| {
+        let page = authorize(&p, Some(sid), &query(client, ""), &[]).text();
+        let at = page.find("name=\"token\" value=\"").unwrap() + 20;
+        page[at..at + page[at..].find('"').unwrap()].to_string()
+    };
+    let post = |sid: &str, client: &str, token: &str| {
+        let f = [
+            ("response_type", "code"),
+            ("client_id", client),
+            ("scope", "openid profile email"),
+            ("redirect_uri", CB),
+            ("state", "st1"),
+            ("token", token),
+            ("confirm", "1"),
+        ];
+        let cookie = format!("lemonldap={sid}");
+        p.client()
+            .post_form("/oauth2/authorize", &f, &[("Cookie", &cookie)])
+    };
+    let attacker = p.login("rtyler");
+    let victim = p.login("dwho");
+    let stolen = token_of(&attacker, "ask");
+    let r = post(&victim, "ask", &stolen);
+    assert_eq!(r.status, 200, "another session's token granted consent");
+    assert!(r.text().contains("id=\"consent\""));
+    let other_rp = token_of(&victim, "ask2");
+    assert_eq!(post(&victim, "ask", &other_rp).status, 200);
+    // The victim's own token for this RP works.
+    let own = token_of(&victim, "ask");
+    let r = post(&victim, "ask", &own);
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert!(param(r.header("location").unwrap(), "code").is_some());
+}
