@@ -97,8 +97,9 @@ impl Settings {
                         .collect(),
                     _ => Vec::new(),
                 };
-                // A relying party Limette cannot serve (an RSA algorithm, no client id) is left
-                // out with a warning, so that an existing configuration still loads.
+                // A relying party Limette cannot serve (an RSA algorithm, no client id, no
+                // secret to sign its ID tokens with) is left out with a warning, so that an
+                // existing configuration still loads.
                 match parse_rp(name, opts, vars, defaults) {
                     Ok(rp) => rps.push(rp),
                     Err(e) => crate::server::log::warn(&format!("relying party left out: {e}")),
@@ -137,6 +138,13 @@ fn parse_rp(
     if client_id.is_empty() {
         return Err(format!(
             "oidcRPMetaDataOptions/{name}/oidcRPMetaDataOptionsClientID: missing"
+        ));
+    }
+    // HS256 ID tokens are keyed with the client secret (OpenID Connect Core 10.1): without
+    // one, anybody could sign a token this RP would accept. A public client needs one too.
+    if s("ClientSecret").is_empty() {
+        return Err(format!(
+            "oidcRPMetaDataOptions/{name}/oidcRPMetaDataOptionsClientSecret: missing (it is the key of the HS256 ID tokens, public clients included)"
         ));
     }
     let words = |k: &str| {
@@ -191,6 +199,21 @@ mod tests {
         assert_eq!(rp.claims, vec![("email".to_string(), "mail".to_string())]);
         assert!(rp.secret.matches("s") && !rp.secret.matches("t"));
         assert_eq!(format!("{:?}", rp.secret), "Secret(***)");
+    }
+
+    /// A public client without a secret would get ID tokens signed with an empty key, which
+    /// anybody can forge: it is left out, the others still load.
+    #[test]
+    fn leaves_out_rps_without_a_secret() {
+        let r = raw(json!({"oidcRPMetaDataOptions": {
+            "open": {"oidcRPMetaDataOptionsClientID": "open", "oidcRPMetaDataOptionsPublic": 1},
+            "empty": {"oidcRPMetaDataOptionsClientID": "empty",
+                "oidcRPMetaDataOptionsClientSecret": ""},
+            "ok": {"oidcRPMetaDataOptionsClientID": "ok", "oidcRPMetaDataOptionsClientSecret": "s",
+                "oidcRPMetaDataOptionsPublic": 1}}}));
+        let s = Settings::from_conf(&r).unwrap();
+        assert!(s.rp("open").is_none() && s.rp("empty").is_none());
+        assert!(s.rp("ok").is_some());
     }
 
     #[test]

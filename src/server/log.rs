@@ -1,8 +1,9 @@
 //! Log lines on stderr: one access line per request and leveled messages. Never a secret or a
 //! cookie value: callers log paths without query strings and never log bodies, and every line
 //! passes [`redact`], which cuts anything shaped like a session id or token (a run of 32 or
-//! more letters, digits, `-` or `_`) to its first four characters: `/sessions/global/<id>`,
-//! a file path in a storage error, an id in a message.
+//! more letters, digits, `-` or `_`, with a digit among them) to its first four characters:
+//! `/sessions/global/<id>`, a file path in a storage error, an id in a message. Configuration
+//! key names, however long, have no digit and stay whole.
 use std::sync::atomic::{AtomicU8, Ordering};
 
 static LEVEL: AtomicU8 = AtomicU8::new(3);
@@ -35,13 +36,13 @@ fn emit(level: u8, tag: &str, msg: &str) {
 const SECRET_RUN: usize = 32;
 
 /// `text` with every run of [`SECRET_RUN`] or more id characters (ASCII letters, digits, `-`,
-/// `_`) cut to its first four and `…`.
+/// `_`) holding a digit cut to its first four and `…`.
 pub fn redact(text: &str) -> String {
     let is_id = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     let mut out = String::with_capacity(text.len());
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
-        if run.len() >= SECRET_RUN {
+        if run.len() >= SECRET_RUN && run.bytes().any(|b| b.is_ascii_digit()) {
             out.push_str(&run[..4]);
             out.push('…');
         } else {
@@ -121,6 +122,8 @@ mod tests {
         let plain = "user dwho authenticated on /oauth2/authorize 200";
         assert_eq!(redact(plain), plain);
         assert_eq!(redact(&"x".repeat(31)), "x".repeat(31));
+        let key = "oidcRPMetaDataOptions/rp/oidcRPMetaDataOptionsClientSecret: missing";
+        assert_eq!(redact(key), key);
         assert_eq!(redact("ééé"), "ééé");
     }
 }

@@ -315,3 +315,31 @@ fn a_consent_token_is_worthless_in_another_session() {
     assert_eq!(r.status, 302, "{}", r.text());
     assert!(param(r.header("location").unwrap(), "code").is_some());
 }
+
+/// A public RP without a secret would get ID tokens signed with an empty key: it is left out
+/// with a warning in the log, unknown to authorize (no code), while the others still work.
+#[test]
+fn a_public_rp_without_a_secret_is_left_out() {
+    let p = start(&[
+        ("open", rp("open", json!({"Public": 1, "ClientSecret": ""}))),
+        ("rp1", rp("rp1", json!({}))),
+    ]);
+    let sid = p.login("dwho");
+    let json = [("Accept", "application/json")];
+    let pkce =
+        "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256";
+    let r = authorize(&p, Some(&sid), &query("open", pkce), &json);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json(), json!({"result": 0, "error": "107"}));
+    assert!(r.header("location").is_none());
+    assert!(
+        p.log()
+            .contains("oidcRPMetaDataOptionsClientSecret: missing"),
+        "{}",
+        p.log()
+    );
+    assert_eq!(
+        authorize(&p, Some(&sid), &query("rp1", ""), &[]).status,
+        302
+    );
+}
