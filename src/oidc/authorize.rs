@@ -119,6 +119,12 @@ pub fn check<'a>(
     if !rp.redirect_uris.iter().any(|u| u == redirect_uri) {
         return Err(Refusal::Portal(PortalCode::UnauthorizedUrl));
     }
+    Ok((rp, request(rp, redirect_uri, p)?))
+}
+
+/// Stage 2 of [`check`], once the redirect URI is known to be the client's: every refusal
+/// from here on is redirected to it.
+fn request(rp: &Rp, redirect_uri: &str, p: &Params) -> std::result::Result<AuthRequest, Refusal> {
     // Stage 2 (redirected): RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3.
     if p.get("response_type") != Some("code") {
         return Err(Refusal::Redirect(OAuthCode::UnsupportedResponseType));
@@ -156,7 +162,7 @@ pub fn check<'a>(
         .map(str::to_string)
         .collect();
     let own = |k: &str| p.get(k).map(str::to_string);
-    let ar = AuthRequest {
+    Ok(AuthRequest {
         client_id: rp.client_id.clone(),
         redirect_uri: redirect_uri.to_string(),
         scope,
@@ -165,8 +171,7 @@ pub fn check<'a>(
         prompt,
         max_age,
         pkce,
-    };
-    Ok((rp, ar))
+    })
 }
 
 enum UserStep {
