@@ -70,7 +70,7 @@ impl ConfStore for SqliteConf {
     }
 
     fn save(&self, conf: &Map<String, Value>) -> Result<u64> {
-        let mut c = self.db.conn()?;
+        let mut c = self.db.writer()?;
         // IMMEDIATE takes the write lock first, so reading MAX and inserting cannot interleave
         // with another saver.
         let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;

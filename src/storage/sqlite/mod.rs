@@ -1,5 +1,8 @@
 //! SQLite backends (the only users of rusqlite): WAL journal, a busy timeout, schema created on
-//! open, and a small pool of connections so readers do not queue behind one lock.
+//! open, a small pool of connections so readers do not queue behind one lock, and one writer
+//! connection behind a mutex: SQLite takes one writer at a time anyway, and writers queued on
+//! the mutex wake at once, where writers racing for the database lock would back off in the
+//! busy handler's sleeps (milliseconds each: the tail latency of concurrent writes).
 pub mod conf;
 pub mod notifications;
 pub mod sessions;
@@ -23,6 +26,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A few connections to one database file.
 pub struct Db {
     conns: Vec<Mutex<Connection>>,
+    writer: Mutex<Connection>,
     next: AtomicUsize,
     path: String,
 }
@@ -36,7 +40,7 @@ impl Db {
             }
         }
         let mut conns = Vec::new();
-        for i in 0..size.max(1) {
+        for i in 0..=size.max(1) {
             let c = Connection::open(path)
                 .map_err(|e| Error::storage(format!("{}: {e}", path.display())))?;
             c.busy_timeout(BUSY_TIMEOUT)?;
@@ -47,14 +51,22 @@ impl Db {
             c.pragma_update(None, "synchronous", "NORMAL")?;
             conns.push(Mutex::new(c));
         }
+        // The first connection (the one that set WAL up) writes; the others read.
+        let writer = Mutex::new(
+            conns
+                .remove(0)
+                .into_inner()
+                .map_err(|_| Error::internal("sqlite connection lock poisoned"))?,
+        );
         Ok(Db {
             conns,
+            writer,
             next: AtomicUsize::new(0),
             path: path.display().to_string(),
         })
     }
 
-    /// A connection, preferring a free one.
+    /// A reading connection, preferring a free one.
     pub fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
         let n = self.conns.len();
         let start = self.next.fetch_add(1, Ordering::Relaxed);
@@ -64,6 +76,13 @@ impl Db {
             }
         }
         self.conns[start % n]
+            .lock()
+            .map_err(|_| Error::internal("sqlite connection lock poisoned"))
+    }
+
+    /// The writer connection: every statement that changes the database goes through it.
+    pub fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.writer
             .lock()
             .map_err(|_| Error::internal("sqlite connection lock poisoned"))
     }

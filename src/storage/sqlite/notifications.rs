@@ -72,7 +72,7 @@ impl NotificationStore for SqliteNotifications {
     fn insert(&self, records: &[Record]) -> Result<usize> {
         check_batch(records)?;
         let t = &self.table;
-        let mut c = self.db.conn()?;
+        let mut c = self.db.writer()?;
         let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
         {
             let mut exists = tx.prepare_cached(&format!(
@@ -119,7 +119,7 @@ impl NotificationStore for SqliteNotifications {
     }
 
     fn mark_done(&self, uid: &str, reference: &str, when: i64) -> Result<bool> {
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         let sql =
             format!("UPDATE {} SET done = datetime(?3, 'unixepoch') WHERE uid = ?1 AND ref = ?2 AND done IS NULL", self.table);
         let n = c
@@ -129,14 +129,14 @@ impl NotificationStore for SqliteNotifications {
     }
 
     fn delete(&self, uid: &str, reference: &str) -> Result<usize> {
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         let sql = format!("DELETE FROM {} WHERE uid = ?1 AND ref = ?2", self.table);
         let n = c.prepare_cached(&sql)?.execute(params![uid, reference])?;
         Ok(n)
     }
 
     fn purge_done(&self, before: i64) -> Result<usize> {
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         let sql = format!(
             "DELETE FROM {} WHERE done IS NOT NULL AND done < datetime(?1, 'unixepoch')",
             self.table

@@ -46,7 +46,7 @@ impl SessionStore for SqliteSessions {
 
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
         check_id(id)?;
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         c.prepare_cached(
             "INSERT OR REPLACE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
         )?
@@ -56,7 +56,7 @@ impl SessionStore for SqliteSessions {
 
     fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         check_id(id)?;
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         let n = c
             .prepare_cached("UPDATE sessions SET a_session = ?3 WHERE kind = ?1 AND id = ?2")?
             .execute(params![kind.as_str(), id, encode(data)?])?;
@@ -65,7 +65,7 @@ impl SessionStore for SqliteSessions {
 
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         check_id(id)?;
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         let n = c
             .prepare_cached(
                 "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
@@ -76,7 +76,7 @@ impl SessionStore for SqliteSessions {
 
     fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
         check_id(id)?;
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         let n = c
             .prepare_cached("DELETE FROM sessions WHERE kind = ?1 AND id = ?2")?
             .execute(params![kind.as_str(), id])?;
@@ -85,7 +85,7 @@ impl SessionStore for SqliteSessions {
 
     fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         check_id(id)?;
-        let c = self.db.conn()?;
+        let c = self.db.writer()?;
         // One statement: the row is deleted and returned atomically.
         let row: Option<String> = c
             .prepare_cached("DELETE FROM sessions WHERE kind = ?1 AND id = ?2 RETURNING a_session")?
