@@ -28,6 +28,18 @@ fn assert_4xx(p: &Portal, method: &str, target: &str, headers: &str, body: &[u8]
     );
 }
 
+/// Every method of the REST session server, on both session types, refuses `id` with a 4xx.
+fn assert_rest_refuses(p: &Portal, id: &str, put_body: &[u8]) {
+    let json = "Content-Type: application/json\r\n";
+    for kind in ["global", "persistent"] {
+        let target = format!("/sessions/{kind}/{id}");
+        assert_4xx(p, "GET", &target, "", b"");
+        assert_4xx(p, "GET", &format!("{target}/uid"), "", b"");
+        assert_4xx(p, "PUT", &target, json, put_body);
+        assert_4xx(p, "DELETE", &target, "", b"");
+    }
+}
+
 #[test]
 fn traversal_ids_never_reach_a_file_outside_the_store() {
     let p = rest_portal();
@@ -35,16 +47,8 @@ fn traversal_ids_never_reach_a_file_outside_the_store() {
     let data = p.data().to_path_buf();
     std::fs::write(data.join("canary"), b"keep me").unwrap();
     let long = "a".repeat(4096);
-    let json = "Content-Type: application/json\r\n";
-    let body = br#"{"uid": "x", "__secret": "bm9wZQ=="}"#;
     for id in EVIL.iter().copied().chain([long.as_str()]) {
-        for kind in ["global", "persistent"] {
-            let target = format!("/sessions/{kind}/{id}");
-            assert_4xx(&p, "GET", &target, "", b"");
-            assert_4xx(&p, "GET", &format!("{target}/uid"), "", b"");
-            assert_4xx(&p, "PUT", &target, json, body);
-            assert_4xx(&p, "DELETE", &target, "", b"");
-        }
+        assert_rest_refuses(&p, id, br#"{"uid": "x", "__secret": "bm9wZQ=="}"#);
         let cookie = format!("Cookie: lemonldap={id}\r\n");
         assert_4xx(&p, "GET", "/", &cookie, b"");
         assert_4xx(&p, "GET", "/session/my/global", &cookie, b"");
@@ -232,17 +236,9 @@ fn internal_folder_names_are_not_session_ids() {
     let p = rest_portal();
     let sso = p.login("dwho");
     let sessions = p.data().join("sessions");
-    let json = "Content-Type: application/json\r\n";
-    let body = br#"{"uid": "x"}"#;
     for name in ["oidc", "pending"] {
         assert!(sessions.join(name).is_dir(), "{name} folder");
-        for kind in ["global", "persistent"] {
-            let target = format!("/sessions/{kind}/{name}");
-            assert_4xx(&p, "GET", &target, "", b"");
-            assert_4xx(&p, "GET", &format!("{target}/uid"), "", b"");
-            assert_4xx(&p, "PUT", &target, json, body);
-            assert_4xx(&p, "DELETE", &target, "", b"");
-        }
+        assert_rest_refuses(&p, name, br#"{"uid": "x"}"#);
         let cookie = format!("Cookie: lemonldap={name}\r\n");
         assert_4xx(&p, "GET", "/session/my/global", &cookie, b"");
         assert!(sessions.join(name).is_dir(), "{name} folder still there");
