@@ -9,6 +9,7 @@ pub mod local;
 pub mod proxy;
 pub mod rest;
 pub mod save;
+pub mod support;
 
 use crate::error::{Error, Result};
 use crate::storage::file::conf::FileConf;
