@@ -24,8 +24,10 @@ pub struct App {
 }
 
 impl App {
-    /// Opens the stores and loads the latest configuration.
-    pub fn open(local: LocalConf) -> Result<App, ConfError> {
+    /// Opens the stores and loads the latest configuration. A configuration that names what
+    /// Limette does not implement is refused whole (`StartError::Refused`), before any store
+    /// of it is opened.
+    pub fn open(mut local: LocalConf) -> Result<App, StartError> {
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {
             file: src.clone(),
@@ -33,7 +35,7 @@ impl App {
             msg: e.to_string(),
         };
         if let Err(e) = crate::storage::file::ensure_dir(&local.data_dir) {
-            return Err(err("data", e));
+            return Err(err("data", e).into());
         }
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
@@ -46,6 +48,8 @@ impl App {
         }
         let conf = load_latest(confs.as_ref(), &local, &data_key)
             .map_err(|e| err("configuration", Error::bad(e)))?;
+        local.adopt_conf_storage(&conf.stored);
+        report(&local, &conf)?;
         let global = storage::open_sessions(&local.global_storage, &conf.key)
             .map_err(|e| err("globalStorage", e))?;
         let persistent = storage::open_sessions(&local.persistent_storage, &conf.key)
@@ -87,7 +91,14 @@ impl App {
         if latest <= current {
             return Ok(false);
         }
-        match load_num(self.confs.as_ref(), latest, &self.local, &self.data_key) {
+        let loaded =
+            load_num(self.confs.as_ref(), latest, &self.local, &self.data_key).and_then(|conf| {
+                match config::gate::refusals(&conf.raw).as_slice() {
+                    [] => Ok(conf),
+                    refused => Err(refused.join("; ")),
+                }
+            });
+        match loaded {
             Ok(conf) => {
                 log::notice(&format!("configuration {latest} is now in force"));
                 if let Ok(mut w) = self.conf.write() {
@@ -122,6 +133,54 @@ impl App {
             }
         })
     }
+}
+
+/// Why the portal cannot start.
+#[derive(Debug)]
+pub enum StartError {
+    /// A file or store cannot be read or opened.
+    Conf(ConfError),
+    /// The configuration names what Limette does not implement: one line per key.
+    Refused(Vec<String>),
+}
+
+impl From<ConfError> for StartError {
+    fn from(e: ConfError) -> StartError {
+        StartError::Conf(e)
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Conf(e) => write!(f, "limette: {e}"),
+            StartError::Refused(lines) => {
+                let lines: Vec<String> = lines.iter().map(|l| format!("error: {l}")).collect();
+                f.write_str(&lines.join("\n"))
+            }
+        }
+    }
+}
+
+/// Start-up findings: errors refuse the start (one line each); warnings go to the log (a
+/// disabled relying party was logged when the configuration was parsed).
+fn report(local: &LocalConf, conf: &Conf) -> Result<(), StartError> {
+    let findings = config::check::findings(local, conf);
+    let errors: Vec<String> = findings
+        .iter()
+        .filter(|f| f.level == config::check::Level::Error)
+        .map(|f| f.message.clone())
+        .collect();
+    if !errors.is_empty() {
+        return Err(StartError::Refused(errors));
+    }
+    for f in findings
+        .iter()
+        .filter(|f| f.level == config::check::Level::Warning)
+    {
+        log::warn(&f.message);
+    }
+    Ok(())
 }
 
 fn load_latest(store: &dyn ConfStore, local: &LocalConf, key: &str) -> Result<Conf, String> {

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]
-       limette config info|list|get KEY...|set KEY VALUE... [--log TEXT]|export [N]|import FILE
+       limette config check [--json]|info|list|get KEY...|set KEY VALUE... [--log TEXT]|export [N]|import FILE
        limette sessions list|get ID|delete ID|purge
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
 
@@ -104,13 +104,18 @@ fn run(opts: Options) -> i32 {
     };
     let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
     // The configuration commands need only the store: they work on an empty or broken one.
+    if opts.free.first().map(String::as_str) == Some("config")
+        && rest.first().map(String::as_str) == Some("check")
+    {
+        return crate::config::check::run(&local, &rest[1..]);
+    }
     if opts.free.first().map(String::as_str) == Some("config") {
         return crate::config::cli::run(&local, &rest, &opts);
     }
     let app = match App::open(local) {
         Ok(a) => Arc::new(a),
         Err(e) => {
-            eprintln!("limette: {e}");
+            eprintln!("{e}");
             return 2;
         }
     };
@@ -163,8 +168,14 @@ fn serve(app: Arc<App>) -> i32 {
     let reloader = app.spawn_reloader(stop.clone());
     let janitor = crate::sessions::purge::spawn(app.clone(), stop.clone());
     let conf = app.conf();
+    // The demo accounts exist only when the configuration says `Demo`.
+    let demo = if conf.get_str("authentication") == "Demo" {
+        "; log in as dwho/dwho, rtyler/rtyler or msmith/msmith"
+    } else {
+        ""
+    };
     println!(
-        "limette {} listening on http://{} (portal {}); log in as dwho/dwho, rtyler/rtyler or msmith/msmith",
+        "limette {} listening on http://{} (portal {}){demo}",
         env!("CARGO_PKG_VERSION"),
         server.addr,
         conf.portal

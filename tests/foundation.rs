@@ -476,7 +476,9 @@ fn bad_command_lines_and_configurations_exit_2_with_one_clear_line() {
     ]);
     assert_eq!(code, Some(2));
     assert!(
-        err.contains("bad.ini: type: unknown configuration type Foo"),
+        err.contains(
+            "bad.ini: type: Foo is not supported (supported: File, RDBI, CDBI, SQLite, REST)"
+        ),
         "{err}"
     );
     std::fs::write(

@@ -5,6 +5,20 @@ use std::collections::BTreeMap;
 /// Sections of key/value pairs, in file order within each section.
 pub type Ini = BTreeMap<String, Vec<(String, String)>>;
 
+/// The line (from 1) where `key` is set in `section`, for messages about its value.
+pub fn line_of(text: &str, section: &str, key: &str) -> Option<usize> {
+    let mut current = String::from("all");
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = name.trim().to_string();
+        } else if current == section && line.split_once('=').is_some_and(|(k, _)| k.trim() == key) {
+            return Some(n + 1);
+        }
+    }
+    None
+}
+
 /// Parses INI text; errors name the line.
 pub fn parse(text: &str) -> Result<Ini, String> {
     let mut ini = Ini::new();

@@ -72,10 +72,16 @@ pub struct LocalConf {
     pub global_storage: StorageSpec,
     /// Persistent session storage.
     pub persistent_storage: StorageSpec,
+    /// The INI named `globalStorage` / `persistentStorage` (else the main configuration's, if it
+    /// has one, is used, as LemonLDAP::NG does).
+    pub storage_set: (bool, bool),
     /// Main-configuration keys set in `[portal]`, overriding the stored ones.
     pub overrides: Map<String, Value>,
     /// Log level name.
     pub log_level: String,
+    /// Findings on the file itself (unknown keys, overrides that replace a hash), for the log
+    /// at start-up and `config check`.
+    pub warnings: Vec<String>,
     /// Debug routes for the test-suite (`LIMETTE_TEST_HOOKS=1`).
     pub test_hooks: bool,
 }
@@ -95,6 +101,40 @@ const LOCAL_KEYS: &[&str] = &[
     "globalStorageOptions",
     "persistentStorage",
     "persistentStorageOptions",
+];
+
+/// Keys of `[configuration]` Limette reads.
+const CONFIGURATION_KEYS: &[&str] = &[
+    "type",
+    "dirName",
+    "dbiChain",
+    "dbiTable",
+    "baseUrl",
+    "User",
+    "Password",
+    "proxyOptions",
+];
+
+/// Keys of LemonLDAP::NG's `lemonldap-ng.ini` that are not main-configuration keys (its
+/// components' local settings); Limette reads none of them.
+const LLNG_INI_KEYS: &[&str] = &[
+    "checkTime",
+    "prettyPrint",
+    "localStorage",
+    "localStorageOptions",
+    "dbiUser",
+    "dbiPassword",
+    "templateDir",
+    "languages",
+    "staticPrefix",
+    "status",
+    "useRedirectOnError",
+    "protection",
+    "docPrefix",
+    "enabledModules",
+    "logger",
+    "userLogger",
+    "configStorage",
 ];
 
 impl LocalConf {
@@ -124,8 +164,10 @@ impl LocalConf {
             path_prefix: String::new(),
             global_storage: file_spec(dir("sessions")),
             persistent_storage: file_spec(dir("psessions")),
+            storage_set: (false, false),
             overrides: Map::new(),
             log_level: "notice".into(),
+            warnings: Vec::new(),
             test_hooks: std::env::var("LIMETTE_TEST_HOOKS")
                 .map(|v| v == "1")
                 .unwrap_or(false),
@@ -152,13 +194,44 @@ impl LocalConf {
                     return Err(err("logLevel", format!("unknown level {v}")));
                 }
                 lc.log_level = v;
+            } else {
+                lc.note_unread("all", &k, &["logLevel"]);
             }
         }
-        lc.conf_backend = conf_backend(&section("configuration"), &err)?;
+        let conf_section = section("configuration");
+        lc.conf_backend = conf_backend(&conf_section, &err)?;
+        for (k, _) in &conf_section {
+            if !CONFIGURATION_KEYS.contains(&k.as_str()) {
+                lc.note_unread("configuration", k, CONFIGURATION_KEYS);
+            }
+        }
         for (k, v) in section("portal") {
-            lc.apply_portal_key(&k, &v).map_err(|m| err(&k, m))?;
+            lc.apply_portal_key(&k, &v).map_err(|m| {
+                let line = ini::line_of(&text, "portal", &k).unwrap_or(0);
+                err(&k, format!("line {line}: {m}"))
+            })?;
         }
         Ok(lc)
+    }
+
+    /// Records a key of the INI that Limette does not read: ignored when LemonLDAP::NG knows
+    /// it, unknown (with the closest known key) otherwise.
+    fn note_unread(&mut self, section: &str, key: &str, ours: &[&str]) {
+        let llng = super::support::support(key).is_some() || LLNG_INI_KEYS.contains(&key);
+        let msg = if llng {
+            format!("[{section}] {key} is ignored by Limette")
+        } else {
+            let known = ours
+                .iter()
+                .copied()
+                .chain(LOCAL_KEYS.iter().copied().filter(|_| section == "portal"))
+                .chain(super::support::llng_keys().keys().map(String::as_str));
+            let hint = super::support::closest(key, known)
+                .map(|k| format!(" (did you mean {k}?)"))
+                .unwrap_or_default();
+            format!("[{section}] {key} is not a known key{hint}")
+        };
+        self.warnings.push(msg);
     }
 
     fn apply_portal_key(&mut self, k: &str, v: &str) -> Result<(), String> {
@@ -176,17 +249,52 @@ impl LocalConf {
             "maxRequestsPerConnection" => self.max_requests = num(v)?.max(1) as u32,
             "checkInterval" => self.check_interval = secs(v)?,
             "pathPrefix" => self.path_prefix = v.trim_end_matches('/').to_string(),
-            "globalStorage" => self.global_storage.kind = v.to_string(),
-            "persistentStorage" => self.persistent_storage.kind = v.to_string(),
-            "globalStorageOptions" => self.global_storage.options = json_object(v)?,
-            "persistentStorageOptions" => self.persistent_storage.options = json_object(v)?,
-            other => {
-                debug_assert!(!LOCAL_KEYS.contains(&other));
-                let value = serde_json::from_str(v).unwrap_or_else(|_| Value::from(v));
-                self.overrides.insert(other.to_string(), value);
+            "globalStorage" => {
+                self.global_storage.kind = v.to_string();
+                self.storage_set.0 = true;
             }
+            "persistentStorage" => {
+                self.persistent_storage.kind = v.to_string();
+                self.storage_set.1 = true;
+            }
+            "globalStorageOptions" => {
+                self.global_storage.options = json_object(v)?;
+                self.storage_set.0 = true;
+            }
+            "persistentStorageOptions" => {
+                self.persistent_storage.options = json_object(v)?;
+                self.storage_set.1 = true;
+            }
+            other if super::check::is_known_key(other) => {
+                debug_assert!(!LOCAL_KEYS.contains(&other));
+                self.overrides.insert(other.to_string(), override_value(v)?);
+            }
+            other => self.note_unread("portal", other, LOCAL_KEYS),
         }
         Ok(())
+    }
+
+    /// Takes the main configuration's `globalStorage` / `persistentStorage` (with their
+    /// options) where the INI names none, as LemonLDAP::NG reads them from there.
+    pub fn adopt_conf_storage(&mut self, stored: &Map<String, Value>) {
+        let from_conf = |key: &str| {
+            let kind = stored.get(key).map(super::value_string)?;
+            let options = match stored.get(&format!("{key}Options")) {
+                Some(Value::Object(m)) => m.clone(),
+                _ => Map::new(),
+            };
+            Some(StorageSpec { kind, options })
+        };
+        if !self.storage_set.0 {
+            if let Some(spec) = from_conf("globalStorage") {
+                self.global_storage = spec;
+            }
+        }
+        if !self.storage_set.1 {
+            if let Some(spec) = from_conf("persistentStorage") {
+                self.persistent_storage = spec;
+            }
+        }
     }
 
     /// Read/write limits for the HTTP adapter.
@@ -213,11 +321,8 @@ fn conf_backend(
         }
         "SQLite" | "CDBI" | "RDBI" => {
             let chain = get("dbiChain")
-                .ok_or_else(|| err("dbiChain", "required for type SQLite".into()))?;
-            let path = chain.trim_start_matches("dbi:SQLite:dbname=").to_string();
-            if path.is_empty() {
-                return Err(err("dbiChain", "empty database path".into()));
-            }
+                .ok_or_else(|| err("dbiChain", format!("required for type {ty}")))?;
+            let path = crate::storage::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
             Ok(ConfBackend::Sqlite {
                 path: path.into(),
                 table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()),
@@ -245,8 +350,23 @@ fn conf_backend(
         }
         other => Err(err(
             "type",
-            format!("unknown configuration type {other} (File, SQLite or REST)"),
+            format!(
+                "{other} is not supported (supported: {})",
+                crate::config::gate::CONF_TYPES.join(", ")
+            ),
         )),
+    }
+}
+
+/// An override's value: JSON when it parses, text otherwise; text that looks like JSON (an
+/// object or a list) and does not parse is refused rather than kept as a string.
+fn override_value(v: &str) -> Result<Value, String> {
+    match serde_json::from_str(v) {
+        Ok(value) => Ok(value),
+        Err(e) if v.trim_start().starts_with(['{', '[']) => {
+            Err(format!("value looks like JSON and does not parse: {e}"))
+        }
+        Err(_) => Ok(Value::from(v)),
     }
 }
 

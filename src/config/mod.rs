@@ -2,8 +2,10 @@
 //! loaded from the configured store, merged over the defaults table, overridden by `[portal]`
 //! keys of the local file, and parsed once into `Conf`. Unknown keys are kept in `raw`.
 //! `proxy` serves them over REST; `cli` administers them.
+pub mod check;
 pub mod cli;
 pub mod defaults;
+pub mod gate;
 pub mod ini;
 pub mod local;
 pub mod proxy;

@@ -4,6 +4,10 @@
 //! configuration" all read this one table, so they cannot drift. Relying-party options have
 //! their own table of the same shape in `oidc::options`.
 
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
 /// What Limette does with a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Support {
@@ -28,4 +32,488 @@ pub struct KeyInfo {
     pub support: Support,
     /// A short note for the generated document (what is supported, why refused).
     pub note: &'static str,
+}
+
+impl KeyInfo {
+    const fn new(key: &'static str, support: Support, note: &'static str) -> KeyInfo {
+        KeyInfo { key, support, note }
+    }
+}
+
+use Support::{Ignored, Implemented, Refused};
+
+/// Keys Limette reads and honours. Module and storage keys accept only the values the start-up
+/// gate (`config::gate`) lists; other keys refuse values they cannot honour where they are read.
+pub const IMPLEMENTED: &[KeyInfo] = &[
+    KeyInfo::new("authentication", Implemented, "Demo, REST"),
+    KeyInfo::new("userDB", Implemented, "Same, Demo, REST"),
+    KeyInfo::new(
+        "passwordDB",
+        Implemented,
+        "Demo, REST, Null (Limette has no password-change page)",
+    ),
+    KeyInfo::new(
+        "registerDB",
+        Implemented,
+        "Demo, Null (Limette has no registration page)",
+    ),
+    KeyInfo::new(
+        "globalStorage",
+        Implemented,
+        "Apache::Session::File, ::Browseable::File, SQLite (DBI:SQLite), REST",
+    ),
+    KeyInfo::new(
+        "globalStorageOptions",
+        Implemented,
+        "Directory, DataSource, baseUrl, user, password",
+    ),
+    KeyInfo::new("persistentStorage", Implemented, "as globalStorage"),
+    KeyInfo::new(
+        "persistentStorageOptions",
+        Implemented,
+        "as globalStorageOptions",
+    ),
+    KeyInfo::new(
+        "notificationStorage",
+        Implemented,
+        "File, DBI with a DBI:SQLite chain",
+    ),
+    KeyInfo::new(
+        "notificationStorageOptions",
+        Implemented,
+        "dirName, dbiChain, dbiTable",
+    ),
+    KeyInfo::new("cfgNum", Implemented, "configuration metadata"),
+    KeyInfo::new("cfgAuthor", Implemented, "configuration metadata"),
+    KeyInfo::new("cfgAuthorIP", Implemented, "configuration metadata"),
+    KeyInfo::new("cfgDate", Implemented, "configuration metadata"),
+    KeyInfo::new("cfgLog", Implemented, "configuration metadata"),
+    KeyInfo::new("cfgVersion", Implemented, "configuration metadata"),
+    KeyInfo::new(
+        "portal",
+        Implemented,
+        "the portal URL: issuer, links, cookie",
+    ),
+    KeyInfo::new("domain", Implemented, "cookie domain"),
+    KeyInfo::new("cookieName", Implemented, "SSO cookie name"),
+    KeyInfo::new(
+        "securedCookie",
+        Implemented,
+        "0 or 1; 2 and 3 (double cookie) refused",
+    ),
+    KeyInfo::new("timeout", Implemented, "SSO session lifetime"),
+    KeyInfo::new("timeoutActivity", Implemented, "inactivity timeout"),
+    KeyInfo::new("whatToTrace", Implemented, "attribute naming the user"),
+    KeyInfo::new(
+        "key",
+        Implemented,
+        "shared secret of the REST session protocol",
+    ),
+    KeyInfo::new(
+        "hiddenAttributes",
+        Implemented,
+        "attributes hidden by the REST session server",
+    ),
+    KeyInfo::new("exportedAttr", Implemented, "attributes of /session/my"),
+    KeyInfo::new(
+        "exportedVars",
+        Implemented,
+        "attributes exported by the directory",
+    ),
+    KeyInfo::new(
+        "demoExportedVars",
+        Implemented,
+        "attributes of the Demo directory",
+    ),
+    KeyInfo::new(
+        "macros",
+        Implemented,
+        "evaluated at login with the rules language; see config check",
+    ),
+    KeyInfo::new(
+        "groups",
+        Implemented,
+        "evaluated at login with the rules language; see config check",
+    ),
+    KeyInfo::new(
+        "multiValuesSeparator",
+        Implemented,
+        "separator of multi-valued attributes",
+    ),
+    KeyInfo::new(
+        "locationRules",
+        Implemented,
+        "access rules of /mysession and redirect targets",
+    ),
+    KeyInfo::new(
+        "sameSite",
+        Implemented,
+        "Lax (empty means Lax); Strict and None refused",
+    ),
+    KeyInfo::new(
+        "userControl",
+        Implemented,
+        "pattern a login name must match",
+    ),
+    KeyInfo::new(
+        "oidcServiceIgnoreScopeForClaims",
+        Implemented,
+        "every mapped claim released",
+    ),
+    KeyInfo::new("requireToken", Implemented, "CSRF token on the login form"),
+    KeyInfo::new(
+        "formTimeout",
+        Implemented,
+        "age limit of the login form token",
+    ),
+    KeyInfo::new("restSessionServer", Implemented, "REST session server"),
+    KeyInfo::new("restConfigServer", Implemented, "REST configuration server"),
+    KeyInfo::new(
+        "restExportSecretKeys",
+        Implemented,
+        "secret keys in REST session answers",
+    ),
+    KeyInfo::new(
+        "restClockTolerance",
+        Implemented,
+        "age limit of a REST __secret",
+    ),
+    KeyInfo::new(
+        "restAuthUrl",
+        Implemented,
+        "REST directory bridge: authentication",
+    ),
+    KeyInfo::new(
+        "restUserDBUrl",
+        Implemented,
+        "REST directory bridge: user data",
+    ),
+    KeyInfo::new(
+        "restAuthnLevel",
+        Implemented,
+        "authentication level of the REST module",
+    ),
+    KeyInfo::new(
+        "issuerDBOpenIDConnectActivation",
+        Implemented,
+        "the OpenID Connect provider",
+    ),
+    KeyInfo::new("issuerDBOpenIDConnectPath", Implemented, "^/oauth2/ only"),
+    KeyInfo::new(
+        "oidcRPMetaDataOptions",
+        Implemented,
+        "relying parties: options checked one by one",
+    ),
+    KeyInfo::new(
+        "oidcRPMetaDataExportedVars",
+        Implemented,
+        "claims of each relying party",
+    ),
+    KeyInfo::new(
+        "oidcRPMetaDataMacros",
+        Implemented,
+        "per relying party: disabled when set",
+    ),
+    KeyInfo::new(
+        "oidcRPMetaDataScopeRules",
+        Implemented,
+        "per relying party: disabled when set",
+    ),
+    KeyInfo::new(
+        "oidcServiceAuthorizationCodeExpiration",
+        Implemented,
+        "code lifetime",
+    ),
+    KeyInfo::new(
+        "oidcServiceAccessTokenExpiration",
+        Implemented,
+        "access token lifetime",
+    ),
+    KeyInfo::new(
+        "oidcServiceIDTokenExpiration",
+        Implemented,
+        "ID token lifetime",
+    ),
+    KeyInfo::new(
+        "oidcServiceOfflineSessionExpiration",
+        Implemented,
+        "refresh token lifetime",
+    ),
+    KeyInfo::new(
+        "oidcServiceAllowAuthorizationCodeFlow",
+        Implemented,
+        "the code flow",
+    ),
+    KeyInfo::new("notification", Implemented, "notifications at login"),
+    KeyInfo::new(
+        "notificationsExplorer",
+        Implemented,
+        "the explorer of accepted notifications",
+    ),
+    KeyInfo::new(
+        "notificationsMaxRetrieve",
+        Implemented,
+        "explorer list length",
+    ),
+    KeyInfo::new(
+        "notificationWildcard",
+        Implemented,
+        "the uid of notifications for all",
+    ),
+    KeyInfo::new(
+        "notificationServer",
+        Implemented,
+        "the notification server (REST and SOAP)",
+    ),
+    KeyInfo::new("notificationServerPOST", Implemented, "insert"),
+    KeyInfo::new("notificationServerGET", Implemented, "list and read"),
+    KeyInfo::new("notificationServerDELETE", Implemented, "delete"),
+    KeyInfo::new(
+        "notificationServerSentAttributes",
+        Implemented,
+        "attributes sent by GET",
+    ),
+    KeyInfo::new(
+        "notificationDefaultCond",
+        Implemented,
+        "default display condition",
+    ),
+    KeyInfo::new("oldNotifFormat", Implemented, "XML notifications"),
+    KeyInfo::new("fileNameSeparator", Implemented, "notification file names"),
+];
+
+/// Keys Limette does not implement and whose absence would widen access or change what users
+/// get: any value but LemonLDAP::NG's default refuses start-up.
+pub const REFUSED: &[KeyInfo] = &[
+    KeyInfo::new(
+        "grantSessionRules",
+        Refused,
+        "rules that refuse a session at login",
+    ),
+    KeyInfo::new("singleSession", Refused, "one session per user"),
+    KeyInfo::new("singleIP", Refused, "one address per user"),
+    KeyInfo::new("singleUserByIP", Refused, "one user per address"),
+    KeyInfo::new("bruteForceProtection", Refused, "login lock after failures"),
+    KeyInfo::new(
+        "captcha_login_enabled",
+        Refused,
+        "captcha on the login form",
+    ),
+    KeyInfo::new("checkHIBP", Refused, "password leak check"),
+    KeyInfo::new("crowdsec", Refused, "address ban list"),
+    KeyInfo::new("customPlugins", Refused, "portal plugins"),
+    KeyInfo::new(
+        "adaptativeAuthenticationLevelRules",
+        Refused,
+        "changes authentication levels",
+    ),
+    KeyInfo::new("portalForceAuthn", Refused, "forced re-authentication"),
+    KeyInfo::new(
+        "portalForceAuthnInterval",
+        Refused,
+        "forced re-authentication",
+    ),
+    KeyInfo::new("sfRequired", Refused, "second factors"),
+    KeyInfo::new("sfOnlyUpgrade", Refused, "second factors"),
+    KeyInfo::new("totp2fActivation", Refused, "second factor: TOTP"),
+    KeyInfo::new("utotp2fActivation", Refused, "second factor: TOTP or U2F"),
+    KeyInfo::new("u2fActivation", Refused, "second factor: U2F"),
+    KeyInfo::new("webauthn2fActivation", Refused, "second factor: WebAuthn"),
+    KeyInfo::new("yubikey2fActivation", Refused, "second factor: Yubikey"),
+    KeyInfo::new("mail2fActivation", Refused, "second factor: mail"),
+    KeyInfo::new("ext2fActivation", Refused, "second factor: external"),
+    KeyInfo::new("rest2fActivation", Refused, "second factor: REST"),
+    KeyInfo::new("radius2fActivation", Refused, "second factor: Radius"),
+    KeyInfo::new("password2fActivation", Refused, "second factor: password"),
+    KeyInfo::new("issuerDBSAMLActivation", Refused, "SAML identity provider"),
+    KeyInfo::new("issuerDBCASActivation", Refused, "CAS server"),
+    KeyInfo::new("issuerDBOpenIDActivation", Refused, "OpenID 2 provider"),
+    KeyInfo::new("issuerDBGetActivation", Refused, "GET issuer"),
+    KeyInfo::new(
+        "issuerDBOpenIDConnectRule",
+        Refused,
+        "rule of the OpenID Connect provider",
+    ),
+    KeyInfo::new(
+        "issuerDBSAMLRule",
+        Refused,
+        "rule of the SAML identity provider",
+    ),
+    KeyInfo::new("issuerDBCASRule", Refused, "rule of the CAS server"),
+    KeyInfo::new(
+        "oidcServiceMetaDataIssuer",
+        Refused,
+        "issuer other than the portal URL",
+    ),
+    KeyInfo::new("oidcServiceAllowImplicitFlow", Refused, "implicit flow"),
+    KeyInfo::new("oidcServiceAllowHybridFlow", Refused, "hybrid flow"),
+    KeyInfo::new(
+        "oidcServiceAllowDynamicRegistration",
+        Refused,
+        "dynamic registration",
+    ),
+    KeyInfo::new(
+        "oidcServiceAllowOnlyDeclaredScopes",
+        Refused,
+        "scope filtering",
+    ),
+    KeyInfo::new("cda", Refused, "cross-domain authentication"),
+    KeyInfo::new("cookieExpiration", Refused, "persistent SSO cookie"),
+    KeyInfo::new("impersonationRule", Refused, "impersonation"),
+    KeyInfo::new("contextSwitchingRule", Refused, "context switching"),
+    KeyInfo::new("stayConnected", Refused, "stay-connected devices"),
+];
+
+/// LemonLDAP::NG 2.16's keys with their type and default, as its manager and
+/// `Common/Conf/DefaultValues.pm` define them (dumped from those modules; one key a line).
+const LLNG_KEYS: &str = include_str!("llng-2.16-keys.json");
+
+/// One key of LemonLDAP::NG 2.16: its manager type and its default, if it has one.
+#[derive(Debug, Clone)]
+pub struct LlngKey {
+    /// The manager's type name (`bool`, `int`, `text`, `PerlModule`, ...).
+    pub kind: String,
+    /// The default value, when LemonLDAP::NG defines one.
+    pub default: Option<Value>,
+}
+
+/// Every key LemonLDAP::NG 2.16 knows, parsed once.
+pub fn llng_keys() -> &'static BTreeMap<String, LlngKey> {
+    static KEYS: OnceLock<BTreeMap<String, LlngKey>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let parsed: Map<String, Value> = serde_json::from_str(LLNG_KEYS).unwrap_or_default();
+        parsed
+            .into_iter()
+            .map(|(k, v)| {
+                let kind = v.get("type").and_then(Value::as_str).unwrap_or("text");
+                let key = LlngKey {
+                    kind: kind.to_string(),
+                    default: v.get("default").cloned(),
+                };
+                (k, key)
+            })
+            .collect()
+    })
+}
+
+/// What Limette does with a main-configuration key: `None` for a key LemonLDAP::NG 2.16 does
+/// not know either (a typo, or a newer version's key).
+pub fn support(key: &str) -> Option<KeyInfo> {
+    if let Some(k) = IMPLEMENTED.iter().chain(REFUSED).find(|k| k.key == key) {
+        return Some(*k);
+    }
+    llng_keys()
+        .get_key_value(key)
+        .map(|(k, _)| KeyInfo::new(k.as_str(), Ignored, "not read by Limette"))
+}
+
+/// True when `value` means the same as LemonLDAP::NG's default for `key` (an absent default
+/// is "off": `0`, empty text, empty hash). Numbers and their decimal text compare equal.
+pub fn is_default(key: &str, value: &Value) -> bool {
+    let default = llng_keys().get(key).and_then(|k| k.default.clone());
+    same(value, default.as_ref())
+}
+
+fn same(value: &Value, default: Option<&Value>) -> bool {
+    match (value, default) {
+        (v, None) | (v, Some(Value::Null)) => is_off(v),
+        (Value::Object(a), Some(Value::Object(b))) => a == b,
+        (Value::Array(a), Some(Value::Array(b))) => a == b,
+        (a, Some(b)) => scalar(a) == scalar(b) || (is_off(a) && is_off(b)),
+    }
+}
+
+/// `null`, `0`, `""`, `{}`, `[]`: what an unset key means.
+fn is_off(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => matches!(s.trim(), "" | "0"),
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    super::value_string(v).trim().to_string()
+}
+
+/// The known key closest to `key` (for "did you mean"), when one is close enough.
+pub fn closest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = key.to_ascii_lowercase();
+    known
+        .map(|k| (distance(&lower, &k.to_ascii_lowercase()), k))
+        .filter(|(d, k)| *d <= (k.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance (short keys only: both under a few dozen characters).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_llng_list_parses_and_knows_the_tables() {
+        let keys = llng_keys();
+        assert!(keys.len() > 800, "{}", keys.len());
+        for k in IMPLEMENTED.iter().chain(REFUSED) {
+            let limette_only = ["fileNameSeparator"].contains(&k.key);
+            assert!(keys.contains_key(k.key) || limette_only, "{}", k.key);
+        }
+        assert_eq!(keys["timeout"].default, Some(json!(72000)));
+    }
+
+    #[test]
+    fn support_classifies() {
+        assert_eq!(support("authentication").unwrap().support, Implemented);
+        assert_eq!(support("singleSession").unwrap().support, Refused);
+        let i = support("portalSkin").unwrap();
+        assert_eq!((i.key, i.support), ("portalSkin", Ignored));
+        assert!(support("portalSkn").is_none());
+    }
+
+    #[test]
+    fn defaults_compare_by_meaning() {
+        assert!(is_default("singleSession", &json!("0")));
+        assert!(is_default("singleSession", &json!(0)));
+        assert!(!is_default("singleSession", &json!(1)));
+        assert!(is_default("timeout", &json!("72000")));
+        assert!(is_default("bruteForceProtection", &json!(0)));
+        assert!(!is_default("bruteForceProtection", &json!("1")));
+        assert!(is_default("grantSessionRules", &json!({})));
+        assert!(!is_default(
+            "grantSessionRules",
+            &json!({"r": "$uid eq 'x'"})
+        ));
+        assert!(is_default("portalSkin", &json!("bootstrap")));
+    }
+
+    #[test]
+    fn closest_key() {
+        let known = ["authentication", "userDB", "timeout"];
+        assert_eq!(
+            closest("authentification", known.into_iter()),
+            Some("authentication")
+        );
+        assert_eq!(closest("timeOut", known.into_iter()), Some("timeout"));
+        assert_eq!(closest("zzzzzz", known.into_iter()), None);
+    }
 }

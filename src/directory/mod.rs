@@ -21,7 +21,28 @@ pub trait Directory: Send + Sync {
 pub fn for_conf(conf: &Conf) -> Box<dyn Directory> {
     let auth = conf.get_str("authentication");
     match auth.as_str() {
+        "Demo" => Box::new(demo::Demo),
         "REST" => Box::new(rest::RestDirectory::from_conf(conf)),
-        _ => Box::new(demo::Demo),
+        // The start-up gate refuses any other module; should one get here all the same, every
+        // login fails rather than falling back to the demo accounts.
+        _ => Box::new(Unavailable(auth)),
+    }
+}
+
+/// The directory of a module Limette does not implement: it authenticates nobody.
+struct Unavailable(String);
+
+impl Directory for Unavailable {
+    fn authenticate(&self, _user: &str, _password: &str) -> Result<bool> {
+        Err(crate::error::Error::internal(format!(
+            "authentication = {} is not supported",
+            self.0
+        )))
+    }
+    fn user_info(&self, _user: &str) -> Result<Option<Map<String, Value>>> {
+        Ok(None)
+    }
+    fn name(&self) -> &'static str {
+        "Unavailable"
     }
 }

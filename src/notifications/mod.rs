@@ -166,10 +166,8 @@ fn storage_choice(
         "sqlite" | "dbi" | "rdbi" | "cdbi" => {
             let chain = opt("dbiChain")
                 .ok_or("notificationStorageOptions: dbiChain is required for type SQLite")?;
-            let path = chain
-                .strip_prefix("dbi:SQLite:dbname=")
-                .or_else(|| chain.strip_prefix("dbi:SQLite:"))
-                .ok_or_else(|| format!("notificationStorageOptions: dbiChain {chain}: only dbi:SQLite:dbname=<file> is supported"))?;
+            let path = crate::storage::dbi_sqlite_path(chain)
+                .map_err(|e| format!("notificationStorageOptions: dbiChain {e}"))?;
             let table = opt("dbiTable").unwrap_or("notifications").to_string();
             Ok(Some(StorageChoice::Sqlite {
                 path: path.into(),

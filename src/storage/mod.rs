@@ -125,15 +125,54 @@ pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionSto
             Ok(Arc::new(file::sessions::FileSessions::open(dir.as_ref())?))
         }
         "sqlite" => {
-            let path =
+            let source =
                 opt("DataSource").ok_or_else(|| Error::bad("DataSource option is required"))?;
+            let path = dbi_sqlite_path(&source).map_err(Error::bad)?;
             Ok(Arc::new(sqlite::sessions::SqliteSessions::open(
-                path.trim_start_matches("dbi:SQLite:dbname=").as_ref(),
+                path.as_ref(),
             )?))
         }
         "rest" => Ok(Arc::new(rest::RestSessions::new(&spec.options, key)?)),
         other => Err(Error::bad(format!("unknown storage type {other}"))),
     }
+}
+
+/// The one database driver of `dbiChain` / `DataSource` (PostgreSQL comes later).
+pub const DBI_DRIVERS: &[&str] = &["SQLite"];
+
+/// The file of a SQLite `dbiChain`/`DataSource` (`dbi:SQLite:dbname=<file>`, the `dbi` prefix
+/// in any case, `dbname=` or `database=`), or a plain path. Another driver is refused by name.
+pub fn dbi_sqlite_path(chain: &str) -> Result<String, String> {
+    let chain = chain.trim();
+    let Some(after) = chain
+        .get(..4)
+        .filter(|p| p.eq_ignore_ascii_case("dbi:"))
+        .and_then(|_| chain.get(4..))
+    else {
+        return if chain.is_empty() {
+            Err("empty database path".into())
+        } else {
+            Ok(chain.to_string())
+        };
+    };
+    let (driver, params) = after.split_once(':').unwrap_or((after, ""));
+    if !DBI_DRIVERS.contains(&driver) {
+        return Err(format!(
+            "{chain} is not supported (driver {driver}; supported: {})",
+            DBI_DRIVERS.join(", ")
+        ));
+    }
+    let path = params
+        .split(';')
+        .find_map(|p| {
+            let (k, v) = p.split_once('=')?;
+            matches!(k.trim(), "dbname" | "database" | "db").then(|| v.trim().to_string())
+        })
+        .unwrap_or_else(|| params.trim().to_string());
+    if path.is_empty() {
+        return Err(format!("{chain}: no database file"));
+    }
+    Ok(path)
 }
 
 /// Maps LemonLDAP::NG module names to ours (`Apache::Session::File` -> `file`).

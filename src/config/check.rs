@@ -1,0 +1,299 @@
+//! `limette config check`: reads the effective configuration (the latest numbered one with the
+//! INI's `[portal]` overrides) and lists what Limette will do with it, one finding a line:
+//! errors (what refuses to start), relying parties disabled and why, keys Limette ignores whose
+//! value differs from LemonLDAP::NG's default, unknown keys, and security warnings. Exit 0 when
+//! clean, 1 with warnings, 2 with errors; `--json` for scripts. The findings are computed by
+//! [`findings`], a plain function over the configuration, which start-up uses too.
+use super::local::LocalConf;
+use super::support::{self, Support};
+use super::{gate, truthy, value_string, Conf};
+use serde_json::{json, Value};
+use std::fmt;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Limette refuses to start.
+    Error,
+    /// A relying party is disabled.
+    Disabled,
+    /// Limette runs, but the configuration says something it does not do, or is unsafe.
+    Warning,
+}
+
+impl Level {
+    /// The word printed before the finding.
+    pub fn word(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Disabled => "disabled",
+            Level::Warning => "warning",
+        }
+    }
+}
+
+/// One finding: its level, the key it is about, and a one-line message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Error, disabled or warning.
+    pub level: Level,
+    /// The key (`authentication`, `oidcRPMetaDataOptions/<rp>`, `[portal] foo`, ...).
+    pub key: String,
+    /// What is wrong, one line.
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.level.word(), self.message)
+    }
+}
+
+fn finding(level: Level, key: &str, message: String) -> Finding {
+    Finding {
+        level,
+        key: key.to_string(),
+        message,
+    }
+}
+
+/// Every finding on a configuration: `conf` is the one Limette would run, `local` the INI it
+/// was read with (its own warnings included).
+pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for line in gate::refusals(&conf.raw) {
+        let key = line.split(' ').next().unwrap_or("").to_string();
+        out.push(finding(Level::Error, &key, line));
+    }
+    for (key, e) in gate::store_refusals(local) {
+        if !out.iter().any(|f| f.message == e) {
+            out.push(finding(Level::Error, key, e));
+        }
+    }
+    for w in &local.warnings {
+        out.push(finding(Level::Warning, &local.source, w.clone()));
+    }
+    overrides(local, conf, &mut out);
+    ignored_and_unknown(conf, &mut out);
+    security(conf, &mut out);
+    out.sort_by_key(|f| f.level);
+    out
+}
+
+/// `[portal]` overrides replace a stored value whole, as in LemonLDAP::NG: say what a hash
+/// override takes away (relying parties, rules, ...), and refuse one that is not a hash where
+/// the stored value is.
+fn overrides(local: &LocalConf, conf: &Conf, out: &mut Vec<Finding>) {
+    for (key, value) in &local.overrides {
+        let Some(Value::Object(stored)) = conf.stored.get(key) else {
+            continue;
+        };
+        let Value::Object(new) = value else {
+            out.push(finding(
+                Level::Error,
+                key,
+                format!(
+                    "{}: [portal] {key} overrides a hash with {}",
+                    local.source,
+                    gate::short(value)
+                ),
+            ));
+            continue;
+        };
+        let gone: Vec<&str> = stored
+            .keys()
+            .filter(|k| !new.contains_key(*k))
+            .map(String::as_str)
+            .collect();
+        if !gone.is_empty() {
+            out.push(finding(
+                Level::Warning,
+                key,
+                format!(
+                    "{}: [portal] {key} replaces the stored value; no longer in force: {}",
+                    local.source,
+                    gone.join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+/// Keys Limette ignores whose value differs from LemonLDAP::NG's default, and unknown keys.
+fn ignored_and_unknown(conf: &Conf, out: &mut Vec<Finding>) {
+    let limette_defaults = super::defaults::defaults();
+    let mut keys: Vec<&String> = conf.stored.keys().collect();
+    keys.extend(conf.raw.keys().filter(|k| !conf.stored.contains_key(*k)));
+    for key in keys {
+        let Some(value) = conf.raw.get(key) else {
+            continue;
+        };
+        match support::support(key) {
+            Some(info) if info.support == Support::Ignored => {
+                if !support::is_default(key, value) {
+                    out.push(finding(
+                        Level::Warning,
+                        key,
+                        format!("{key} = {} is ignored by Limette", shown(key, value)),
+                    ));
+                }
+            }
+            Some(_) => {}
+            None if limette_defaults.contains_key(key) => {}
+            None => {
+                let known = support::llng_keys().keys().map(String::as_str);
+                let hint = support::closest(key, known)
+                    .map(|k| format!(" (did you mean {k}?)"))
+                    .unwrap_or_default();
+                out.push(finding(
+                    Level::Warning,
+                    key,
+                    format!("{key} is not a LemonLDAP::NG 2.16 key{hint}"),
+                ));
+            }
+        }
+    }
+    let pages = [
+        ("passwordDB", "Limette has no password-change page"),
+        ("registerDB", "Limette has no registration page"),
+    ];
+    for (key, what) in pages {
+        let v = conf.get_str(key);
+        if !v.is_empty() && v != "Null" {
+            out.push(finding(Level::Warning, key, format!("{key} = {v}: {what}")));
+        }
+    }
+}
+
+/// Settings that are supported but unsafe.
+fn security(conf: &Conf, out: &mut Vec<Finding>) {
+    let mut warn = |key: &str, msg: &str| out.push(finding(Level::Warning, key, msg.to_string()));
+    if value_string(conf.stored.get("key").unwrap_or(&Value::Null)).is_empty() {
+        warn(
+            "key",
+            "key is not set: the REST session secret is derived from an empty key, which anybody can reproduce; set a long random key",
+        );
+    }
+    if conf.portal.starts_with("https://") && !conf.secured_cookie {
+        warn(
+            "securedCookie",
+            "securedCookie = 0 behind an https portal: the SSO cookie is also sent over plain http",
+        );
+    }
+    if conf.get_str("authentication") == "Demo" {
+        warn(
+            "authentication",
+            "authentication = Demo: the demo accounts (dwho, rtyler, msmith) can log in",
+        );
+    }
+    for key in [
+        "restSessionServer",
+        "restConfigServer",
+        "notificationServer",
+    ] {
+        if truthy(conf.raw.get(key)) {
+            warn(
+                key,
+                &format!("{key} is on: protect it with an address rule in front of Limette"),
+            );
+        }
+    }
+    if truthy(conf.raw.get("restExportSecretKeys")) {
+        warn(
+            "restExportSecretKeys",
+            "restExportSecretKeys is on: the REST session server shows secret attributes",
+        );
+    }
+    if !truthy(conf.raw.get("requireToken")) {
+        warn(
+            "requireToken",
+            "requireToken is off: the login form has no CSRF token",
+        );
+    }
+}
+
+/// A value in a finding: short, one line; secrets (passwords, keys) never shown.
+fn shown(key: &str, v: &Value) -> String {
+    let secret = support::llng_keys()
+        .get(key)
+        .is_some_and(|k| k.kind == "password" || k.kind.starts_with("RSAPrivate"))
+        || key.to_ascii_lowercase().contains("password")
+        || key.to_ascii_lowercase().contains("secret");
+    if secret {
+        "(secret)".into()
+    } else {
+        gate::short(v)
+    }
+}
+
+/// The exit code of `config check`: 2 with errors, 1 with other findings, 0 clean.
+pub fn exit_code(findings: &[Finding]) -> i32 {
+    match findings.iter().map(|f| f.level).min() {
+        Some(Level::Error) => 2,
+        Some(_) => 1,
+        None => 0,
+    }
+}
+
+/// The findings as a JSON document for scripts.
+pub fn to_json(findings: &[Finding]) -> Value {
+    let items: Vec<Value> = findings
+        .iter()
+        .map(|f| json!({"level": f.level.word(), "key": f.key, "message": f.message}))
+        .collect();
+    json!({"result": exit_code(findings), "findings": items})
+}
+
+/// The main-configuration keys a `[portal]` section may override: every key LemonLDAP::NG
+/// knows and every key of Limette's defaults.
+pub fn is_known_key(key: &str) -> bool {
+    support::support(key).is_some() || super::defaults::defaults().contains_key(key)
+}
+
+/// `limette config check [--json]`: the findings on the latest configuration of the store the
+/// INI names, with its overrides. Returns the exit code.
+pub fn run(local: &LocalConf, args: &[String]) -> i32 {
+    let json_out = match args {
+        [] => false,
+        [flag] if flag == "--json" => true,
+        [flag] if flag == "--help" || flag == "-h" => {
+            println!("{HELP}");
+            return 0;
+        }
+        _ => {
+            eprintln!("limette config check: {HELP}");
+            return 2;
+        }
+    };
+    let list = match load(local) {
+        Ok(list) => list,
+        Err(e) => vec![finding(Level::Error, "configuration", e)],
+    };
+    if json_out {
+        println!("{}", to_json(&list));
+    } else {
+        for f in &list {
+            println!("{f}");
+        }
+    }
+    exit_code(&list)
+}
+
+const HELP: &str = "usage: limette config check [--json]
+Checks the effective configuration (latest numbered one plus the INI's [portal] overrides):
+errors (Limette refuses to start), disabled relying parties, ignored keys whose value differs
+from LemonLDAP::NG's default, unknown keys, security warnings. Exit 0 clean, 1 warnings, 2 errors.";
+
+fn load(local: &LocalConf) -> Result<Vec<Finding>, String> {
+    let store = super::open_store(local).map_err(|e| e.to_string())?;
+    let num = store
+        .latest()
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
+    let stored = store.load(num).map_err(|e| e.to_string())?;
+    let conf =
+        Conf::build(stored, &local.overrides, "").map_err(|e| format!("lmConf-{num}: {e}"))?;
+    let mut local = local.clone();
+    local.adopt_conf_storage(&conf.stored);
+    Ok(findings(&local, &conf))
+}

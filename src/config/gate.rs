@@ -1,0 +1,295 @@
+//! The start-up gate: a configuration that names a module, a store or a value Limette does not
+//! implement is refused, key by key, before anything runs. Each refusal is one line naming the
+//! key, the value and what is supported, e.g. `authentication = LDAP is not supported
+//! (supported: Demo, REST)`. Module names compare as LemonLDAP::NG compares them: exactly, as
+//! the Perl module names they are. The same function serves start-up (exit 2), the reload of a
+//! newer configuration (the old one stays) and `limette config check`.
+use super::support::{self, Support};
+use super::value_string;
+use serde_json::{Map, Value};
+
+/// `authentication` modules Limette implements.
+pub const AUTHENTICATION: &[&str] = &["Demo", "REST"];
+/// `passwordDB` values accepted: Limette has no password-change page, so these only say
+/// where passwords would be changed; any other module is refused.
+pub const PASSWORD_DB: &[&str] = &["Demo", "REST", "Null"];
+/// `registerDB` values accepted (Limette has no registration page).
+pub const REGISTER_DB: &[&str] = &["Demo", "Null"];
+/// Session storage modules, LemonLDAP::NG's names first, then Limette's short names.
+pub const SESSION_STORAGE: &[&str] = &[
+    "Apache::Session::File",
+    "Apache::Session::Browseable::File",
+    "Apache::Session::SQLite3",
+    "Apache::Session::Browseable::SQLite",
+    "Lemonldap::NG::Common::Apache::Session::REST",
+    "File",
+    "SQLite",
+    "REST",
+];
+/// Notification storage types.
+pub const NOTIFICATION_STORAGE: &[&str] = &["File", "DBI", "SQLite"];
+/// `[configuration] type` values.
+pub const CONF_TYPES: &[&str] = &["File", "RDBI", "CDBI", "SQLite", "REST"];
+
+/// Every refusal of a main configuration (defaults, stored values and `[portal]` overrides
+/// merged): one line each, without the `error: ` prefix.
+pub fn refusals(raw: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    let get = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
+    one_of(
+        &mut out,
+        "authentication",
+        &get("authentication"),
+        AUTHENTICATION,
+    );
+    let auth = get("authentication");
+    let user_db = get("userDB");
+    if !(user_db == "Same" || user_db == auth) {
+        out.push(format!(
+            "userDB = {user_db} is not supported with authentication = {auth} (supported: Same, {auth})"
+        ));
+    }
+    // Unset, both are off in LemonLDAP::NG (no password module, no registration plugin).
+    for (key, supported) in [("passwordDB", PASSWORD_DB), ("registerDB", REGISTER_DB)] {
+        let v = get(key);
+        if !v.is_empty() {
+            one_of(&mut out, key, &v, supported);
+        }
+    }
+    for key in ["globalStorage", "persistentStorage"] {
+        if let Some(v) = raw.get(key) {
+            let opts = raw.get(&format!("{key}Options"));
+            if let Err(e) = session_storage(key, &value_string(v), opts) {
+                out.push(e);
+            }
+        }
+    }
+    if let Err(e) = notification_storage(raw) {
+        out.push(e);
+    }
+    values(&mut out, raw);
+    for info in support::REFUSED {
+        if let Some(v) = raw.get(info.key) {
+            if !support::is_default(info.key, v) {
+                out.push(format!(
+                    "{} = {} is not supported ({} is not implemented)",
+                    info.key,
+                    short(v),
+                    info.note
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Checks a session store's module and, for SQL stores, the driver of its `DataSource`.
+pub fn session_storage(key: &str, module: &str, options: Option<&Value>) -> Result<(), String> {
+    let mut out = Vec::new();
+    one_of(&mut out, key, module, SESSION_STORAGE);
+    if let Some(e) = out.pop() {
+        return Err(e);
+    }
+    if module.contains("SQLite") {
+        let source = options
+            .and_then(|o| o.get("DataSource"))
+            .map(value_string)
+            .unwrap_or_default();
+        crate::storage::dbi_sqlite_path(&source)
+            .map_err(|e| format!("{key}Options DataSource: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Refusals of the session stores an INI (with what it took from the main configuration)
+/// names: `(key, line)`.
+pub fn store_refusals(local: &super::local::LocalConf) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for (key, spec) in [
+        ("globalStorage", &local.global_storage),
+        ("persistentStorage", &local.persistent_storage),
+    ] {
+        let opts = Value::Object(spec.options.clone());
+        if let Err(e) = session_storage(key, &spec.kind, Some(&opts)) {
+            out.push((key, e));
+        }
+    }
+    out
+}
+
+fn notification_storage(raw: &Map<String, Value>) -> Result<(), String> {
+    let kind = raw.get("notificationStorage").map(value_string);
+    let kind = kind.as_deref().unwrap_or("").trim();
+    if kind.is_empty() {
+        return Ok(());
+    }
+    let mut out = Vec::new();
+    one_of(&mut out, "notificationStorage", kind, NOTIFICATION_STORAGE);
+    if let Some(e) = out.pop() {
+        return Err(e);
+    }
+    if kind != "File" {
+        let chain = raw
+            .get("notificationStorageOptions")
+            .and_then(|o| o.get("dbiChain"))
+            .map(value_string)
+            .unwrap_or_default();
+        crate::storage::dbi_sqlite_path(&chain)
+            .map_err(|e| format!("notificationStorageOptions dbiChain: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Values of implemented keys that Limette cannot honour.
+fn values(out: &mut Vec<String>, raw: &Map<String, Value>) {
+    let get = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
+    let secured = get("securedCookie");
+    if !matches!(secured.trim(), "" | "0" | "1") {
+        out.push(format!(
+            "securedCookie = {secured} is not supported (supported: 0, 1)"
+        ));
+    }
+    let same_site = get("sameSite");
+    if !matches!(same_site.trim(), "" | "Lax") {
+        out.push(format!(
+            "sameSite = {same_site} is not supported (supported: Lax, or empty for Lax)"
+        ));
+    }
+    let path = get("issuerDBOpenIDConnectPath");
+    if !matches!(path.trim(), "" | "^/oauth2/") {
+        out.push(format!(
+            "issuerDBOpenIDConnectPath = {path} is not supported (supported: ^/oauth2/)"
+        ));
+    }
+}
+
+/// Pushes a refusal unless `value` is one of `supported` (exact, as LemonLDAP::NG loads a
+/// module by its name).
+fn one_of(out: &mut Vec<String>, key: &str, value: &str, supported: &[&str]) {
+    if !supported.contains(&value) {
+        let shown = if value.is_empty() { "(empty)" } else { value };
+        out.push(format!(
+            "{key} = {shown} is not supported (supported: {})",
+            supported.join(", ")
+        ));
+    }
+}
+
+/// A value as one short line.
+pub fn short(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let s: String = s.chars().filter(|c| !c.is_control()).collect();
+    if s.chars().count() > 60 {
+        format!("{}...", s.chars().take(57).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// True when LemonLDAP::NG knows the key and Limette refuses it (for `config check`).
+pub fn is_refused_key(key: &str) -> bool {
+    support::support(key).is_some_and(|k| k.support == Support::Refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn raw(v: Value) -> Map<String, Value> {
+        super::super::defaults::merged(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn the_default_passes() {
+        assert_eq!(refusals(&raw(json!({}))), Vec::<String>::new());
+    }
+
+    #[test]
+    fn unsupported_modules_are_named() {
+        let r = refusals(&raw(
+            json!({"authentication": "LDAP", "passwordDB": "LDAP"}),
+        ));
+        assert!(
+            r.contains(
+                &"authentication = LDAP is not supported (supported: Demo, REST)".to_string()
+            ),
+            "{r:?}"
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.starts_with("passwordDB = LDAP is not supported")),
+            "{r:?}"
+        );
+        // LemonLDAP::NG loads `Lemonldap::NG::Portal::Auth::<name>`: `demo` is no module.
+        assert!(!refusals(&raw(json!({"authentication": "demo"}))).is_empty());
+        let r = refusals(&raw(json!({"authentication": "REST", "userDB": "Demo"})));
+        assert_eq!(
+            r,
+            vec![
+                "userDB = Demo is not supported with authentication = REST (supported: Same, REST)"
+            ]
+        );
+    }
+
+    #[test]
+    fn storage_and_drivers() {
+        let r = refusals(&raw(
+            json!({"globalStorage": "Apache::Session::Browseable::Postgres"}),
+        ));
+        assert!(
+            r[0].starts_with(
+                "globalStorage = Apache::Session::Browseable::Postgres is not supported"
+            ),
+            "{r:?}"
+        );
+        let r = refusals(&raw(
+            json!({"persistentStorage": "Apache::Session::Browseable::SQLite",
+            "persistentStorageOptions": {"DataSource": "DBI:Pg:database=sso;host=db"}}),
+        ));
+        assert!(r[0].contains("driver Pg"), "{r:?}");
+        assert_eq!(
+            crate::storage::dbi_sqlite_path("DBI:SQLite:dbname=/x/s.db").unwrap(),
+            "/x/s.db"
+        );
+        assert_eq!(
+            crate::storage::dbi_sqlite_path("dbi:SQLite:/x/s.db").unwrap(),
+            "/x/s.db"
+        );
+        assert_eq!(
+            crate::storage::dbi_sqlite_path("/x/s.db").unwrap(),
+            "/x/s.db"
+        );
+        assert!(crate::storage::dbi_sqlite_path("dbi:mysql:database=x").is_err());
+        let r = refusals(&raw(json!({"notificationStorage": "DBI",
+            "notificationStorageOptions": {"dbiChain": "DBI:Pg:database=n"}})));
+        assert!(
+            r[0].starts_with("notificationStorageOptions dbiChain"),
+            "{r:?}"
+        );
+        let r = refusals(&raw(json!({"notificationStorage": "LDAP"})));
+        assert!(
+            r[0].starts_with("notificationStorage = LDAP is not supported"),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn refused_keys_only_when_not_default() {
+        assert!(refusals(&raw(json!({"singleSession": 0, "grantSessionRules": {}}))).is_empty());
+        let r = refusals(&raw(json!({"totp2fActivation": 1, "securedCookie": 2})));
+        assert!(
+            r.iter()
+                .any(|l| l.starts_with("totp2fActivation = 1 is not supported")),
+            "{r:?}"
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.starts_with("securedCookie = 2 is not supported")),
+            "{r:?}"
+        );
+    }
+}
