@@ -94,7 +94,7 @@ impl App {
         let loaded =
             load_num(self.confs.as_ref(), latest, &self.local, &self.data_key).and_then(|conf| {
                 match config::gate::refusals(&conf.raw).as_slice() {
-                    [] => Ok(conf),
+                    [] => self.same_stores(&conf).map(|()| conf),
                     refused => Err(refused.join("; ")),
                 }
             });
@@ -113,6 +113,32 @@ impl App {
                 Ok(false)
             }
         }
+    }
+
+    /// The session stores are opened once: a configuration that names other ones needs a
+    /// restart, and is not put in force meanwhile.
+    fn same_stores(&self, conf: &Conf) -> Result<(), String> {
+        let mut wanted = self.local.clone();
+        wanted.adopt_conf_storage(&conf.stored);
+        for (key, now, next) in [
+            (
+                "globalStorage",
+                &self.local.global_storage,
+                &wanted.global_storage,
+            ),
+            (
+                "persistentStorage",
+                &self.local.persistent_storage,
+                &wanted.persistent_storage,
+            ),
+        ] {
+            if now.kind != next.kind || now.options != next.options {
+                return Err(format!(
+                    "{key} changed: restart Limette to use the new store"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks for a newer configuration every `checkInterval` until `stop` is set.

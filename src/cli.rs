@@ -29,6 +29,8 @@ pub struct Options {
     pub log: Option<String>,
     /// `--before DATE` (notifications purge-done)
     pub before: Option<String>,
+    /// `--json` (config check)
+    pub json: bool,
     /// The subcommand and its arguments.
     pub free: Vec<String>,
 }
@@ -57,6 +59,7 @@ pub fn main(args: Vec<String>) -> i32 {
         "date limit for purge-done (YYYY-MM-DD)",
         "DATE",
     );
+    o.optflag("", "json", "config check: findings as JSON");
     o.optflag("h", "help", "print this help");
     o.optflag("V", "version", "print the version");
     let m = match o.parse(&args) {
@@ -89,6 +92,7 @@ pub fn main(args: Vec<String>) -> i32 {
         data: m.opt_str("data").map(PathBuf::from),
         log: m.opt_str("log"),
         before: m.opt_str("before"),
+        json: m.opt_present("json"),
         free: m.free.clone(),
     };
     run(opts)
@@ -107,7 +111,11 @@ fn run(opts: Options) -> i32 {
     if opts.free.first().map(String::as_str) == Some("config")
         && rest.first().map(String::as_str) == Some("check")
     {
-        return crate::config::check::run(&local, &rest[1..]);
+        let mut args = rest[1..].to_vec();
+        if opts.json {
+            args.push("--json".into());
+        }
+        return crate::config::check::run(&local, &args);
     }
     if opts.free.first().map(String::as_str) == Some("config") {
         return crate::config::cli::run(&local, &rest, &opts);

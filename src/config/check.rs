@@ -9,6 +9,7 @@ use super::support::{self, Support};
 use super::{gate, truthy, value_string, Conf};
 use serde_json::{json, Value};
 use std::fmt;
+use std::io::Write;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -269,11 +270,15 @@ pub fn run(local: &LocalConf, args: &[String]) -> i32 {
         Ok(list) => list,
         Err(e) => vec![finding(Level::Error, "configuration", e)],
     };
+    // A closed pipe (`| head`) ends the listing, not the process.
+    let mut stdout = std::io::stdout().lock();
     if json_out {
-        println!("{}", to_json(&list));
+        let _ = writeln!(stdout, "{}", to_json(&list));
     } else {
         for f in &list {
-            println!("{f}");
+            if writeln!(stdout, "{f}").is_err() {
+                break;
+            }
         }
     }
     exit_code(&list)

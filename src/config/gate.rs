@@ -44,7 +44,10 @@ pub fn refusals(raw: &Map<String, Value>) -> Vec<String> {
     );
     let auth = get("authentication");
     let user_db = get("userDB");
-    if !(user_db == "Same" || user_db == auth) {
+    if user_db != "Same" && !AUTHENTICATION.contains(&user_db.as_str()) {
+        let supported = ["Same"].iter().chain(AUTHENTICATION).copied();
+        one_of(&mut out, "userDB", &user_db, &supported.collect::<Vec<_>>());
+    } else if !(user_db == "Same" || user_db == auth) {
         out.push(format!(
             "userDB = {user_db} is not supported with authentication = {auth} (supported: Same, {auth})"
         ));
@@ -56,14 +59,8 @@ pub fn refusals(raw: &Map<String, Value>) -> Vec<String> {
             one_of(&mut out, key, &v, supported);
         }
     }
-    for key in ["globalStorage", "persistentStorage"] {
-        if let Some(v) = raw.get(key) {
-            let opts = raw.get(&format!("{key}Options"));
-            if let Err(e) = session_storage(key, &value_string(v), opts) {
-                out.push(e);
-            }
-        }
-    }
+    // Session stores are checked where the INI and the main configuration meet
+    // (`store_refusals`): an INI that names its own store overrides the main configuration's.
     if let Err(e) = notification_storage(raw) {
         out.push(e);
     }
@@ -237,20 +234,21 @@ mod tests {
 
     #[test]
     fn storage_and_drivers() {
-        let r = refusals(&raw(
-            json!({"globalStorage": "Apache::Session::Browseable::Postgres"}),
-        ));
-        assert!(
-            r[0].starts_with(
-                "globalStorage = Apache::Session::Browseable::Postgres is not supported"
-            ),
-            "{r:?}"
+        let e = session_storage(
+            "globalStorage",
+            "Apache::Session::Browseable::Postgres",
+            None,
         );
-        let r = refusals(&raw(
-            json!({"persistentStorage": "Apache::Session::Browseable::SQLite",
-            "persistentStorageOptions": {"DataSource": "DBI:Pg:database=sso;host=db"}}),
-        ));
-        assert!(r[0].contains("driver Pg"), "{r:?}");
+        assert!(e
+            .unwrap_err()
+            .starts_with("globalStorage = Apache::Session::Browseable::Postgres is not supported"));
+        let pg = json!({"DataSource": "DBI:Pg:database=sso;host=db"});
+        let e = session_storage(
+            "persistentStorage",
+            "Apache::Session::Browseable::SQLite",
+            Some(&pg),
+        );
+        assert!(e.unwrap_err().contains("driver Pg"));
         assert_eq!(
             crate::storage::dbi_sqlite_path("DBI:SQLite:dbname=/x/s.db").unwrap(),
             "/x/s.db"

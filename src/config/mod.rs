@@ -5,6 +5,7 @@
 pub mod check;
 pub mod cli;
 pub mod defaults;
+pub mod doc;
 pub mod gate;
 pub mod ini;
 pub mod local;

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod check;
 mod cli;
 mod proxy;
 mod remote;

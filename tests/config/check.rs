@@ -1,0 +1,320 @@
+//! Drop-in configurations, fail-closed: a configuration that names a module, a store, a
+//! database driver or a setting Limette does not implement stops start-up with one line per
+//! key (exit 2) and nothing listens; `limette config check` lists errors, ignored keys and
+//! warnings for LemonLDAP::NG's own default configuration and for an LDAP one; INI keys are
+//! checked; a newer configuration that the gate refuses leaves the old one in force.
+use super::common::{self, default_conf, Portal, TempDir};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A data folder with `lmConf-1.json` and an INI naming it; `portal` lines go to `[portal]`.
+fn setup(conf: &Map<String, Value>, portal: &str) -> (TempDir, PathBuf) {
+    let dir = TempDir::new("check");
+    let conf_dir = dir.path().join("conf");
+    std::fs::create_dir_all(&conf_dir).unwrap();
+    std::fs::write(
+        conf_dir.join("lmConf-1.json"),
+        serde_json::to_vec_pretty(&Value::Object(conf.clone())).unwrap(),
+    )
+    .unwrap();
+    let ini = dir.path().join("limette.ini");
+    let sessions = dir.path().join("sessions");
+    std::fs::write(
+        &ini,
+        format!(
+            "[configuration]\ntype = File\ndirName = {}\n[portal]\nlisten = 127.0.0.1:0\n\
+             globalStorage = File\nglobalStorageOptions = {{\"Directory\": \"{}\"}}\n{portal}\n",
+            conf_dir.display(),
+            sessions.display()
+        ),
+    )
+    .unwrap();
+    (dir, ini)
+}
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(ini: &Path, data: &Path, args: &[&str]) -> Out {
+    let o = Command::new(common::bin())
+        .arg("-c")
+        .arg(ini)
+        .arg("--data")
+        .arg(data)
+        .args(args)
+        .output()
+        .unwrap();
+    Out {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn with(pairs: &[(&str, Value)]) -> Map<String, Value> {
+    let mut c = default_conf();
+    for (k, v) in pairs {
+        c.insert(k.to_string(), v.clone());
+    }
+    c
+}
+
+/// LemonLDAP::NG's own default configuration, from its Debian package.
+fn debian_default() -> Map<String, Value> {
+    let path = "/var/lib/lemonldap-ng/conf/lmConf-1.json";
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!("{path}: {e}: install the Debian package lemonldap-ng (.ci/setup.d)")
+    });
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn an_ldap_configuration_refuses_to_start_naming_each_key() {
+    let conf = with(&[
+        ("authentication", json!("LDAP")),
+        ("userDB", json!("Same")),
+        ("passwordDB", json!("LDAP")),
+        ("ldapServer", json!("ldap://127.0.0.1:389")),
+    ]);
+    let (dir, ini) = setup(&conf, "");
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2), "{}{}", o.stdout, o.stderr);
+    assert_eq!(o.stdout, "", "nothing may listen");
+    assert_eq!(
+        o.stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect::<Vec<_>>(),
+        vec![
+            "error: authentication = LDAP is not supported (supported: Demo, REST)",
+            "error: passwordDB = LDAP is not supported (supported: Demo, REST, Null)",
+        ],
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn unsupported_stores_and_drivers_are_refused_by_name() {
+    // A PostgreSQL session store named in the main configuration.
+    let conf = with(&[
+        (
+            "globalStorage",
+            json!("Apache::Session::Browseable::Postgres"),
+        ),
+        (
+            "globalStorageOptions",
+            json!({"DataSource": "DBI:Pg:database=sso"}),
+        ),
+    ]);
+    let (dir, ini) = setup(&conf, "");
+    // The INI names its own store: the main configuration's is not used, nor refused.
+    assert_ne!(run(&ini, dir.path(), &["config", "check"]).code, Some(2));
+    let ini_text = std::fs::read_to_string(&ini).unwrap();
+    std::fs::write(&ini, ini_text.replace("globalStorage = File\n", "")).unwrap();
+    let text = std::fs::read_to_string(&ini).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("globalStorageOptions"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&ini, text).unwrap();
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("error: globalStorage = Apache::Session::Browseable::Postgres is not supported (supported: Apache::Session::File,"),
+        "{}",
+        o.stderr
+    );
+
+    // A configuration store on PostgreSQL: refused by its driver, not opened as SQLite.
+    let dir = TempDir::new("pgconf");
+    let ini = dir.path().join("limette.ini");
+    std::fs::write(
+        &ini,
+        "[configuration]\ntype = RDBI\ndbiChain = DBI:Pg:database=lemonldap-ng;host=127.0.0.1\n",
+    )
+    .unwrap();
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("dbiChain: DBI:Pg:database=lemonldap-ng;host=127.0.0.1 is not supported (driver Pg; supported: SQLite)"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("bad request"), "{}", o.stderr);
+}
+
+#[test]
+fn refused_keys_stop_start_up_only_when_set() {
+    let (dir, ini) = setup(&with(&[("singleSession", json!(0))]), "");
+    assert_eq!(run(&ini, dir.path(), &["config", "check"]).code, Some(1));
+    let conf = with(&[
+        ("totp2fActivation", json!(1)),
+        (
+            "grantSessionRules",
+            json!({"only dwho": "$uid eq \"dwho\""}),
+        ),
+    ]);
+    let (dir, ini) = setup(&conf, "");
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2));
+    assert!(
+        o.stderr.contains(
+            "error: totp2fActivation = 1 is not supported (second factor: TOTP is not implemented)"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("error: grantSessionRules = "),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn config_check_on_the_debian_default_gives_warnings_only() {
+    let (dir, ini) = setup(&debian_default(), "");
+    let o = run(&ini, dir.path(), &["config", "check"]);
+    assert_eq!(o.code, Some(1), "{}{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("error:"), "{}", o.stdout);
+    for line in [
+        "warning: passwordDB = Demo: Limette has no password-change page",
+        "warning: registerDB = Demo: Limette has no registration page",
+        "warning: loginHistoryEnabled = 1 is ignored by Limette",
+    ] {
+        assert!(
+            o.stdout.lines().any(|l| l == line),
+            "{line} in {}",
+            o.stdout
+        );
+    }
+    let j = run(&ini, dir.path(), &["config", "check", "--json"]);
+    assert_eq!(j.code, Some(1));
+    let v: Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v["result"], 1);
+    let levels: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["level"].as_str().unwrap())
+        .collect();
+    assert!(!levels.is_empty() && levels.iter().all(|l| *l == "warning"));
+}
+
+#[test]
+fn config_check_on_an_ldap_configuration_gives_errors() {
+    let mut conf = debian_default();
+    conf.insert("authentication".into(), json!("LDAP"));
+    conf.insert("userDB".into(), json!("LDAP"));
+    conf.insert("passwordDB".into(), json!("LDAP"));
+    conf.insert("ldapServer".into(), json!("ldaps://ldap.example.com"));
+    conf.insert("portalSkn".into(), json!("x"));
+    let (dir, ini) = setup(&conf, "");
+    let o = run(&ini, dir.path(), &["config", "check"]);
+    assert_eq!(o.code, Some(2), "{}", o.stdout);
+    let first: Vec<&str> = o.stdout.lines().take(3).collect();
+    assert_eq!(
+        first,
+        vec![
+            "error: authentication = LDAP is not supported (supported: Demo, REST)",
+            "error: userDB = LDAP is not supported (supported: Same, Demo, REST)",
+            "error: passwordDB = LDAP is not supported (supported: Demo, REST, Null)",
+        ],
+        "{}",
+        o.stdout
+    );
+    assert!(o
+        .stdout
+        .contains("warning: ldapServer = ldaps://ldap.example.com is ignored by Limette"));
+    assert!(o
+        .stdout
+        .contains("warning: portalSkn is not a LemonLDAP::NG 2.16 key (did you mean portalSkin?)"));
+}
+
+#[test]
+fn ini_keys_are_checked() {
+    let (dir, ini) = setup(&default_conf(), "timout = 60\nthreds = 4");
+    let o = run(&ini, dir.path(), &["config", "check"]);
+    assert!(
+        o.stdout
+            .contains("[portal] timout is not a known key (did you mean timeout?)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("[portal] threds is not a known key (did you mean threads?)"),
+        "{}",
+        o.stdout
+    );
+    // A value that looks like JSON and does not parse stops start-up, naming file and line.
+    let (dir, ini) = setup(&default_conf(), "locationRules = {\"a\": ");
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2));
+    let line = o.stderr.lines().next().unwrap_or("");
+    assert!(
+        line.starts_with("limette: ")
+            && line.contains(
+                "limette.ini: locationRules: line 8: value looks like JSON and does not parse"
+            ),
+        "{}",
+        o.stderr
+    );
+    // An override that replaces a hash says what it takes away.
+    let (dir, ini) = setup(&default_conf(), "oidcRPMetaDataOptions = {}");
+    let o = run(&ini, dir.path(), &["config", "check"]);
+    assert!(
+        o.stdout.contains(
+            "[portal] oidcRPMetaDataOptions replaces the stored value; no longer in force: demo"
+        ),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn demo_logins_are_announced_only_with_demo() {
+    let p = Portal::builder()
+        .conf("authentication", json!("REST"))
+        .conf("restAuthUrl", json!("http://127.0.0.1:9/auth"))
+        .conf("restUserDBUrl", json!("http://127.0.0.1:9/user"))
+        .start();
+    let r = p.client().post_form(
+        "/",
+        &[("user", "dwho"), ("password", "dwho")],
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.json()["result"], 0, "{}", r.text());
+    let page = p.client().get("/", &[]).text();
+    assert!(!page.contains("dwho"), "{page}");
+}
+
+#[test]
+fn a_newer_configuration_refused_by_the_gate_leaves_the_old_in_force() {
+    let p = Portal::start();
+    let mut next = default_conf();
+    next.insert("cfgNum".into(), json!(2));
+    next.insert("authentication".into(), json!("LDAP"));
+    std::fs::write(
+        p.data().join("conf").join("lmConf-2.json"),
+        serde_json::to_vec(&Value::Object(next)).unwrap(),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !p.log().contains("configuration 2 rejected") {
+        assert!(std::time::Instant::now() < deadline, "{}", p.log());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        p.log().contains("authentication = LDAP is not supported"),
+        "{}",
+        p.log()
+    );
+    p.login("dwho");
+}
