@@ -52,10 +52,27 @@ pub fn supported() -> Vec<&'static str> {
 }
 
 /// The userinfo answer: `sub` plus every claim of a granted scope that the RP maps to a
-/// session attribute present in the session.
-pub fn userinfo(rp: &Rp, scope: &str, sub: &str, session: &Session) -> Map<String, Value> {
+/// session attribute present in the session. With `ignore_scope`
+/// (`oidcServiceIgnoreScopeForClaims`), every claim the RP maps is released whatever the
+/// scope, as LemonLDAP::NG does.
+pub fn userinfo(
+    rp: &Rp,
+    scope: &str,
+    sub: &str,
+    session: &Session,
+    ignore_scope: bool,
+) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("sub".into(), json!(sub));
+    if ignore_scope {
+        for (claim, attr) in &rp.claims {
+            if let Some(v) = session.get(attr).filter(|v| !v.is_null()) {
+                out.insert(claim.clone(), v.clone());
+            }
+        }
+        out.insert("sub".into(), json!(sub));
+        return out;
+    }
     let granted: Vec<&str> = scope.split_whitespace().collect();
     for (s, names) in SCOPES {
         if !granted.contains(&s) {
@@ -92,15 +109,20 @@ mod tests {
         s.insert("mail".into(), json!("dwho@badwolf.org"));
         s.insert("cn".into(), json!("Doctor Who"));
         assert_eq!(
-            Value::Object(userinfo(&rp, "openid", "dwho", &s)),
+            Value::Object(userinfo(&rp, "openid", "dwho", &s, false)),
             json!({"sub": "dwho"})
         );
         assert_eq!(
-            Value::Object(userinfo(&rp, "openid email", "dwho", &s)),
+            Value::Object(userinfo(&rp, "openid email", "dwho", &s, false)),
             json!({"sub": "dwho", "email": "dwho@badwolf.org"})
         );
-        let all = userinfo(&rp, "openid profile email", "dwho", &s);
+        let all = userinfo(&rp, "openid profile email", "dwho", &s, false);
         assert_eq!(all["name"], "Doctor Who");
         assert!(!all.contains_key("preferred_username"));
+        // oidcServiceIgnoreScopeForClaims: every mapped claim, whatever the scope.
+        assert_eq!(
+            Value::Object(userinfo(&rp, "openid", "dwho", &s, true)),
+            json!({"sub": "dwho", "email": "dwho@badwolf.org", "name": "Doctor Who"})
+        );
     }
 }

@@ -36,6 +36,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         field(&rec, "scope").unwrap_or(""),
         field(&rec, "sub").unwrap_or(""),
         &session,
+        conf.get_bool("oidcServiceIgnoreScopeForClaims"),
     );
     Ok(Response::json(200, &Value::Object(claims)))
 }
