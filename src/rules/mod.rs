@@ -122,3 +122,5 @@ fn context<'a>(attrs: &'a Map<String, Value>, env: &'a Env, epoch: i64) -> eval:
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod value_tests;
