@@ -201,7 +201,9 @@ fn string(chars: &[char], i: usize) -> Result<(Token, usize), String> {
             continue;
         }
         if quote == '"' && c == '@' && chars.get(j + 1).is_some_and(|n| array_start(*n)) {
-            return Err(format!("unescaped '@' in a double-quoted string at {j}: write \\@"));
+            return Err(format!(
+                "unescaped '@' in a double-quoted string at {j}: write \\@"
+            ));
         }
         s.push(c);
         j += 1;
@@ -237,7 +239,9 @@ fn array_start(c: char) -> bool {
 /// `[`, `{` or `->`, which Perl would read as a subscript.
 fn interpolated(chars: &[char], i: usize) -> Result<(Piece, usize), String> {
     if chars.get(i + 1) == Some(&'{') {
-        return Err(format!("${{...}} in a double-quoted string at {i}: write $name"));
+        return Err(format!(
+            "${{...}} in a double-quoted string at {i}: write $name"
+        ));
     }
     let (name, end) = plain_name(chars, i)?;
     let (piece, next) = match env_suffix(chars, &name, end)? {

@@ -136,7 +136,10 @@ impl Parser<'_> {
     }
 
     /// Runs `f` one level deeper, refusing to go past `MAX_DEPTH`.
-    fn nested(&mut self, f: impl FnOnce(&mut Self) -> Result<Expr, String>) -> Result<Expr, String> {
+    fn nested(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<Expr, String>,
+    ) -> Result<Expr, String> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err("expression nested too deeply".into());
@@ -344,10 +347,7 @@ fn number(text: &str) -> Result<String, String> {
 }
 
 fn is_equality(op: Cmp) -> bool {
-    matches!(
-        op,
-        Cmp::StrEq | Cmp::StrNe | Cmp::NumEq | Cmp::NumNe
-    )
+    matches!(op, Cmp::StrEq | Cmp::StrNe | Cmp::NumEq | Cmp::NumNe)
 }
 
 fn cmp_op(t: &Token) -> Option<Cmp> {

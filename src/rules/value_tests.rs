@@ -20,7 +20,10 @@ fn dwho() -> Map<String, Value> {
 }
 
 fn env() -> Env {
-    Env::from_request([("User-Agent", "Tardis/1.0"), ("Host", "auth.example.com")], "10.1.2.3")
+    Env::from_request(
+        [("User-Agent", "Tardis/1.0"), ("Host", "auth.example.com")],
+        "10.1.2.3",
+    )
 }
 
 /// The value of `src` for dwho with the request above.
@@ -118,7 +121,12 @@ fn perl_precedence() {
 
 #[test]
 fn undefined_values_stay_undefined() {
-    for src in ["$missing", "$ENV{HTTP_X_NONE}", "$empty || $missing", "0 ? 1 : $missing"] {
+    for src in [
+        "$missing",
+        "$ENV{HTTP_X_NONE}",
+        "$empty || $missing",
+        "0 ? 1 : $missing",
+    ] {
         assert_eq!(val(src), None, "{src}");
     }
     let none = Expression::parse("$ENV{HTTP_USER_AGENT}").unwrap();
@@ -173,8 +181,30 @@ fn outside_the_subset_is_an_error() {
 }
 
 const PIECES: [&str; 24] = [
-    "$uid", "$ENV{HTTP_HOST}", "\"a $uid b\"", "'x'", "1.5", ".", "?", ":", "lc(", "uc(", "(",
-    ")", "eq", "==", "&&", "||", "!", "not", "and", "or", "=~", "/x/", "\"", "$",
+    "$uid",
+    "$ENV{HTTP_HOST}",
+    "\"a $uid b\"",
+    "'x'",
+    "1.5",
+    ".",
+    "?",
+    ":",
+    "lc(",
+    "uc(",
+    "(",
+    ")",
+    "eq",
+    "==",
+    "&&",
+    "||",
+    "!",
+    "not",
+    "and",
+    "or",
+    "=~",
+    "/x/",
+    "\"",
+    "$",
 ];
 
 #[test]
@@ -205,7 +235,10 @@ fn hostile_input_never_panics() {
         }
         assert!(t.elapsed() < Duration::from_secs(5), "runaway on {src:?}");
     }
-    assert!(parsed > 100, "the generator should produce valid expressions ({parsed})");
+    assert!(
+        parsed > 100,
+        "the generator should produce valid expressions ({parsed})"
+    );
     let wide = vec!["$uid"; 1000].join(" . ");
     assert_eq!(val(&wide).map(|v| v.len()), Some(4000));
 }
