@@ -54,6 +54,8 @@ pub struct Conf {
     pub sessions: crate::sessions::Settings,
     /// Notification settings.
     pub notifications: crate::notifications::Settings,
+    /// The compiled `macros` and `groups` applied at login.
+    pub macros: crate::portal::macros::Compiled,
 }
 
 impl Conf {
@@ -115,6 +117,7 @@ impl Conf {
             oidc: crate::oidc::Settings::from_conf(&raw)?,
             sessions: crate::sessions::Settings::from_conf(&raw)?,
             notifications: crate::notifications::Settings::from_conf(&raw)?,
+            macros: crate::portal::macros::Compiled::from_conf(&raw),
             stored,
             raw,
         })

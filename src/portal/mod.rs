@@ -5,6 +5,7 @@ pub mod assets;
 pub mod cookies;
 pub mod csrf;
 pub mod login;
+pub mod macros;
 pub mod messages;
 pub mod pages;
 pub mod pending;

@@ -1,5 +1,6 @@
-//! SSO sessions: built at login with LemonLDAP::NG's keys, stored in the global store, found
-//! again from the cookie (expired ones are deleted on sight), and the persistent session id.
+//! SSO sessions: built at login with LemonLDAP::NG's keys (attributes, then `macros` and
+//! groups through `portal::macros`), stored in the global store, found again from the cookie
+//! (expired ones are deleted on sight), and the persistent session id.
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::Result;
@@ -108,23 +109,51 @@ pub fn build(
     s.insert("authenticationLevel".into(), json!(1));
     s.insert("ipAddr".into(), json!(req.ip()));
     export_attributes(conf, req, attrs, &mut s);
-    let trace = s
-        .get(&conf.what_to_trace)
-        .map(crate::config::value_string)
-        .unwrap_or_else(|| user.to_string());
-    s.insert(
-        "_whatToTrace".into(),
-        json!(if trace.is_empty() {
-            user.to_string()
-        } else {
-            trace
-        }),
-    );
+    apply_macros_and_groups(conf, req, attrs, &mut s);
+    // A `_whatToTrace` macro names the user itself (LemonLDAP::NG sets that key nowhere
+    // else); otherwise it is the `whatToTrace` attribute, the login name when that is empty.
+    let by_macro = conf.macros.has_macro("_whatToTrace")
+        && s.get("_whatToTrace")
+            .is_some_and(|v| !crate::config::value_string(v).is_empty());
+    if !by_macro {
+        let trace = s
+            .get(&conf.what_to_trace)
+            .map(crate::config::value_string)
+            .unwrap_or_else(|| user.to_string());
+        s.insert(
+            "_whatToTrace".into(),
+            json!(if trace.is_empty() {
+                user.to_string()
+            } else {
+                trace
+            }),
+        );
+    }
     s
 }
 
+/// LemonLDAP::NG's order after the attributes: macros and the directory's groups (in the
+/// order `groupsBeforeMacros` says), then the configuration's `groups`.
+fn apply_macros_and_groups(
+    conf: &Conf,
+    req: &Request,
+    attrs: &Map<String, Value>,
+    s: &mut Session,
+) {
+    let env = super::macros::request_env(req);
+    let compiled = &conf.macros;
+    if compiled.groups_before_macros() {
+        directory_groups(attrs, compiled.separator(), s);
+        compiled.apply_macros(s, &env);
+    } else {
+        compiled.apply_macros(s, &env);
+        directory_groups(attrs, compiled.separator(), s);
+    }
+    compiled.apply_groups(s, &env);
+}
+
 /// Copies directory attributes through `demoExportedVars`/`exportedVars` (session key ->
-/// attribute), request headers for `exportedVars` values naming `HTTP_*`, and groups.
+/// attribute) and request headers for `exportedVars` values naming `HTTP_*`.
 fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: &mut Session) {
     let mut vars: Vec<(String, String)> = Vec::new();
     for key in ["demoExportedVars", "restExportedVars", "exportedVars"] {
@@ -150,13 +179,20 @@ fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: 
             s.insert(name, v.clone());
         }
     }
-    // Attributes not mapped but present keep their name when nothing maps them (REST bridge).
+    // Attributes not mapped but present keep their name when nothing maps them (REST bridge);
+    // groups are the business of `directory_groups`.
     for (k, v) in attrs {
-        if k != "groups" && !s.contains_key(k) {
+        if k != "groups" && k != "hGroups" && !s.contains_key(k) {
             s.insert(k.clone(), v.clone());
         }
     }
-    let groups: Vec<String> = match attrs.get("groups") {
+}
+
+/// The directory's groups, as LemonLDAP::NG's Demo backend adds them (`setGroups`): appended
+/// to a `groups` a macro may have set, joined with `multiValuesSeparator`, and keyed in
+/// `hGroups`.
+fn directory_groups(attrs: &Map<String, Value>, separator: &str, s: &mut Session) {
+    let found: Vec<String> = match attrs.get("groups") {
         Some(Value::Array(a)) => a.iter().map(crate::config::value_string).collect(),
         Some(Value::String(g)) => g
             .split([';', ','])
@@ -165,11 +201,22 @@ fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: 
             .collect(),
         _ => Vec::new(),
     };
-    let hgroups: Map<String, Value> = groups
-        .iter()
-        .map(|g| (g.clone(), json!({"name": g})))
-        .collect();
-    s.insert("groups".into(), json!(groups.join("; ")));
+    let mut groups = s
+        .get("groups")
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    let mut hgroups = match s.remove("hGroups") {
+        Some(Value::Object(h)) => h,
+        _ => Map::new(),
+    };
+    for g in found {
+        if !groups.is_empty() {
+            groups.push_str(separator);
+        }
+        groups.push_str(&g);
+        hgroups.insert(g.clone(), json!({ "name": g }));
+    }
+    s.insert("groups".into(), json!(groups));
     s.insert("hGroups".into(), Value::Object(hgroups));
 }
 

@@ -1,14 +1,19 @@
 //! Turns rule text into tokens. The lexer owns every character-level decision (quoting,
-//! numbers, regular-expression literals after `=~`/`!~`); it never allocates more than the
-//! input's size and rejects anything it does not know instead of guessing.
+//! interpolation in double quotes, `$ENV{NAME}`, numbers, regular-expression literals after
+//! `=~`/`!~`); it never allocates more than the input's size and rejects anything it does not
+//! know instead of guessing (Perl would give it a meaning we do not reproduce).
 
 /// One token of the rule language.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Token {
     /// `$name` or `${name}`: a session attribute.
     Var(String),
-    /// A quoted string (single or double quotes, backslash escapes).
+    /// A quoted string without interpolation (single quotes, or double quotes without `$`).
     Str(String),
+    /// A double-quoted string that interpolates variables: its pieces, in order.
+    Interp(Vec<Piece>),
+    /// `$ENV{NAME}` (or `$env->{NAME}`): a request variable, CGI-style name.
+    Env(String),
     /// A decimal number literal, kept as text (Perl compares it as written).
     Num(String),
     /// A regular-expression literal `/body/flags` or `m{body}flags`, following `=~` or `!~`.
@@ -19,12 +24,24 @@ pub enum Token {
     Op(&'static str),
 }
 
+/// One piece of an interpolating string.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    /// Text as written (escapes resolved).
+    Lit(String),
+    /// `$name`: a session attribute.
+    Var(String),
+    /// `$ENV{NAME}`: a request variable.
+    Env(String),
+}
+
 /// The longest input the lexer accepts, in bytes: rules are short, and a bound keeps parsing
 /// time bounded whatever is fed in.
 pub const MAX_LEN: usize = 8192;
 
-const OPS: [&str; 17] = [
+const OPS: [&str; 19] = [
     "==", "!=", "<=", ">=", "=~", "!~", "&&", "||", "<", ">", "!", "(", ")", ",", "{", "}", ".",
+    "?", ":",
 ];
 
 /// Splits `src` into tokens.
@@ -85,37 +102,160 @@ fn variable(chars: &[char], i: usize) -> Result<(Token, usize), String> {
         if end == i + 2 || chars.get(end) != Some(&'}') {
             return Err(format!("malformed variable at {i}"));
         }
-        return Ok((Token::Var(chars[i + 2..end].iter().collect()), end + 1));
+        let name: String = chars[i + 2..end].iter().collect();
+        if name == "ENV" || name == "env" {
+            return Err(format!("${{{name}}} at {i}: write $ENV{{NAME}}"));
+        }
+        return Ok((Token::Var(name), end + 1));
     }
-    let end = scan(chars, i + 1, word);
-    if end == i + 1 {
-        return Err(format!("'$' without a name at {i}"));
+    let (name, end) = plain_name(chars, i)?;
+    match env_suffix(chars, &name, end)? {
+        Some((key, next)) => Ok((Token::Env(key), next)),
+        None => Ok((Token::Var(name), end)),
     }
-    Ok((Token::Var(chars[i + 1..end].iter().collect()), end))
 }
 
+/// The name of `$name` at `i` (the `$`) and the index after it. Perl's capture variables
+/// (`$1`) and punctuation variables are not session attributes: refused.
+fn plain_name(chars: &[char], i: usize) -> Result<(String, usize), String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    match chars.get(i + 1) {
+        Some(c) if c.is_ascii_digit() => {
+            return Err(format!("capture variable ${c} at {i} is not supported"))
+        }
+        Some(c) if word(*c) => {}
+        _ => return Err(format!("'$' without a name at {i}")),
+    }
+    let end = scan(chars, i + 1, word);
+    Ok((chars[i + 1..end].iter().collect(), end))
+}
+
+/// After `$ENV` (or `$env`): `{NAME}` (or `->{NAME}`), giving the name and the index after.
+/// `None` for any other variable. Only request headers (`HTTP_*`) and `REMOTE_ADDR` are
+/// known; another name would silently read nothing, so it is refused.
+fn env_suffix(chars: &[char], name: &str, i: usize) -> Result<Option<(String, usize)>, String> {
+    let open = match name {
+        "ENV" if chars.get(i) == Some(&'{') => i + 1,
+        "env" if chars.get(i..i + 3) == Some(&['-', '>', '{']) => i + 3,
+        "ENV" | "env" => return Err(format!("${name} at {i}: expected {{NAME}}")),
+        _ => return Ok(None),
+    };
+    let quote = chars.get(open).copied().filter(|c| *c == '\'' || *c == '"');
+    let start = open + usize::from(quote.is_some());
+    let end = scan(chars, start, |c| c.is_ascii_alphanumeric() || c == '_');
+    let mut close = end;
+    if let Some(q) = quote {
+        if chars.get(close) != Some(&q) {
+            return Err(format!("malformed $ENV{{...}} at {i}"));
+        }
+        close += 1;
+    }
+    if chars.get(close) != Some(&'}') {
+        return Err(format!("malformed $ENV{{...}} at {i}"));
+    }
+    let key: String = chars[start..end].iter().collect();
+    let header = key.strip_prefix("HTTP_").is_some_and(|h| {
+        !h.is_empty()
+            && h.bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    });
+    if !header && key != "REMOTE_ADDR" {
+        return Err(format!(
+            "$ENV{{{key}}}: only HTTP_* request headers and REMOTE_ADDR are known"
+        ));
+    }
+    Ok(Some((key, close + 1)))
+}
+
+/// A quoted string. Single quotes: only `\\` and `\'` are escapes, as in Perl. Double
+/// quotes: `$name` and `$ENV{NAME}` interpolate; `\n \t \r` and an escaped punctuation
+/// character are known escapes, other letters (`\x`, `\u`, `\L`...) are refused, and so are
+/// an unescaped `@name` (a Perl array) and a subscript after a variable.
 fn string(chars: &[char], i: usize) -> Result<(Token, usize), String> {
     let quote = chars[i];
+    let mut pieces: Vec<Piece> = Vec::new();
     let mut s = String::new();
     let mut j = i + 1;
     while let Some(&c) = chars.get(j) {
         if c == quote {
-            return Ok((Token::Str(s), j + 1));
+            return Ok((finish(pieces, s), j + 1));
         }
         if c == '\\' {
             let Some(&e) = chars.get(j + 1) else { break };
-            s.push(match (quote, e) {
-                ('"', 'n') => '\n',
-                ('"', 't') => '\t',
-                _ => e,
-            });
+            if quote == '\'' {
+                if e != '\\' && e != '\'' {
+                    s.push(c);
+                }
+                s.push(e);
+            } else {
+                s.push(double_escape(e, j)?);
+            }
             j += 2;
             continue;
+        }
+        if quote == '"' && c == '$' {
+            let (piece, next) = interpolated(chars, j)?;
+            pieces.push(Piece::Lit(std::mem::take(&mut s)));
+            pieces.push(piece);
+            j = next;
+            continue;
+        }
+        if quote == '"' && c == '@' && chars.get(j + 1).is_some_and(|n| array_start(*n)) {
+            return Err(format!(
+                "unescaped '@' in a double-quoted string at {j}: write \\@"
+            ));
         }
         s.push(c);
         j += 1;
     }
     Err(format!("unterminated string starting at {i}"))
+}
+
+fn finish(mut pieces: Vec<Piece>, rest: String) -> Token {
+    if pieces.is_empty() {
+        return Token::Str(rest);
+    }
+    pieces.push(Piece::Lit(rest));
+    pieces.retain(|p| p != &Piece::Lit(String::new()));
+    Token::Interp(pieces)
+}
+
+fn double_escape(e: char, at: usize) -> Result<char, String> {
+    Ok(match e {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        e if e.is_alphanumeric() => return Err(format!("unsupported escape \\{e} at {at}")),
+        e => e,
+    })
+}
+
+/// What after `@` makes Perl interpolate an array in a double-quoted string.
+fn array_start(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '$' | ':')
+}
+
+/// `$name` or `$ENV{NAME}` inside double quotes at `i`; refuses `${...}` and a following
+/// `[`, `{` or `->`, which Perl would read as a subscript.
+fn interpolated(chars: &[char], i: usize) -> Result<(Piece, usize), String> {
+    if chars.get(i + 1) == Some(&'{') {
+        return Err(format!(
+            "${{...}} in a double-quoted string at {i}: write $name"
+        ));
+    }
+    let (name, end) = plain_name(chars, i)?;
+    let (piece, next) = match env_suffix(chars, &name, end)? {
+        Some((key, next)) => (Piece::Env(key), next),
+        None => (Piece::Var(name), end),
+    };
+    let subscript = matches!(chars.get(next), Some('[') | Some('{'))
+        || (chars.get(next) == Some(&'-')
+            && matches!(chars.get(next + 1), Some('>'))
+            && matches!(chars.get(next + 2), Some('[') | Some('{')));
+    if subscript {
+        return Err(format!("subscript after a variable in a string at {next}"));
+    }
+    Ok((piece, next))
 }
 
 fn number(chars: &[char], i: usize) -> (Token, usize) {

@@ -1,15 +1,23 @@
-//! The rule language shared by access rules (`locationRules`) and notification conditions: a
-//! safe, compiled-once subset of the Perl expressions LemonLDAP::NG rules commonly use.
+//! The rule language shared by access rules (`locationRules`), notification conditions and
+//! the portal's `macros` and `groups`: a safe, compiled-once subset of the Perl expressions
+//! LemonLDAP::NG configurations commonly use.
 //!
-//! `$attribute` (missing = empty string), string and number literals, `eq ne lt gt le ge`,
-//! `== != < > <= >=`, `=~ /re/flags` and `!~`, `and or not && || !`, parentheses,
-//! `inGroup("g")`, `date()` (now as `YYYYMMDDHHMMSS` UTC), and the words `accept` / `deny`.
-//! A rule is parsed once ([`Rule::parse`]) when the configuration loads; evaluation
-//! ([`Rule::eval`]) walks a finite tree and cannot panic, loop or run code. This module knows
-//! nothing of HTTP or of what a rule protects; `sessions` and `notifications` decide that.
+//! `$attribute` (missing = undefined), `$ENV{HTTP_*}` and `$ENV{REMOTE_ADDR}` (request
+//! variables; `$ip` and `$vhost` as LemonLDAP::NG rewrites them), single-quoted strings,
+//! double-quoted strings with `$name` interpolation, numbers, `.`, `eq ne lt gt le ge`,
+//! `== != < > <= >=`, `=~ /re/flags` and `!~`, `and or not && || !`, `c ? a : b`,
+//! parentheses, `lc() uc() lcfirst() ucfirst()`, `inGroup("g")`, `date()` (now as
+//! `YYYYMMDDHHMMSS` UTC), and the words `accept` / `deny` for rules. A rule ([`Rule::parse`])
+//! or a value expression ([`Expression::parse`]) is parsed once when the configuration loads;
+//! evaluation walks a finite tree and cannot panic, loop or run code. This module knows
+//! nothing of HTTP or of what a rule protects: callers hand it an [`Env`] built from plain
+//! values.
+mod env;
 mod eval;
 mod lexer;
 mod parser;
+
+pub use env::Env;
 
 use serde_json::{Map, Value};
 
@@ -56,19 +64,63 @@ impl Rule {
 
     /// Evaluates the rule with `date()` at the given epoch (for tests and replays).
     pub fn eval_at(&self, attrs: &Map<String, Value>, epoch: i64) -> bool {
+        self.eval_in(attrs, Env::empty(), epoch)
+    }
+
+    /// Evaluates the rule against session attributes and a request's variables (`$ENV{...}`),
+    /// `date()` being now.
+    pub fn eval_with(&self, attrs: &Map<String, Value>, env: &Env) -> bool {
+        self.eval_in(attrs, env, crate::util::now())
+    }
+
+    /// Evaluates the rule with request variables and `date()` at the given epoch.
+    pub fn eval_in(&self, attrs: &Map<String, Value>, env: &Env, epoch: i64) -> bool {
         match &self.body {
             Body::Accept => true,
             Body::Deny => false,
-            Body::Expr(e) => {
-                let ctx = eval::Context {
-                    attrs,
-                    date: crate::util::timestamp14(epoch),
-                };
-                eval::truth(e, &ctx)
-            }
+            Body::Expr(e) => eval::truth(e, &context(attrs, env, epoch)),
         }
+    }
+}
+
+/// A compiled value expression (a macro): evaluates to a string, or to nothing where Perl
+/// gives `undef` (a missing attribute passed through).
+#[derive(Debug, Clone)]
+pub struct Expression {
+    expr: parser::Expr,
+}
+
+impl Expression {
+    /// Parses an expression; the error is a one-line reason.
+    pub fn parse(src: &str) -> Result<Expression, String> {
+        match src.trim() {
+            "" => Err("empty expression".into()),
+            text => Ok(Expression {
+                expr: parser::parse(&lexer::lex(text)?)?,
+            }),
+        }
+    }
+
+    /// The value against session attributes and request variables, `date()` being now.
+    pub fn value(&self, attrs: &Map<String, Value>, env: &Env) -> Option<String> {
+        self.value_at(attrs, env, crate::util::now())
+    }
+
+    /// The value with `date()` at the given epoch.
+    pub fn value_at(&self, attrs: &Map<String, Value>, env: &Env, epoch: i64) -> Option<String> {
+        eval::value(&self.expr, &context(attrs, env, epoch)).map(|v| v.into_owned())
+    }
+}
+
+fn context<'a>(attrs: &'a Map<String, Value>, env: &'a Env, epoch: i64) -> eval::Context<'a> {
+    eval::Context {
+        attrs,
+        env,
+        date: crate::util::timestamp14(epoch),
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod value_tests;

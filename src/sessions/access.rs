@@ -3,7 +3,7 @@
 //! (a leading `(?#comment)` exists to steer that order), the first regex that matches the path
 //! decides, `default` (deny when absent) otherwise. Compiled once per configuration; a key or
 //! rule that does not compile is logged and denies.
-use crate::rules::Rule;
+use crate::rules::{Env, Rule};
 use crate::server::log;
 use regex_lite::Regex;
 use serde_json::{Map, Value};
@@ -41,9 +41,9 @@ impl Access {
         }
     }
 
-    fn allows(&self, attrs: &Map<String, Value>) -> bool {
+    fn allows(&self, attrs: &Map<String, Value>, env: &Env) -> bool {
         match self {
-            Access::Rule(r) => r.eval(attrs),
+            Access::Rule(r) => r.eval_with(attrs, env),
             Access::Open => true,
             Access::Logout => false,
         }
@@ -114,15 +114,16 @@ impl VhostRules {
         }
     }
 
-    /// Whether the user with these attributes may reach `path` (path and query).
-    pub fn allows(&self, path: &str, attrs: &Map<String, Value>) -> bool {
+    /// Whether the user with these attributes may reach `path` (path and query); `env` is
+    /// what `$ENV{...}` reads.
+    pub fn allows(&self, path: &str, attrs: &Map<String, Value>, env: &Env) -> bool {
         for (re, access) in &self.entries {
             match re {
                 Some(re) if !re.is_match(path) => continue,
-                _ => return access.allows(attrs),
+                _ => return access.allows(attrs, env),
             }
         }
-        self.default.allows(attrs)
+        self.default.allows(attrs, env)
     }
 }
 
@@ -145,9 +146,10 @@ pub fn authorize(
     vhosts: &HashMap<String, VhostRules>,
     url: &Url,
     attrs: &Map<String, Value>,
+    env: &Env,
 ) -> bool {
     match vhosts.get(&url.host) {
-        Some(rules) => rules.allows(&url.path, attrs),
+        Some(rules) => rules.allows(&url.path, attrs, env),
         None => false,
     }
 }
@@ -240,7 +242,7 @@ mod tests {
             ("http://bad.example.com/anything", &dwho, false),
         ];
         for (u, who, want) in cases {
-            assert_eq!(authorize(&v, &url(u), who), want, "{u}");
+            assert_eq!(authorize(&v, &url(u), who, Env::empty()), want, "{u}");
         }
     }
 

@@ -21,7 +21,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         Err(login) => return Ok(login),
     };
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
-        let value = mysession(&conf.sessions, conf, &s, &req.query_pairs())?;
+        let env = crate::portal::macros::request_env(req);
+        let value = mysession(&conf.sessions, conf, &s, &req.query_pairs(), &env)?;
         return Ok(Response::json(200, &value));
     }
     let parts = req.segments_after("/session/my");
@@ -95,18 +96,20 @@ pub fn my_attributes(st: &Settings, s: &Session, key: Option<&str>) -> Value {
     }
 }
 
-/// `/mysession/?authorizationfor=<base64 url>` -> `{"result":1|0}`; `?whoami` ->
+/// `/mysession/?authorizationfor=<base64 url>` -> `{"result":1|0}` (rules read `$ENV{...}`
+/// from `env`, the request asking, as LemonLDAP::NG's portal does); `?whoami` ->
 /// `{"result":"<whatToTrace>"}`.
 pub fn mysession(
     st: &Settings,
     conf: &Conf,
     s: &Session,
     query: &[(String, String)],
+    env: &crate::rules::Env,
 ) -> Result<Value> {
     let param = |n: &str| query.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
     if let Some(b64) = param("authorizationfor") {
         let url = decode_target(b64)?;
-        let allowed = access::authorize(&st.vhosts, &url, s);
+        let allowed = access::authorize(&st.vhosts, &url, s, env);
         return Ok(json!({"result": i32::from(allowed)}));
     }
     if param("whoami").is_some() {

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod macros;
 mod my;
 mod remote;
 mod rest;
