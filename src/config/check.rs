@@ -74,6 +74,13 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
     for w in &local.warnings {
         out.push(finding(Level::Warning, &local.source, w.clone()));
     }
+    for (key, reason) in crate::portal::macros::check_macros_and_groups(&conf.raw) {
+        out.push(finding(
+            Level::Warning,
+            &key,
+            format!("{key}: {reason}; it stays unset"),
+        ));
+    }
     overrides(local, conf, &mut out);
     ignored_and_unknown(conf, &mut out);
     security(conf, &mut out);
