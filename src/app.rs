@@ -200,11 +200,14 @@ fn report(local: &LocalConf, conf: &Conf) -> Result<(), StartError> {
     if !errors.is_empty() {
         return Err(StartError::Refused(errors));
     }
-    for f in findings
-        .iter()
-        .filter(|f| f.level == config::check::Level::Warning)
-    {
-        log::warn(&f.message);
+    // Macros and groups outside the rules language were logged when the configuration was
+    // compiled.
+    let logged =
+        |f: &config::check::Finding| f.key.starts_with("macros/") || f.key.starts_with("groups/");
+    for f in &findings {
+        if f.level == config::check::Level::Warning && !logged(f) {
+            log::warn(&f.message);
+        }
     }
     Ok(())
 }

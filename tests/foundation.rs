@@ -488,7 +488,10 @@ fn bad_command_lines_and_configurations_exit_2_with_one_clear_line() {
     .unwrap();
     let (code, err) = run(&["-c", ini.to_str().unwrap()]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("bad.ini: threads: expected a number"), "{err}");
+    assert!(
+        err.contains("bad.ini: threads: line 5: expected a number"),
+        "{err}"
+    );
     let conf_dir = dir.path().join("conf");
     std::fs::create_dir_all(&conf_dir).unwrap();
     std::fs::write(

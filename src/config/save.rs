@@ -45,12 +45,15 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
     out
 }
 
-/// Checks that `conf` would load in a portal: the same parser as a reload, so a document the
-/// CLI accepts is never rejected by a running server. The message names the key.
+/// Checks that `conf` would load in a portal: the same parser and the same start-up gate as a
+/// reload, so a document the CLI accepts is never rejected by a running server. The message
+/// names the key.
 pub fn check(conf: &Map<String, Value>) -> Result<()> {
-    Conf::build(conf.clone(), &Map::new(), "check")
-        .map(|_| ())
-        .map_err(Error::BadRequest)
+    let built = Conf::build(conf.clone(), &Map::new(), "check").map_err(Error::BadRequest)?;
+    match super::gate::refusals(&built.raw).as_slice() {
+        [] => Ok(()),
+        refused => Err(Error::BadRequest(refused.join("; "))),
+    }
 }
 
 /// Checks, stamps and saves `conf` as a new number; returns the number.
