@@ -135,3 +135,25 @@ fn an_empty_sqlite_store_named_by_an_ini_file_is_seeded_too() {
     assert!(cli(&p, &["info"]).stdout.starts_with("Num      : 1\n"));
     p.login("rtyler");
 }
+
+#[test]
+fn config_set_portal_pins_it_in_a_running_portal() {
+    let (p, _) = embedded::start(TempDir::new("pin"), "127.0.0.1:0", &[]);
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::bin())
+            .arg("--data")
+            .arg(p.data())
+            .arg("config")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let got = run(&["get", "portal"]);
+    assert_eq!(String::from_utf8_lossy(&got.stdout), "portal = \n");
+    let set = run(&["set", "portal", "http://127.0.0.1:7000/"]);
+    assert!(set.status.success(), "{set:?}");
+    let pinned = common::config::poll(std::time::Duration::from_secs(5), || {
+        issuer(&p) == "http://127.0.0.1:7000/"
+    });
+    assert!(pinned, "{}", p.log());
+}

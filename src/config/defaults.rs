@@ -2,9 +2,10 @@
 //! They are merged under the stored values when a configuration is loaded, and served with it
 //! by the configuration proxy (as LemonLDAP::NG's `setDefault`).
 //!
-//! `portal` is not in the table: a configuration that does not set it takes the URL of the
-//! node's listening address (`portal_for`), so that `--listen` moves the issuer, the links
-//! and the cookies with it, and the proxy never announces a URL the node does not answer on.
+//! `portal` defaults to the empty string, which means "the URL of the node's listening
+//! address" (`portal_for`): `--listen` moves the issuer, the links and the cookies with it,
+//! and neither the proxy nor `config get` announces a URL the node does not answer on. The
+//! key stays in the table so that `config set portal URL` knows it.
 use serde_json::{Map, Value};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -13,6 +14,7 @@ const DEFAULTS: &str = r#"{
   "authentication": "Demo",
   "userDB": "Same",
   "passwordDB": "Demo",
+  "portal": "",
   "domain": "",
   "cookieName": "lemonldap",
   "securedCookie": 0,
@@ -161,7 +163,8 @@ mod tests {
         let d = defaults();
         assert_eq!(d["notificationWildcard"], "allusers");
         assert_eq!(d["timeout"], 72000);
-        assert!(!d.contains_key("portal"), "portal follows the listening address");
+        assert_eq!(d["portal"], "", "portal follows the listening address");
+        assert_eq!(portal_for(DEFAULT_LISTEN), "http://127.0.0.1:8080/");
     }
 
     #[test]
