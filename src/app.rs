@@ -221,7 +221,11 @@ fn warn_if_keyless(conf: &Conf) {
     }
 }
 
-fn load_latest(store: &dyn ConfStore, local: &LocalConf, node: &config::Node) -> Result<Conf, String> {
+fn load_latest(
+    store: &dyn ConfStore,
+    local: &LocalConf,
+    node: &config::Node,
+) -> Result<Conf, String> {
     let latest = store
         .latest()
         .map_err(|e| e.to_string())?

@@ -53,7 +53,10 @@ fn the_first_start_writes_the_embedded_default_with_its_own_key() {
     let doc = stored(&conf_dir, 1);
     let key = doc["key"].as_str().unwrap().to_string();
     assert!(is_hex64(&key), "{key}");
-    assert!(!doc.contains_key("portal"), "the seeded copy does not pin portal");
+    assert!(
+        !doc.contains_key("portal"),
+        "the seeded copy does not pin portal"
+    );
     assert!(doc["cfgLog"].as_str().unwrap().contains("random key"));
     assert_eq!(doc["cfgNum"], 1);
     p.login("dwho");
@@ -94,9 +97,15 @@ fn listen_moves_the_issuer_the_links_and_the_cookie() {
         .client()
         .post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
     let id = ok.cookie("lemonldap").expect("SSO cookie");
-    let home = p.client().get("/", &[JSON, ("Cookie", &format!("lemonldap={id}"))]);
+    let home = p
+        .client()
+        .get("/", &[JSON, ("Cookie", &format!("lemonldap={id}"))]);
     assert_eq!(home.json()["result"], 1);
-    assert!(!p.log().contains("not the listening address"), "{}", p.log());
+    assert!(
+        !p.log().contains("not the listening address"),
+        "{}",
+        p.log()
+    );
 }
 
 #[test]
@@ -115,7 +124,11 @@ fn a_configured_portal_elsewhere_is_announced_at_start_up() {
     // Where it matches, nothing is said.
     let p = Portal::builder().portal_url_matches().start();
     assert_eq!(issuer(&p), p.url("/"));
-    assert!(!p.log().contains("not the listening address"), "{}", p.log());
+    assert!(
+        !p.log().contains("not the listening address"),
+        "{}",
+        p.log()
+    );
 }
 
 #[test]
@@ -123,7 +136,10 @@ fn an_empty_sqlite_store_named_by_an_ini_file_is_seeded_too() {
     let dir = TempDir::new("sqlseed");
     let db = dir.path().join("conf.db");
     let p = Portal::builder()
-        .ini_configuration(&format!("type = SQLite\ndbiChain = dbi:SQLite:dbname={}", db.display()))
+        .ini_configuration(&format!(
+            "type = SQLite\ndbiChain = dbi:SQLite:dbname={}",
+            db.display()
+        ))
         .data(dir)
         .start();
     assert!(p.log().contains("first start"), "{}", p.log());

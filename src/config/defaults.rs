@@ -124,7 +124,11 @@ pub fn portal_matches(portal: &str, listen: &str) -> bool {
     };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let authority = authority.rsplit('@').next().unwrap_or_default();
-    let default_port = if scheme.eq_ignore_ascii_case("https") { 443 } else { 80 };
+    let default_port = if scheme.eq_ignore_ascii_case("https") {
+        443
+    } else {
+        80
+    };
     let (host, port) = split_port(authority, default_port);
     let (lhost, lport) = match listen.parse::<SocketAddr>() {
         Ok(sa) if sa.ip().is_unspecified() => return port == sa.port(),
@@ -148,8 +152,12 @@ fn split_port(authority: &str, default: u16) -> (&str, u16) {
 /// The socket address with an unspecified IP replaced by loopback.
 fn reachable(sa: SocketAddr) -> SocketAddr {
     match sa.ip() {
-        IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::new(Ipv4Addr::LOCALHOST.into(), sa.port()),
-        IpAddr::V6(ip) if ip.is_unspecified() => SocketAddr::new(Ipv6Addr::LOCALHOST.into(), sa.port()),
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(Ipv4Addr::LOCALHOST.into(), sa.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(Ipv6Addr::LOCALHOST.into(), sa.port())
+        }
         _ => sa,
     }
 }

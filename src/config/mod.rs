@@ -102,7 +102,10 @@ impl Conf {
             raw.insert(k.clone(), v.clone());
         }
         let num = stored.get("cfgNum").and_then(as_u64).unwrap_or(0);
-        let portal_set = raw.get("portal").map(value_string).is_some_and(|p| !p.is_empty());
+        let portal_set = raw
+            .get("portal")
+            .map(value_string)
+            .is_some_and(|p| !p.is_empty());
         if !portal_set {
             raw.insert("portal".into(), defaults::portal_for(node.listen).into());
         }
@@ -313,7 +316,11 @@ mod tests {
         assert_eq!(conf.portal, "https://auth.example.com/");
         assert!(conf.portal_set);
         m.insert("key".into(), Value::from(""));
-        assert!(!Conf::build_on(m, &Map::new(), &node("0.0.0.0:80")).unwrap().key_set);
+        assert!(
+            !Conf::build_on(m, &Map::new(), &node("0.0.0.0:80"))
+                .unwrap()
+                .key_set
+        );
     }
 
     #[test]

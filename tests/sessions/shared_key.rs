@@ -28,7 +28,9 @@ fn login_on_b_lives_at_a(a: &Portal, b: &Portal) {
     assert_eq!(on_a.json()["uid"], "dwho");
     let home = b.client().get("/", &[JSON, ("Cookie", &cookie(&id))]);
     assert_eq!(home.json(), json!({"result": 1, "error": "0"}));
-    let out = b.client().get("/?logout=1", &[JSON, ("Cookie", &cookie(&id))]);
+    let out = b
+        .client()
+        .get("/?logout=1", &[JSON, ("Cookie", &cookie(&id))]);
     assert_eq!(out.status, 200, "{}", out.text());
     let gone = a.client().get_json(&format!("/sessions/global/{id}"));
     assert_eq!(gone.status, 404, "{}", gone.text());
@@ -76,7 +78,10 @@ fn without_a_key_both_nodes_use_lemonldap_ngs_empty_key() {
 /// Runs the LemonLDAP::NG client script against `p`; fails the test when Perl or the
 /// LemonLDAP::NG modules are missing (`.ci/setup.d/llng-perl.sh` installs them).
 fn llng(p: &Portal, args: &[&str]) -> (bool, String) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sessions/llng_session.pl");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sessions/llng_session.pl"
+    );
     let out = Command::new("perl")
         .arg(script)
         .arg(p.url(""))
@@ -113,7 +118,10 @@ fn llng_round_trip(p: &Portal) {
     let (ok, out) = llng(p, &["read", &id]);
     assert!(ok, "{out}");
     let read: Value = serde_json::from_str(out.lines().next().unwrap_or_default()).unwrap();
-    assert_eq!((read["uid"].clone(), read["_session_id"].clone()), (json!("perl"), json!(id)));
+    assert_eq!(
+        (read["uid"].clone(), read["_session_id"].clone()),
+        (json!("perl"), json!(id))
+    );
 
     let (ok, out) = llng(p, &["update", &id, "mail=new@example.com"]);
     assert!(ok, "{out}");
@@ -121,7 +129,10 @@ fn llng_round_trip(p: &Portal) {
         p.client().get_json(&format!("{at}/mail")).json(),
         json!("new@example.com")
     );
-    assert_eq!(p.client().get_json(&format!("{at}/uid")).json(), json!("perl"));
+    assert_eq!(
+        p.client().get_json(&format!("{at}/uid")).json(),
+        json!("perl")
+    );
 
     let (ok, out) = llng(p, &["delete", &id]);
     assert!(ok, "{out}");
@@ -143,7 +154,10 @@ fn lemonldap_ngs_rest_session_client_works_on_limette() {
 
     // A client with another key creates nothing.
     let (_, out) = llng(&p, &["--key", "not-the-key", "create", "uid=intruder"]);
-    let id = out.lines().find_map(|l| l.strip_prefix("id=")).unwrap_or_default();
+    let id = out
+        .lines()
+        .find_map(|l| l.strip_prefix("id="))
+        .unwrap_or_default();
     assert_eq!(id.len(), 64, "{out}");
     assert_eq!(
         p.client()
