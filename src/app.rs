@@ -1,5 +1,7 @@
 //! The application state every handler reads: local settings, the configuration in force
-//! (swapped when a newer one is saved) and the stores.
+//! (swapped when a newer one is saved) and the stores. It also seeds an empty local store at
+//! first start, and keeps what the node brings to every configuration it loads: the
+//! listening address (the portal URL when the configuration sets none) and its own key.
 use crate::config::local::{ConfError, LocalConf};
 use crate::config::{self, Conf};
 use crate::error::{Error, Result};
@@ -21,6 +23,10 @@ pub struct App {
     /// Notification storage.
     pub notifications: Arc<dyn crate::notifications::store::NotificationStore>,
     data_key: String,
+    /// The address the default portal URL follows: `listen`, then the bound one (port 0).
+    listen: RwLock<String>,
+    /// The `__secret` key the REST session stores were opened with.
+    store_key: String,
 }
 
 impl App {
@@ -39,24 +45,26 @@ impl App {
         }
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
-        if matches!(
-            local.conf_backend,
-            config::local::ConfBackend::File { .. } | config::local::ConfBackend::Sqlite { .. }
-        ) && local.source == "embedded default"
-        {
-            config::seed_if_empty(confs.as_ref()).map_err(|e| err("configuration", e))?;
-        }
-        let conf = load_latest(confs.as_ref(), &local, &data_key)
+        seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
+        let node = config::Node {
+            listen: &local.listen,
+            data_key: &data_key,
+        };
+        let conf = load_latest(confs.as_ref(), &local, &node)
             .map_err(|e| err("configuration", Error::bad(e)))?;
         local.adopt_conf_storage(&conf.stored);
         report(&local, &conf)?;
-        let global = storage::open_sessions(&local.global_storage, &conf.key)
+        warn_if_keyless(&conf);
+        let store_key = conf.crypto_key.clone();
+        let global = storage::open_sessions(&local.global_storage, &store_key)
             .map_err(|e| err("globalStorage", e))?;
-        let persistent = storage::open_sessions(&local.persistent_storage, &conf.key)
+        let persistent = storage::open_sessions(&local.persistent_storage, &store_key)
             .map_err(|e| err("persistentStorage", e))?;
         let notifications = crate::notifications::store::open(&local, &conf)
             .map_err(|e| err("notificationStorage", e))?;
         Ok(App {
+            listen: RwLock::new(local.listen.clone()),
+            store_key,
             local,
             confs,
             conf: RwLock::new(Arc::new(conf)),
@@ -91,15 +99,20 @@ impl App {
         if latest <= current {
             return Ok(false);
         }
-        let loaded =
-            load_num(self.confs.as_ref(), latest, &self.local, &self.data_key).and_then(|conf| {
-                match config::gate::refusals(&conf.raw).as_slice() {
-                    [] => self.same_stores(&conf).map(|()| conf),
-                    refused => Err(refused.join("; ")),
-                }
-            });
+        let listen = self.listen();
+        let node = config::Node {
+            listen: &listen,
+            data_key: &self.data_key,
+        };
+        let loaded = load_num(self.confs.as_ref(), latest, &self.local, &node)
+            .and_then(|conf| match config::gate::refusals(&conf.raw).as_slice() {
+                [] => self.same_stores(&conf).map(|()| conf),
+                refused => Err(refused.join("; ")),
+            })
+            .and_then(|conf| self.same_store_key(conf));
         match loaded {
             Ok(conf) => {
+                warn_if_keyless(&conf);
                 log::notice(&format!("configuration {latest} is now in force"));
                 if let Ok(mut w) = self.conf.write() {
                     *w = Arc::new(conf);
@@ -139,6 +152,58 @@ impl App {
             }
         }
         Ok(())
+    }
+
+    /// Tells the application the address actually bound. With port 0 the portal URL of a
+    /// configuration that sets none is only known now: the one in force is rebuilt with it
+    /// (before the listening line is printed, so before anybody can know the port).
+    pub fn bound(&self, addr: std::net::SocketAddr) -> Result<()> {
+        if !config::defaults::listen_port_zero(&self.local.listen) {
+            return Ok(());
+        }
+        match self.listen.write() {
+            Ok(mut l) => *l = addr.to_string(),
+            Err(_) => return Err(Error::internal("listen lock poisoned")),
+        }
+        let current = self.conf();
+        if current.portal_set {
+            return Ok(());
+        }
+        let listen = self.listen();
+        let node = config::Node {
+            listen: &listen,
+            data_key: &self.data_key,
+        };
+        let conf = Conf::build_on(current.stored.clone(), &self.local.overrides, &node)
+            .map_err(Error::internal)?;
+        match self.conf.write() {
+            Ok(mut w) => *w = Arc::new(conf),
+            Err(_) => return Err(Error::internal("configuration lock poisoned")),
+        }
+        Ok(())
+    }
+
+    /// The address the default portal URL follows.
+    pub fn listen(&self) -> String {
+        match self.listen.read() {
+            Ok(l) => l.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// A REST session store keeps the `__secret` key it was opened with: a configuration
+    /// with another one cannot be honoured without a restart, so it is refused.
+    fn same_store_key(&self, conf: Conf) -> Result<Conf, String> {
+        let rest = [&self.local.global_storage, &self.local.persistent_storage]
+            .iter()
+            .any(|s| storage::normalize_kind(&s.kind) == "rest");
+        if rest && conf.crypto_key != self.store_key {
+            return Err(
+                "key: differs from the one the REST session storage uses; restart to apply it"
+                    .into(),
+            );
+        }
+        Ok(conf)
     }
 
     /// Checks for a newer configuration every `checkInterval` until `stop` is set.
@@ -201,9 +266,10 @@ fn report(local: &LocalConf, conf: &Conf) -> Result<(), StartError> {
         return Err(StartError::Refused(errors));
     }
     // Macros and groups outside the rules language were logged when the configuration was
-    // compiled.
-    let logged =
-        |f: &config::check::Finding| f.key.starts_with("macros/") || f.key.starts_with("groups/");
+    // compiled; a missing key is said by `warn_if_keyless`.
+    let logged = |f: &config::check::Finding| {
+        f.key.starts_with("macros/") || f.key.starts_with("groups/") || f.key == "key"
+    };
     for f in &findings {
         if f.level == config::check::Level::Warning && !logged(f) {
             log::warn(&f.message);
@@ -212,21 +278,59 @@ fn report(local: &LocalConf, conf: &Conf) -> Result<(), StartError> {
     Ok(())
 }
 
-fn load_latest(store: &dyn ConfStore, local: &LocalConf, key: &str) -> Result<Conf, String> {
+/// Writes configuration 1 into an empty local store (File or SQLite; a REST store is never
+/// written): the first start runs the embedded default instead of refusing.
+fn seed(local: &LocalConf, store: &dyn ConfStore) -> Result<()> {
+    use config::local::ConfBackend;
+    if !matches!(
+        local.conf_backend,
+        ConfBackend::File { .. } | ConfBackend::Sqlite { .. }
+    ) {
+        return Ok(());
+    }
+    if config::seed_if_empty(store)? {
+        log::notice(&format!(
+            "first start: the embedded default configuration, with a random key, saved as number 1 in {}",
+            store.describe()
+        ));
+    }
+    Ok(())
+}
+
+/// Says what a configuration without `key` means, each time one is loaded.
+fn warn_if_keyless(conf: &Conf) {
+    if !conf.key_set {
+        log::warn(&format!(
+            "configuration {} has no key: as in LemonLDAP::NG, the REST session secret (__secret) is keyed with the empty string, which anybody can forge, and form tokens use this node's own key, so other nodes refuse them; set a random key",
+            conf.num
+        ));
+    }
+}
+
+fn load_latest(
+    store: &dyn ConfStore,
+    local: &LocalConf,
+    node: &config::Node,
+) -> Result<Conf, String> {
     let latest = store
         .latest()
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
-    load_num(store, latest, local, key)
+    load_num(store, latest, local, node)
 }
 
-fn load_num(store: &dyn ConfStore, num: u64, local: &LocalConf, key: &str) -> Result<Conf, String> {
+fn load_num(
+    store: &dyn ConfStore,
+    num: u64,
+    local: &LocalConf,
+    node: &config::Node,
+) -> Result<Conf, String> {
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    Conf::build(stored, &local.overrides, key).map_err(|e| format!("lmConf-{num}: {e}"))
+    Conf::build_on(stored, &local.overrides, node).map_err(|e| format!("lmConf-{num}: {e}"))
 }
 
-/// The REST protocol key used when the configuration sets none: generated once, kept in the
-/// data folder.
+/// This node's own key, for the tokens it issues when the configuration sets no `key` (never
+/// for anything another node must verify): generated once, kept in the data folder.
 fn data_key(local: &LocalConf) -> Result<String> {
     let path = local.data_dir.join("key");
     if let Some(bytes) = crate::storage::file::read_opt(&path)? {

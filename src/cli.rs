@@ -166,6 +166,11 @@ fn serve(app: Arc<App>) -> i32 {
             return 2;
         }
     };
+    if let Err(e) = app.bound(server.addr) {
+        eprintln!("limette: {e}");
+        server.shutdown();
+        return 2;
+    }
     let stop = server.stop_flag();
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
@@ -183,11 +188,18 @@ fn serve(app: Arc<App>) -> i32 {
         ""
     };
     println!(
-        "limette {} listening on http://{} (portal {}){demo}",
+        "limette {} listening on http://{} ({}){demo}",
         env!("CARGO_PKG_VERSION"),
         server.addr,
-        conf.portal
+        portal_note(&conf, &app.listen())
     );
+    if conf.portal_set && !crate::config::defaults::portal_matches(&conf.portal, &app.listen()) {
+        log::notice(&format!(
+            "the configuration sets portal {0}, which is not the listening address {1}: the portal announces {0} (issuer, links, cookies)",
+            conf.portal,
+            app.listen()
+        ));
+    }
     log::notice(&format!(
         "configuration {} from {}",
         conf.num,
@@ -198,6 +210,21 @@ fn serve(app: Arc<App>) -> i32 {
     let _ = janitor.join();
     log::notice("stopped");
     0
+}
+
+/// What the start-up line says of the portal URL: where it comes from, and whether other
+/// machines can reach it.
+fn portal_note(conf: &crate::config::Conf, listen: &str) -> String {
+    if conf.portal_set {
+        return format!("portal {}", conf.portal);
+    }
+    if crate::config::defaults::listen_unspecified(listen) {
+        return format!(
+            "portal {}, from the listening address {listen} with loopback for any address; set portal to the URL users reach",
+            conf.portal
+        );
+    }
+    format!("portal {}, from the listening address", conf.portal)
 }
 
 /// A flag that is never set, for commands that run once.

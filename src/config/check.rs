@@ -6,7 +6,7 @@
 //! [`findings`], a plain function over the configuration, which start-up uses too.
 use super::local::LocalConf;
 use super::support::{self, Support};
-use super::{gate, truthy, value_string, Conf};
+use super::{gate, truthy, Conf};
 use serde_json::{json, Value};
 use std::fmt;
 use std::io::Write;
@@ -176,10 +176,10 @@ fn ignored_and_unknown(conf: &Conf, out: &mut Vec<Finding>) {
 /// Settings that are supported but unsafe.
 fn security(conf: &Conf, out: &mut Vec<Finding>) {
     let mut warn = |key: &str, msg: &str| out.push(finding(Level::Warning, key, msg.to_string()));
-    if value_string(conf.stored.get("key").unwrap_or(&Value::Null)).is_empty() {
+    if !conf.key_set {
         warn(
             "key",
-            "key is not set: the REST session secret is derived from an empty key, which anybody can reproduce; set a long random key",
+            "key is not set: as in LemonLDAP::NG, the REST session secret (__secret) is keyed with the empty string, which anybody can forge; set a long random key",
         );
     }
     if conf.portal.starts_with("https://") && !conf.secured_cookie {

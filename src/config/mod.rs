@@ -34,8 +34,11 @@ pub struct Conf {
     pub stored: Map<String, Value>,
     /// Defaults, then stored values, then local overrides: what the portal uses.
     pub raw: Map<String, Value>,
-    /// Portal URL, always with a trailing slash.
+    /// Portal URL, always with a trailing slash: the configuration's `portal`, or the URL of
+    /// the node's listening address when it sets none (`defaults::portal_for`).
     pub portal: String,
+    /// True when the configuration (or a local override) sets `portal`.
+    pub portal_set: bool,
     /// SSO cookie name.
     pub cookie_name: String,
     /// Cookie domain, when set.
@@ -46,8 +49,18 @@ pub struct Conf {
     pub timeout: i64,
     /// The attribute that names a user in logs, notifications and persistent sessions.
     pub what_to_trace: String,
-    /// The shared secret of the REST session protocol (`key`).
+    /// The secret of the tokens this portal issues and any node sharing the configuration
+    /// verifies (form tokens, pending logins): the configuration's `key`. Without one, this
+    /// node's own key (its data folder), so such tokens then stay on the node that issued
+    /// them rather than being keyed with a secret everybody knows.
     pub key: String,
+    /// The key as LemonLDAP::NG's `Common::Crypto` takes it, for the REST session protocol's
+    /// `__secret`: the configuration's `key`, or the empty string when it has none (Perl's
+    /// undefined key hashes as the empty string), so that every node of either kind agrees.
+    pub crypto_key: String,
+    /// True when the configuration (or a local override) sets a non-empty `key`; false means
+    /// `crypto_key` is empty and `__secret` is keyed with a secret everybody knows.
+    pub key_set: bool,
     /// OpenID Connect settings.
     pub oidc: crate::oidc::Settings,
     /// Access rules and REST session server settings.
@@ -58,19 +71,49 @@ pub struct Conf {
     pub macros: crate::portal::macros::Compiled,
 }
 
+/// What a node brings to a configuration it loads.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    /// The listening address: the portal URL when the configuration sets none.
+    pub listen: &'a str,
+    /// The node's own key (data folder): the token key when the configuration sets none.
+    pub data_key: &'a str,
+}
+
 impl Conf {
-    /// Parses a stored document with the local overrides; `fallback_key` is used when the
-    /// configuration sets no `key`.
+    /// Parses a stored document with the local overrides, on a node listening on the default
+    /// address (`127.0.0.1:8080`); `fallback_key` is the token key when the configuration sets
+    /// no `key`. For checks that have no node (a save, a unit test).
     pub fn build(
         stored: Map<String, Value>,
         overrides: &Map<String, Value>,
         fallback_key: &str,
+    ) -> Result<Conf, String> {
+        let node = Node {
+            listen: defaults::DEFAULT_LISTEN,
+            data_key: fallback_key,
+        };
+        Conf::build_on(stored, overrides, &node)
+    }
+
+    /// Parses a stored document with the local overrides, as loaded on `node`.
+    pub fn build_on(
+        stored: Map<String, Value>,
+        overrides: &Map<String, Value>,
+        node: &Node,
     ) -> Result<Conf, String> {
         let mut raw = defaults::merged(&stored);
         for (k, v) in overrides {
             raw.insert(k.clone(), v.clone());
         }
         let num = stored.get("cfgNum").and_then(as_u64).unwrap_or(0);
+        let portal_set = raw
+            .get("portal")
+            .map(value_string)
+            .is_some_and(|p| !p.is_empty());
+        if !portal_set {
+            raw.insert("portal".into(), defaults::portal_for(node.listen).into());
+        }
         let s = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
         let mut portal = s("portal");
         if !portal.starts_with("http://") && !portal.starts_with("https://") {
@@ -96,12 +139,17 @@ impl Conf {
                 return Err(format!("domain: invalid cookie domain {d}"));
             }
         }
-        let key = Some(s("key"))
-            .filter(|k| !k.is_empty())
-            .unwrap_or_else(|| fallback_key.to_string());
+        let crypto_key = s("key");
+        let key_set = !crypto_key.is_empty();
+        let key = if key_set {
+            crypto_key.clone()
+        } else {
+            node.data_key.to_string()
+        };
         Ok(Conf {
             num,
             portal,
+            portal_set,
             cookie_name,
             domain,
             secured_cookie: truthy(raw.get("securedCookie")),
@@ -114,6 +162,8 @@ impl Conf {
                 .filter(|w| !w.is_empty())
                 .unwrap_or_else(|| "uid".into()),
             key,
+            crypto_key,
+            key_set,
             oidc: crate::oidc::Settings::from_conf(&raw)?,
             sessions: crate::sessions::Settings::from_conf(&raw)?,
             notifications: crate::notifications::Settings::from_conf(&raw)?,
@@ -198,12 +248,21 @@ pub fn open_store(local: &LocalConf) -> Result<Arc<dyn ConfStore>> {
     })
 }
 
-/// Seeds an empty store with the embedded default configuration (first run).
-pub fn seed_if_empty(store: &dyn ConfStore) -> Result<()> {
+/// Seeds an empty store with the embedded default configuration (first start); true when it
+/// wrote number 1. The copy written leaves `portal` out, so that it follows the listening
+/// address, and carries a random `key`, so that every node sharing it agrees on its secrets.
+pub fn seed_if_empty(store: &dyn ConfStore) -> Result<bool> {
     if store.latest()?.is_some() {
-        return Ok(());
+        return Ok(false);
     }
-    let conf = match serde_json::from_str(EMBEDDED_CONF) {
+    store.save(&first_start(crate::util::now())?)?;
+    Ok(true)
+}
+
+/// The document written at first start: the embedded default, its own random key, no
+/// `portal`, and the metadata of a save that says so.
+fn first_start(now: i64) -> Result<Map<String, Value>> {
+    let mut conf = match serde_json::from_str(EMBEDDED_CONF) {
         Ok(Value::Object(m)) => m,
         _ => {
             return Err(Error::internal(
@@ -211,6 +270,73 @@ pub fn seed_if_empty(store: &dyn ConfStore) -> Result<()> {
             ))
         }
     };
-    store.save(&conf)?;
-    Ok(())
+    conf.remove("portal");
+    conf.insert("key".into(), Value::from(crate::util::random_hex(32)));
+    let author = save::Author {
+        name: "limette".into(),
+        ip: "127.0.0.1".into(),
+        log: "Embedded default configuration, written at first start with a random key: \
+              Demo users and a demo relying party; the portal URL follows the listening address"
+            .into(),
+    };
+    Ok(save::stamp(&conf, &author, now))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(listen: &str) -> Node<'_> {
+        Node {
+            listen,
+            data_key: "node-own-key",
+        }
+    }
+
+    #[test]
+    fn first_start_has_its_own_key_and_no_portal() {
+        let a = first_start(1_800_000_000).unwrap();
+        let b = first_start(1_800_000_000).unwrap();
+        let key = a["key"].as_str().unwrap();
+        assert_eq!(key.len(), 64);
+        assert_ne!(a["key"], b["key"], "each first start draws its own key");
+        assert!(!a.contains_key("portal"));
+        assert!(a["cfgLog"].as_str().unwrap().contains("random key"));
+        assert_eq!(a["cfgDate"], 1_800_000_000);
+        let conf = Conf::build_on(a.clone(), &Map::new(), &node("127.0.0.1:9090")).unwrap();
+        assert_eq!(conf.portal, "http://127.0.0.1:9090/");
+        assert_eq!(conf.raw["portal"], "http://127.0.0.1:9090/");
+        assert!(!conf.portal_set);
+        assert!(conf.key_set);
+        assert_eq!((conf.key.as_str(), conf.crypto_key.as_str()), (key, key));
+    }
+
+    #[test]
+    fn an_absent_key_is_the_empty_crypto_key_and_a_node_token_key() {
+        let mut m = Map::new();
+        m.insert("portal".into(), Value::from("https://auth.example.com"));
+        let conf = Conf::build_on(m.clone(), &Map::new(), &node("0.0.0.0:80")).unwrap();
+        assert!(!conf.key_set);
+        assert_eq!(conf.crypto_key, "");
+        assert_eq!(conf.key, "node-own-key");
+        assert_eq!(conf.portal, "https://auth.example.com/");
+        assert!(conf.portal_set);
+        m.insert("key".into(), Value::from(""));
+        assert!(
+            !Conf::build_on(m, &Map::new(), &node("0.0.0.0:80"))
+                .unwrap()
+                .key_set
+        );
+    }
+
+    #[test]
+    fn an_override_sets_portal_and_key() {
+        let mut o = Map::new();
+        o.insert("portal".into(), Value::from("http://127.0.0.1:7000/"));
+        o.insert("key".into(), Value::from("shared"));
+        let conf = Conf::build_on(Map::new(), &o, &node("127.0.0.1:9090")).unwrap();
+        assert_eq!(conf.portal, "http://127.0.0.1:7000/");
+        assert!(conf.portal_set && conf.key_set);
+        assert_eq!(conf.crypto_key, "shared");
+    }
 }

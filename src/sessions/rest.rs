@@ -38,7 +38,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Respo
         (Method::Post, None) => create(store, kind, body_object(req)?, st)?,
         (Method::Put, Some(id)) => {
             let proof = Proof {
-                key: &conf.key,
+                key: &conf.crypto_key,
                 tolerance: st.clock_tolerance,
                 now: crate::util::now(),
             };
@@ -123,7 +123,8 @@ pub fn create(
 
 /// What a `__secret` is checked against: the configuration key, the tolerance and the clock.
 pub struct Proof<'a> {
-    /// The configuration's `key`.
+    /// The configuration's `key` as LemonLDAP::NG's cipher takes it (`Conf::crypto_key`:
+    /// empty when the configuration has none).
     pub key: &'a str,
     /// `restClockTolerance`, seconds.
     pub tolerance: i64,

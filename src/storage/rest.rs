@@ -27,7 +27,9 @@ pub struct RestSessions {
 
 impl RestSessions {
     /// Reads `baseUrl`, `user`, `password` and `timeout` (seconds, default 5) from the
-    /// options; `key` is the configuration key used for `__secret`.
+    /// options; `key` is the configuration key used for `__secret`, as LemonLDAP::NG's cipher
+    /// takes it (`Conf::crypto_key`: empty when the configuration has none), so that the
+    /// remote, Limette or LemonLDAP::NG, decrypts it with the same configuration's key.
     pub fn new(options: &Map<String, Value>, key: &str) -> Result<RestSessions> {
         let opt = |k: &str| options.get(k).and_then(Value::as_str).map(str::to_string);
         let base_url = opt("baseUrl").ok_or_else(|| Error::bad("baseUrl option is required"))?;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod config;
+pub mod embedded;
 pub mod hostile;
 pub mod http;
 pub mod notifications;

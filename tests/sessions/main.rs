@@ -1,7 +1,8 @@
 //! The sessions area over HTTP: the REST session server (every row of the contract's session
 //! section), LemonLDAP::NG's `__secret` protocol (with openssl as an independent cipher), the
-//! connected user's endpoints, `/mysession`, two instances sharing sessions through REST, and
-//! the `limette sessions` command.
+//! connected user's endpoints, `/mysession`, two instances sharing sessions through REST, one
+//! node on another's configuration and sessions (the shared `key`), LemonLDAP::NG's own Perl
+//! session client against Limette, and the `limette sessions` command.
 #[path = "../common/mod.rs"]
 mod common;
 
@@ -10,6 +11,7 @@ mod my;
 mod remote;
 mod rest;
 mod secret;
+mod shared_key;
 
 /// The header of a JSON client.
 pub const JSON: (&str, &str) = ("Accept", "application/json");

@@ -1,0 +1,46 @@
+//! Portals on the embedded default local configuration (no `-c`): what `cargo run` starts, in
+//! a temp data folder, listening where the test says.
+use super::{bin, Portal, TempDir};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+/// Starts `limette --data <dir> -l <listen> <args>` and waits for its listening line, which
+/// it returns with the portal.
+pub fn start(dir: TempDir, listen: &str, args: &[&str]) -> (Portal, String) {
+    let log = dir.path().join("server.log");
+    let mut child = Command::new(bin())
+        .arg("--data")
+        .arg(dir.path())
+        .arg("-l")
+        .arg(listen)
+        .args(args)
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start limette");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split("listening on http://")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|addr| addr.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no listening line; got {line:?}; log: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        });
+    let portal = Portal {
+        child: Some(child),
+        port,
+        dir: Some(dir),
+        log,
+    };
+    (portal, line)
+}
