@@ -314,6 +314,7 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![rp],
+            disabled: Vec::new(),
             refresh_ttl: 10,
         }
     }

@@ -9,6 +9,7 @@ pub mod discovery;
 pub mod introspect;
 pub mod jwt;
 pub mod logout;
+pub mod options;
 pub mod pkce;
 pub mod settings;
 pub mod store;
@@ -21,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::util;
 
-pub use settings::{Rp, Settings};
+pub use settings::{DisabledRp, Rp, Settings};
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
