@@ -15,6 +15,9 @@ pub trait Directory: Send + Sync {
     fn user_info(&self, user: &str) -> Result<Option<Map<String, Value>>>;
     /// The module name stored in `_auth` / `_userDB`.
     fn name(&self) -> &'static str;
+    /// The `authenticationLevel` a login through this module gives, as LemonLDAP::NG's
+    /// module sets it.
+    fn authn_level(&self) -> i64;
 }
 
 /// The directory the configuration names (`authentication`, `userDB` = `Same` follows it).
@@ -22,6 +25,6 @@ pub fn for_conf(conf: &Conf) -> Box<dyn Directory> {
     let auth = conf.get_str("authentication");
     match auth.as_str() {
         "REST" => Box::new(rest::RestDirectory::from_conf(conf)),
-        _ => Box::new(demo::Demo),
+        _ => Box::new(demo::Demo::from_conf(conf)),
     }
 }
