@@ -3,7 +3,9 @@
 //! redirected (portal error 107/108/24 as a page or JSON 400); every later error goes back to
 //! the client per RFC 6749 4.1.2.1. Then the user: no session -> the login form, which comes
 //! back here; `prompt=login` or an old authentication (`max_age`) -> a fresh login;
-//! `prompt=none` without a session -> `login_required`. Then consent, then the code.
+//! `prompt=none` without a session -> `login_required`. Then the RP's own gate ([`admit`]: its
+//! rule, its authentication level; a refusal is a portal error page, never a redirect), then
+//! consent, then the code.
 use super::store::{self, RecordType};
 use super::{consent, params, with_params, Params, Rp};
 use crate::app::App;
@@ -66,6 +68,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             ))
         }
     };
+    if let Err(code) = admit(rp, &session) {
+        log::notice(&format!(
+            "user {} is not authorized to access relying party {} (portal error {})",
+            subject(&session),
+            rp.name,
+            code.as_str()
+        ));
+        return Err(Error::portal(code, 403));
+    }
     match consent::decide(app, conf, req, rp, &ar, &session, &p)? {
         consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, &ar, &session)?)),
         consent::Outcome::Ask(page) => Ok(page),
@@ -102,6 +113,32 @@ fn grant(app: &App, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<Stri
         q.push(("state", s));
     }
     Ok(with_params(&ar.redirect_uri, &q))
+}
+
+/// The RP's gate once the user is authenticated, in LemonLDAP::NG's order
+/// (`Issuer/OpenIDConnect.pm`, `run`): its rule, evaluated on the session's attributes plus
+/// `_oidc_grant_type` = `authorizationcode` (PE_UNAUTHORIZEDPARTNER), then its
+/// authentication level (PE_UPGRADESESSION). LemonLDAP::NG offers to upgrade the session by
+/// a new login; Limette has a single module, so a new login cannot raise the level.
+pub fn admit(rp: &Rp, s: &Session) -> std::result::Result<(), PortalCode> {
+    if let Some(rule) = &rp.rule {
+        let mut vars = s.clone();
+        vars.insert("_oidc_grant_type".into(), json!("authorizationcode"));
+        if !rule.eval(&vars) {
+            return Err(PortalCode::UnauthorizedPartner);
+        }
+    }
+    if level(s) < rp.authn_level {
+        return Err(PortalCode::UpgradeSession);
+    }
+    Ok(())
+}
+
+/// A session's `authenticationLevel`, 0 when absent (LemonLDAP::NG: `|| 0`).
+pub fn level(s: &Session) -> i64 {
+    s.get("authenticationLevel")
+        .and_then(crate::config::as_i64)
+        .unwrap_or(0)
 }
 
 /// Checks the request against the relying parties (no session involved).
@@ -247,11 +284,7 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
             .cloned()
             .unwrap_or(json!(util::now())),
     );
-    let level = s
-        .get("authenticationLevel")
-        .and_then(crate::config::as_i64)
-        .unwrap_or(1);
-    rec.insert("acr".into(), json!(format!("loa-{level}")));
+    rec.insert("acr".into(), json!(format!("loa-{}", level(s))));
     store::create(store::of(app), RecordType::Code, rec, rp.code_ttl)
 }
 
@@ -321,6 +354,26 @@ mod tests {
 
     fn p(q: &str) -> Params {
         Params(util::parse_urlencoded(q))
+    }
+
+    #[test]
+    fn the_rule_then_the_level() {
+        let s = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let rp = Rp {
+            rule: crate::rules::Rule::parse(
+                "$uid eq \"dwho\" and $_oidc_grant_type eq \"authorizationcode\"",
+            )
+            .ok(),
+            authn_level: 2,
+            ..Rp::default()
+        };
+        let dwho = |l: i64| s(json!({"uid": "dwho", "authenticationLevel": l}));
+        assert_eq!(admit(&rp, &dwho(2)), Ok(()));
+        assert_eq!(admit(&rp, &dwho(1)), Err(PortalCode::UpgradeSession));
+        let rose = s(json!({"uid": "rtyler", "authenticationLevel": 5}));
+        assert_eq!(admit(&rp, &rose), Err(PortalCode::UnauthorizedPartner));
+        assert_eq!(admit(&Rp::default(), &s(json!({}))), Ok(()));
+        assert_eq!(level(&s(json!({"authenticationLevel": "3"}))), 3);
     }
 
     #[test]
