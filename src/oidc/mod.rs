@@ -1,6 +1,7 @@
 //! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
 //! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
 //! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP.
+pub mod access;
 pub mod authorize;
 pub mod claims;
 pub mod client;

@@ -2,9 +2,11 @@
 //! knows (`Manager/Attributes.pm`), plus the per-RP hashes stored beside the options, each
 //! marked honoured, ignored (cosmetic) or refused. `settings` disables a relying party whose
 //! configuration this table refuses: an unknown option name, or a refused option set to
-//! something other than LemonLDAP::NG's default. Checking the values of honoured options
-//! (an algorithm, a secret, a rule) is left to `settings`, which reads them.
+//! something other than LemonLDAP::NG's default. It also reads the values of honoured options
+//! (flags, numbers, the rule) strictly; `settings` assembles them into an `Rp`.
 use crate::config::support::{KeyInfo, Support};
+use crate::config::{as_i64, value_string};
+use crate::rules::Rule;
 use serde_json::{Map, Value};
 
 use Support::{Ignored, Implemented, Refused};
@@ -131,6 +133,59 @@ pub fn shown(key: &str, value: &Value) -> String {
         out.push('…');
     }
     out
+}
+
+// Readers of the honoured options' values: a value that does not read as LemonLDAP::NG
+// would read it is a reason to disable the RP, never a guess.
+
+/// The full key of an option.
+pub fn key(short: &str) -> String {
+    format!("oidcRPMetaDataOptions{short}")
+}
+
+/// A boolean option: 0/1 as LemonLDAP::NG's manager writes them. Another word ("off",
+/// "no") would be true for LemonLDAP::NG (Perl) and is refused rather than guessed.
+pub fn flag(o: &Map<String, Value>, short: &str) -> Result<bool, String> {
+    let k = key(short);
+    match o.get(&k) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => match value_string(v).trim() {
+            "" | "0" => Ok(false),
+            "1" => Ok(true),
+            _ => Err(reason(&k, v, "0 or 1")),
+        },
+    }
+}
+
+/// An integer option; unset, empty or 0 is `dflt` (LemonLDAP::NG's `|| default`).
+pub fn integer(o: &Map<String, Value>, short: &str, dflt: i64) -> Result<i64, String> {
+    let k = key(short);
+    match o.get(&k) {
+        None | Some(Value::Null) => Ok(dflt),
+        Some(Value::String(t)) if t.trim().is_empty() => Ok(dflt),
+        Some(v) => match as_i64(v) {
+            Some(0) => Ok(dflt),
+            Some(n) if n > 0 => Ok(n),
+            _ => Err(reason(&k, v, "a positive integer")),
+        },
+    }
+}
+
+/// The access rule, compiled once; an empty rule is no rule (LemonLDAP::NG: `length $rule`).
+pub fn rule(o: &Map<String, Value>) -> Result<Option<Rule>, String> {
+    let k = key("Rule");
+    let src = o.get(&k).map(value_string).unwrap_or_default();
+    if src.is_empty() {
+        return Ok(None);
+    }
+    Rule::parse(&src).map(Some).map_err(|e| {
+        reason(
+            &k,
+            &Value::String(src.clone()),
+            &format!("the rule does not parse: {e}"),
+        )
+    })
 }
 
 /// A row of the table (keeps the table one line a key).

@@ -3,7 +3,7 @@
 //! A relying party whose configuration Limette cannot honour (see `options`) is disabled:
 //! left out of `rps`, so it is an unknown client, listed in `disabled`, and named in one
 //! error line at load. The rest of the configuration still loads.
-use super::options::{check_refused, reason};
+use super::options::{check_refused, flag, integer, key, reason, rule};
 use crate::config::{as_i64, truthy, value_string};
 use crate::rules::Rule;
 use serde_json::{Map, Value};
@@ -205,9 +205,9 @@ fn parse_rp(
         secret: Secret::new(s("ClientSecret")),
         redirect_uris: words("RedirectUris"),
         post_logout_uris: words("PostLogoutRedirectUris"),
-        code_ttl: seconds(o, "AuthorizationCodeExpiration", d.0)?,
-        access_ttl: seconds(o, "AccessTokenExpiration", d.1)?,
-        id_ttl: seconds(o, "IDTokenExpiration", d.2)?,
+        code_ttl: integer(o, "AuthorizationCodeExpiration", d.0)?,
+        access_ttl: integer(o, "AccessTokenExpiration", d.1)?,
+        id_ttl: integer(o, "IDTokenExpiration", d.2)?,
         refresh: flag(o, "RefreshToken")?,
         require_pkce: public || flag(o, "RequirePKCE")?,
         public,
@@ -216,11 +216,6 @@ fn parse_rp(
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
     })
-}
-
-/// The full key of an option.
-fn key(short: &str) -> String {
-    format!("oidcRPMetaDataOptions{short}")
 }
 
 /// The RP's `oidcRPMetaDataExportedVars`: claim name -> session attribute.
@@ -235,56 +230,6 @@ fn exported_vars(raw: &Map<String, Value>, name: &str) -> Vec<(String, String)> 
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// A boolean option: 0/1 as LemonLDAP::NG's manager writes them. Another word ("off",
-/// "no") would be true for LemonLDAP::NG (Perl) and is refused rather than guessed.
-fn flag(o: &Map<String, Value>, short: &str) -> Result<bool, String> {
-    let k = key(short);
-    match o.get(&k) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(v) => match value_string(v).trim() {
-            "" | "0" => Ok(false),
-            "1" => Ok(true),
-            _ => Err(reason(&k, v, "0 or 1")),
-        },
-    }
-}
-
-/// An integer option; unset, empty or 0 is `dflt` (LemonLDAP::NG's `|| default`).
-fn integer(o: &Map<String, Value>, short: &str, dflt: i64) -> Result<i64, String> {
-    let k = key(short);
-    match o.get(&k) {
-        None | Some(Value::Null) => Ok(dflt),
-        Some(Value::String(t)) if t.trim().is_empty() => Ok(dflt),
-        Some(v) => match as_i64(v) {
-            Some(0) => Ok(dflt),
-            Some(n) if n > 0 => Ok(n),
-            _ => Err(reason(&k, v, "a positive integer")),
-        },
-    }
-}
-
-/// A lifetime in seconds; unset or 0 is the service-wide value.
-fn seconds(o: &Map<String, Value>, short: &str, dflt: i64) -> Result<i64, String> {
-    integer(o, short, dflt)
-}
-
-/// The access rule, compiled once; an empty rule is no rule (LemonLDAP::NG: `length $rule`).
-fn rule(o: &Map<String, Value>) -> Result<Option<Rule>, String> {
-    let k = key("Rule");
-    let src = o.get(&k).map(value_string).unwrap_or_default();
-    if src.is_empty() {
-        return Ok(None);
-    }
-    Rule::parse(&src).map(Some).map_err(|e| {
-        reason(
-            &k,
-            &Value::String(src.clone()),
-            &format!("the rule does not parse: {e}"),
-        )
-    })
 }
 
 #[cfg(test)]
