@@ -27,6 +27,10 @@ pub enum PortalCode {
     NoToken = 81,
     /// PE_TOKENEXPIRED: the CSRF token is stale or unknown.
     TokenExpired = 82,
+    /// PE_UNAUTHORIZEDPARTNER: the relying party's rule refuses this user.
+    UnauthorizedPartner = 84,
+    /// PE_UPGRADESESSION: the session's authentication level is below the RP's.
+    UpgradeSession = 102,
     /// PE_UNKNOWNPARTNER: unknown OIDC client.
     UnknownPartner = 107,
     /// PE_UNAUTHORIZEDURL: redirect URI not registered.

@@ -71,6 +71,13 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
             out.push(finding(Level::Error, key, e));
         }
     }
+    for d in &conf.oidc.disabled {
+        out.push(finding(
+            Level::Disabled,
+            &format!("oidcRPMetaDataOptions/{}", d.name),
+            format!("relying party {}: {}", d.name, d.reason),
+        ));
+    }
     for w in &local.warnings {
         out.push(finding(Level::Warning, &local.source, w.clone()));
     }

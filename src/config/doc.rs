@@ -115,6 +115,11 @@ Limette cannot honour is refused where the key is read.";
 const REFUSED_TEXT: &str = "Not implemented, and ignoring them would widen access or change \
 what users get: any value other than LemonLDAP::NG's default stops start-up.";
 
+const RP_TEXT: &str = "Options of `oidcRPMetaDataOptions/<rp>` (and the per-RP hashes beside \
+them). A refused option with a value other than LemonLDAP::NG's default, an unknown option, or \
+a value Limette cannot honour disables that relying party: an error line at start-up, \
+`disabled:` in `limette config check`, and the RP is answered as an unknown client.";
+
 const IGNORED_TEXT: &str = "Every other LemonLDAP::NG 2.16 key is not read: cosmetic settings, \
 and settings of modules and pages Limette does not have (whose modules the gate above refuses). \
 `limette config check` warns about each one whose value differs from LemonLDAP::NG's default; \

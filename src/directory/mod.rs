@@ -15,13 +15,16 @@ pub trait Directory: Send + Sync {
     fn user_info(&self, user: &str) -> Result<Option<Map<String, Value>>>;
     /// The module name stored in `_auth` / `_userDB`.
     fn name(&self) -> &'static str;
+    /// The `authenticationLevel` a login through this module gives, as LemonLDAP::NG's
+    /// module sets it.
+    fn authn_level(&self) -> i64;
 }
 
 /// The directory the configuration names (`authentication`, `userDB` = `Same` follows it).
 pub fn for_conf(conf: &Conf) -> Box<dyn Directory> {
     let auth = conf.get_str("authentication");
     match auth.as_str() {
-        "Demo" => Box::new(demo::Demo),
+        "Demo" => Box::new(demo::Demo::from_conf(conf)),
         "REST" => Box::new(rest::RestDirectory::from_conf(conf)),
         // The start-up gate refuses any other module; should one get here all the same, every
         // login fails rather than falling back to the demo accounts.
@@ -44,5 +47,8 @@ impl Directory for Unavailable {
     }
     fn name(&self) -> &'static str {
         "Unavailable"
+    }
+    fn authn_level(&self) -> i64 {
+        0
     }
 }

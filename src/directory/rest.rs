@@ -16,6 +16,7 @@ pub struct RestDirectory {
     auth_url: String,
     user_url: String,
     timeout: Duration,
+    level: i64,
 }
 
 impl RestDirectory {
@@ -26,6 +27,7 @@ impl RestDirectory {
             auth_url: conf.get_str("restAuthUrl"),
             user_url: conf.get_str("restUserDBUrl"),
             timeout: Duration::from_secs(secs),
+            level: rest_level(conf.raw.get("restAuthnLevel")),
         }
     }
 
@@ -51,6 +53,16 @@ impl RestDirectory {
         }
         parse_answer(&reply.json()?)
             .map_err(|e| Error::Upstream(format!("REST directory {url}: {e}")))
+    }
+}
+
+/// `restAuthnLevel`, LemonLDAP::NG's default 2 when unset (`DefaultValues.pm`). Any other
+/// value reads as Perl reads a number: a non-numeric text is 0, the lowest level, which can
+/// only refuse more relying parties.
+pub fn rest_level(v: Option<&Value>) -> i64 {
+    match v {
+        None | Some(Value::Null) => 2,
+        Some(v) => crate::config::as_i64(v).unwrap_or(0),
     }
 }
 
@@ -90,6 +102,10 @@ impl Directory for RestDirectory {
     fn name(&self) -> &'static str {
         "REST"
     }
+
+    fn authn_level(&self) -> i64 {
+        self.level
+    }
 }
 
 #[cfg(test)]
@@ -105,5 +121,13 @@ mod tests {
         assert!(parse_answer(&json!({"info": {}})).is_err());
         assert!(parse_answer(&json!({"result": true, "info": "x"})).is_err());
         assert!(parse_answer(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn the_level_is_rest_authn_level() {
+        assert_eq!(rest_level(None), 2);
+        assert_eq!(rest_level(Some(&json!("3"))), 3);
+        assert_eq!(rest_level(Some(&json!(5))), 5);
+        assert_eq!(rest_level(Some(&json!("high"))), 0);
     }
 }

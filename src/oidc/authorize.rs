@@ -3,7 +3,10 @@
 //! redirected (portal error 107/108/24 as a page or JSON 400); every later error goes back to
 //! the client per RFC 6749 4.1.2.1. Then the user: no session -> the login form, which comes
 //! back here; `prompt=login` or an old authentication (`max_age`) -> a fresh login;
-//! `prompt=none` without a session -> `login_required`. Then consent, then the code.
+//! `prompt=none` without a session -> `login_required`. Then the RP's own gate ([`admit`]: its
+//! rule, its authentication level; a refusal is a portal error page, never a redirect), then
+//! consent, then the code.
+use super::access::{admit, level};
 use super::store::{self, RecordType};
 use super::{consent, params, with_params, Params, Rp};
 use crate::app::App;
@@ -66,6 +69,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             ))
         }
     };
+    if let Err(code) = admit(rp, &session) {
+        log::notice(&format!(
+            "user {} is not authorized to access relying party {} (portal error {})",
+            subject(&session),
+            rp.name,
+            code.as_str()
+        ));
+        return Err(Error::portal(code, 403));
+    }
     match consent::decide(app, conf, req, rp, &ar, &session, &p)? {
         consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, &ar, &session)?)),
         consent::Outcome::Ask(page) => Ok(page),
@@ -247,11 +259,7 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
             .cloned()
             .unwrap_or(json!(util::now())),
     );
-    let level = s
-        .get("authenticationLevel")
-        .and_then(crate::config::as_i64)
-        .unwrap_or(1);
-    rec.insert("acr".into(), json!(format!("loa-{level}")));
+    rec.insert("acr".into(), json!(format!("loa-{}", level(s))));
     store::create(store::of(app), RecordType::Code, rec, rp.code_ttl)
 }
 
@@ -314,6 +322,7 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![rp],
+            disabled: Vec::new(),
             refresh_ttl: 10,
         }
     }

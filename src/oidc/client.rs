@@ -79,6 +79,7 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![conf, public],
+            disabled: Vec::new(),
             refresh_ttl: 10,
         }
     }

@@ -29,7 +29,8 @@ pub fn configuration(conf: &Conf) -> Response {
             "code_challenge_methods_supported": ["plain", "S256"],
             "scopes_supported": ["openid", "profile", "email", "address", "phone"],
             "claims_supported": super::claims::supported(),
-            "acr_values_supported": ["loa-1"],
+            // The one level a login gives with the module in use.
+            "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
             "prompt_values_supported": ["none", "login", "consent"],
             "request_parameter_supported": false,
             "request_uri_parameter_supported": false,

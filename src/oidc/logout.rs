@@ -99,6 +99,7 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![rp],
+            disabled: Vec::new(),
             refresh_ttl: 1,
         }
     }

@@ -1,6 +1,7 @@
 //! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
 //! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
 //! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP.
+pub mod access;
 pub mod authorize;
 pub mod claims;
 pub mod client;
@@ -9,6 +10,7 @@ pub mod discovery;
 pub mod introspect;
 pub mod jwt;
 pub mod logout;
+pub mod options;
 pub mod pkce;
 pub mod settings;
 pub mod store;
@@ -21,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::util;
 
-pub use settings::{Rp, Settings};
+pub use settings::{DisabledRp, Rp, Settings};
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {

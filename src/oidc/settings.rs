@@ -1,7 +1,11 @@
 //! Relying parties and service settings, parsed once from `oidcRPMetaDataOptions`,
-//! `oidcRPMetaDataExportedVars` and the `oidcService...` keys. Handlers only see typed values:
-//! a configuration that names an unsupported algorithm is refused here, with the key named.
+//! `oidcRPMetaDataExportedVars` and the `oidcService...` keys. Handlers only see typed values.
+//! A relying party whose configuration Limette cannot honour (see `options`) is disabled:
+//! left out of `rps`, so it is an unknown client, listed in `disabled`, and named in one
+//! error line at load. The rest of the configuration still loads.
+use super::options::{check_refused, flag, integer, key, reason, rule};
 use crate::config::{as_i64, truthy, value_string};
+use crate::rules::Rule;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -59,6 +63,21 @@ pub struct Rp {
     pub bypass_consent: bool,
     /// Claim name -> session attribute.
     pub claims: Vec<(String, String)>,
+    /// `oidcRPMetaDataOptionsRule`, compiled; `None`: every authenticated user.
+    pub rule: Option<Rule>,
+    /// `oidcRPMetaDataOptionsAuthnLevel`: the lowest `authenticationLevel` served (0: any).
+    pub authn_level: i64,
+}
+
+/// A relying party left out because its configuration cannot be honoured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisabledRp {
+    /// Its configuration key (`oidcRPMetaDataOptions/<name>`).
+    pub name: String,
+    /// Its `client_id` (may be empty: a missing client id is a reason).
+    pub client_id: String,
+    /// `<key> = <value> is not supported (<what is>)`.
+    pub reason: String,
 }
 
 /// OpenID Connect settings parsed from the configuration.
@@ -66,8 +85,10 @@ pub struct Rp {
 pub struct Settings {
     /// `issuerDBOpenIDConnectActivation`.
     pub enabled: bool,
-    /// Relying parties.
+    /// Relying parties served.
     pub rps: Vec<Rp>,
+    /// Relying parties disabled at load, with the reason.
+    pub disabled: Vec<DisabledRp>,
     /// Refresh token lifetime (`oidcServiceOfflineSessionExpiration`).
     pub refresh_ttl: i64,
 }
@@ -81,34 +102,33 @@ impl Settings {
             num("oidcServiceAccessTokenExpiration", 3600),
             num("oidcServiceIDTokenExpiration", 3600),
         );
-        let mut rps = Vec::new();
+        let (mut rps, mut disabled) = (Vec::new(), Vec::new());
         if let Some(Value::Object(all)) = raw.get("oidcRPMetaDataOptions") {
             for (name, opts) in all {
                 let Value::Object(opts) = opts else {
                     return Err(format!("oidcRPMetaDataOptions/{name}: not an object"));
                 };
-                let vars = match raw
-                    .get("oidcRPMetaDataExportedVars")
-                    .and_then(|v| v.get(name))
-                {
-                    Some(Value::Object(m)) => m
-                        .iter()
-                        .map(|(k, v)| (k.clone(), value_string(v)))
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                // A relying party Limette cannot serve (an RSA algorithm, no client id, no
-                // secret to sign its ID tokens with) is left out with a warning, so that an
-                // existing configuration still loads.
-                match parse_rp(name, opts, vars, defaults) {
+                match parse_rp(name, opts, raw, defaults) {
                     Ok(rp) => rps.push(rp),
-                    Err(e) => crate::server::log::warn(&format!("relying party left out: {e}")),
+                    Err(reason) => disabled.push(DisabledRp {
+                        name: name.clone(),
+                        client_id: opts
+                            .get("oidcRPMetaDataOptionsClientID")
+                            .map(value_string)
+                            .unwrap_or_default(),
+                        reason,
+                    }),
                 }
             }
+        }
+        disable_shared_client_ids(&mut rps, &mut disabled);
+        for d in &disabled {
+            crate::server::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
         }
         Ok(Settings {
             enabled: truthy(raw.get("issuerDBOpenIDConnectActivation")),
             rps,
+            disabled,
             refresh_ttl: num("oidcServiceOfflineSessionExpiration", 2_592_000),
         })
     }
@@ -119,55 +139,97 @@ impl Settings {
     }
 }
 
+/// Two relying parties with one client id: which secret, rule or URIs would apply is
+/// ambiguous (LemonLDAP::NG picks one at random), so both are disabled.
+fn disable_shared_client_ids(rps: &mut Vec<Rp>, disabled: &mut Vec<DisabledRp>) {
+    let ids: Vec<String> = rps.iter().map(|r| r.client_id.clone()).collect();
+    let shared = |id: &str| ids.iter().filter(|i| *i == id).count() > 1;
+    let (dup, ok): (Vec<Rp>, Vec<Rp>) = std::mem::take(rps)
+        .into_iter()
+        .partition(|r| shared(&r.client_id));
+    *rps = ok;
+    for r in dup {
+        let value = Value::String(r.client_id.clone());
+        disabled.push(DisabledRp {
+            reason: reason(
+                "oidcRPMetaDataOptionsClientID",
+                &value,
+                "another relying party has the same client id",
+            ),
+            name: r.name,
+            client_id: r.client_id,
+        });
+    }
+}
+
+/// One relying party, or the reason it is disabled.
 fn parse_rp(
     name: &str,
     o: &Map<String, Value>,
-    claims: Vec<(String, String)>,
+    raw: &Map<String, Value>,
     d: (i64, i64, i64),
 ) -> Result<Rp, String> {
-    let get = |k: &str| o.get(&format!("oidcRPMetaDataOptions{k}"));
-    let s = |k: &str| get(k).map(value_string).unwrap_or_default();
-    let ttl = |k: &str, dflt: i64| get(k).and_then(as_i64).filter(|n| *n > 0).unwrap_or(dflt);
-    let alg = s("IDTokenSignAlg");
-    if !(alg.is_empty() || alg == "HS256") {
-        return Err(format!(
-            "oidcRPMetaDataOptions/{name}/oidcRPMetaDataOptionsIDTokenSignAlg: {alg} is not supported (only HS256)"
-        ));
-    }
+    check_refused(name, o, raw)?;
+    let v = |k: &str| o.get(&key(k)).cloned().unwrap_or(Value::Null);
+    let s = |k: &str| o.get(&key(k)).map(value_string).unwrap_or_default();
     let client_id = s("ClientID");
-    if client_id.is_empty() {
-        return Err(format!(
-            "oidcRPMetaDataOptions/{name}/oidcRPMetaDataOptionsClientID: missing"
+    if client_id.trim().is_empty() {
+        return Err(reason(
+            &key("ClientID"),
+            &v("ClientID"),
+            "a client id is required",
         ));
     }
     // HS256 ID tokens are keyed with the client secret (OpenID Connect Core 10.1): without
     // one, anybody could sign a token this RP would accept. A public client needs one too.
     if s("ClientSecret").is_empty() {
-        return Err(format!(
-            "oidcRPMetaDataOptions/{name}/oidcRPMetaDataOptionsClientSecret: missing (it is the key of the HS256 ID tokens, public clients included)"
-        ));
+        let why =
+            "a secret is required: it is the HS256 key of the ID tokens, public clients included";
+        return Err(reason(&key("ClientSecret"), &v("ClientSecret"), why));
     }
-    let words = |k: &str| {
-        s(k).split_whitespace()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
-    let public = truthy(get("Public"));
+    let alg = s("IDTokenSignAlg");
+    if alg != "HS256" {
+        // Unset, LemonLDAP::NG 2.16 means its default, HS512 (Manager/Attributes.pm).
+        let why = if alg.is_empty() {
+            "only HS256; unset means LemonLDAP::NG's default, HS512"
+        } else {
+            "only HS256"
+        };
+        return Err(reason(&key("IDTokenSignAlg"), &v("IDTokenSignAlg"), why));
+    }
+    let words = |k: &str| s(k).split_whitespace().map(str::to_string).collect();
+    let public = flag(o, "Public")?;
     Ok(Rp {
         name: name.to_string(),
         client_id,
         secret: Secret::new(s("ClientSecret")),
         redirect_uris: words("RedirectUris"),
         post_logout_uris: words("PostLogoutRedirectUris"),
-        code_ttl: ttl("AuthorizationCodeExpiration", d.0),
-        access_ttl: ttl("AccessTokenExpiration", d.1),
-        id_ttl: ttl("IDTokenExpiration", d.2),
-        refresh: truthy(get("RefreshToken")),
-        require_pkce: public || truthy(get("RequirePKCE")),
+        code_ttl: integer(o, "AuthorizationCodeExpiration", d.0)?,
+        access_ttl: integer(o, "AccessTokenExpiration", d.1)?,
+        id_ttl: integer(o, "IDTokenExpiration", d.2)?,
+        refresh: flag(o, "RefreshToken")?,
+        require_pkce: public || flag(o, "RequirePKCE")?,
         public,
-        bypass_consent: truthy(get("BypassConsent")),
-        claims,
+        bypass_consent: flag(o, "BypassConsent")?,
+        claims: exported_vars(raw, name),
+        rule: rule(o)?,
+        authn_level: integer(o, "AuthnLevel", 0)?,
     })
+}
+
+/// The RP's `oidcRPMetaDataExportedVars`: claim name -> session attribute.
+fn exported_vars(raw: &Map<String, Value>, name: &str) -> Vec<(String, String)> {
+    match raw
+        .get("oidcRPMetaDataExportedVars")
+        .and_then(|v| v.get(name))
+    {
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| (k.clone(), value_string(v)))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -188,6 +250,7 @@ mod tests {
                 "oidcRPMetaDataOptionsClientID": "cid", "oidcRPMetaDataOptionsClientSecret": "s",
                 "oidcRPMetaDataOptionsRedirectUris": "http://x/cb  http://y/cb",
                 "oidcRPMetaDataOptionsAuthorizationCodeExpiration": "2",
+                "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
                 "oidcRPMetaDataOptionsPublic": 1}},
             "oidcRPMetaDataExportedVars": {"a": {"email": "mail"}}
         }));
@@ -201,37 +264,118 @@ mod tests {
         assert_eq!(format!("{:?}", rp.secret), "Secret(***)");
     }
 
-    /// A public client without a secret would get ID tokens signed with an empty key, which
-    /// anybody can forge: it is left out, the others still load.
-    #[test]
-    fn leaves_out_rps_without_a_secret() {
-        let r = raw(json!({"oidcRPMetaDataOptions": {
-            "open": {"oidcRPMetaDataOptionsClientID": "open", "oidcRPMetaDataOptionsPublic": 1},
-            "empty": {"oidcRPMetaDataOptionsClientID": "empty",
-                "oidcRPMetaDataOptionsClientSecret": ""},
-            "ok": {"oidcRPMetaDataOptionsClientID": "ok", "oidcRPMetaDataOptionsClientSecret": "s",
-                "oidcRPMetaDataOptionsPublic": 1}}}));
+    /// The reason a one-RP configuration is disabled with (`None`: it loads).
+    fn disabled(extra: Value, beside: Value) -> Option<String> {
+        let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
+            "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}));
+        o.extend(raw(extra));
+        let mut r = raw(beside);
+        r.insert("oidcRPMetaDataOptions".into(), json!({ "a": o }));
         let s = Settings::from_conf(&r).unwrap();
-        assert!(s.rp("open").is_none() && s.rp("empty").is_none());
-        assert!(s.rp("ok").is_some());
+        assert_eq!(s.rps.len() + s.disabled.len(), 1);
+        s.disabled.first().map(|d| {
+            assert_eq!((d.name.as_str(), d.client_id.as_str()), ("a", "cid"));
+            d.reason.clone()
+        })
     }
 
     #[test]
-    fn leaves_out_unsupported_algorithms() {
-        let r = raw(json!({"oidcRPMetaDataOptions": {"a": {
-            "oidcRPMetaDataOptionsClientID": "cid", "oidcRPMetaDataOptionsIDTokenSignAlg": "RS256"}}}));
-        let e = parse_rp(
-            "a",
-            r["oidcRPMetaDataOptions"]["a"].as_object().unwrap(),
-            Vec::new(),
-            (60, 3600, 3600),
-        )
-        .unwrap_err();
-        assert!(
-            e.contains("oidcRPMetaDataOptions/a/oidcRPMetaDataOptionsIDTokenSignAlg"),
-            "{e}"
+    fn every_disable_reason() {
+        let k = |s: &str| format!("oidcRPMetaDataOptions{s}");
+        let case = |extra: Value| disabled(extra, json!({})).unwrap_or_default();
+        assert_eq!(disabled(json!({}), json!({})), None);
+        assert_eq!(
+            case(json!({k("AccessTokenJWT"): "1"})),
+            "oidcRPMetaDataOptionsAccessTokenJWT = 1 is not supported (access tokens are opaque)"
         );
+        assert!(case(json!({k("LogoutUrl"): "http://rp/fc"})).starts_with(&k("LogoutUrl")));
+        assert!(case(json!({k("Colour"): "red"})).contains("unknown option"));
+        assert_eq!(
+            case(json!({k("IDTokenSignAlg"): "RS256"})),
+            "oidcRPMetaDataOptionsIDTokenSignAlg = RS256 is not supported (only HS256)"
+        );
+        assert_eq!(
+            case(json!({k("IDTokenSignAlg"): null})),
+            "oidcRPMetaDataOptionsIDTokenSignAlg = (unset) is not supported (only HS256; unset means LemonLDAP::NG's default, HS512)"
+        );
+        assert!(case(json!({k("ClientSecret"): ""})).starts_with(
+            "oidcRPMetaDataOptionsClientSecret = (unset) is not supported (a secret is required"
+        ));
+        assert!(case(json!({k("Rule"): "$uid eq"})).starts_with(
+            "oidcRPMetaDataOptionsRule = $uid eq is not supported (the rule does not parse"
+        ));
+        assert_eq!(
+            case(json!({k("RequirePKCE"): "off"})),
+            "oidcRPMetaDataOptionsRequirePKCE = off is not supported (0 or 1)"
+        );
+        assert!(case(json!({k("AuthnLevel"): "high"})).contains("a positive integer"));
+        assert!(case(json!({k("AccessTokenExpiration"): "-5"})).contains("a positive integer"));
+        let macros = json!({"oidcRPMetaDataMacros": {"a": {"m": "uc($uid)"}}});
+        assert!(disabled(json!({}), macros)
+            .unwrap()
+            .starts_with("oidcRPMetaDataMacros = "));
+        // Cosmetic options and refused options at their default load.
+        let fine = json!({k("DisplayName"): "App", k("AllowOffline"): 0, k("LogoutType"): "front",
+            k("UserInfoSignAlg"): "", k("Rule"): "", k("AuthnLevel"): ""});
+        assert_eq!(disabled(fine, json!({})), None);
+    }
+
+    #[test]
+    fn a_missing_client_id_names_the_rp() {
+        let r = raw(json!({"oidcRPMetaDataOptions": {"noid": {
+            "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}}}));
         let s = Settings::from_conf(&r).unwrap();
-        assert!(s.rp("cid").is_none());
+        let d = &s.disabled[0];
+        assert_eq!((d.name.as_str(), d.client_id.as_str()), ("noid", ""));
+        assert_eq!(
+            d.reason,
+            "oidcRPMetaDataOptionsClientID = (unset) is not supported (a client id is required)"
+        );
+    }
+
+    #[test]
+    fn rule_and_level_are_read() {
+        let r = raw(json!({"oidcRPMetaDataOptions": {"a": {
+            "oidcRPMetaDataOptionsClientID": "cid", "oidcRPMetaDataOptionsClientSecret": "s",
+            "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256", "oidcRPMetaDataOptionsAuthnLevel": "3",
+            "oidcRPMetaDataOptionsRule": "$uid eq \"dwho\""}}}));
+        let s = Settings::from_conf(&r).unwrap();
+        let rp = s.rp("cid").unwrap();
+        assert_eq!(rp.authn_level, 3);
+        let rule = rp.rule.as_ref().unwrap();
+        assert!(rule.eval(&raw(json!({"uid": "dwho"}))));
+        assert!(!rule.eval(&raw(json!({"uid": "rtyler"}))));
+    }
+
+    /// Two RPs with one client id: which one answers would be a guess, so neither does.
+    #[test]
+    fn a_shared_client_id_disables_both() {
+        let one = json!({"oidcRPMetaDataOptionsClientID": "same",
+            "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"});
+        let r = raw(json!({"oidcRPMetaDataOptions": {"a": one, "b": one}}));
+        let s = Settings::from_conf(&r).unwrap();
+        assert!(s.rp("same").is_none());
+        assert_eq!(s.disabled.len(), 2);
+        assert!(s.disabled[0]
+            .reason
+            .contains("another relying party has the same client id"));
+    }
+
+    /// A public client without a secret would get ID tokens signed with an empty key, which
+    /// anybody can forge: it is disabled, the others still load.
+    #[test]
+    fn disables_rps_without_a_secret() {
+        let r = raw(json!({"oidcRPMetaDataOptions": {
+            "open": {"oidcRPMetaDataOptionsClientID": "open", "oidcRPMetaDataOptionsPublic": 1,
+                "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"},
+            "empty": {"oidcRPMetaDataOptionsClientID": "empty",
+                "oidcRPMetaDataOptionsClientSecret": "", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"},
+            "ok": {"oidcRPMetaDataOptionsClientID": "ok", "oidcRPMetaDataOptionsClientSecret": "s",
+                "oidcRPMetaDataOptionsPublic": 1, "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}}}));
+        let s = Settings::from_conf(&r).unwrap();
+        assert!(s.rp("open").is_none() && s.rp("empty").is_none());
+        assert!(s.rp("ok").is_some());
+        let names: Vec<&str> = s.disabled.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, vec!["open", "empty"]);
     }
 }

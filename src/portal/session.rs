@@ -106,7 +106,10 @@ pub fn build(
     s.insert("_auth".into(), json!(module));
     s.insert("_userDB".into(), json!(module));
     s.insert("_language".into(), json!("en"));
-    s.insert("authenticationLevel".into(), json!(1));
+    // The level LemonLDAP::NG's module would give (Demo: 1, or 2 behind https; REST:
+    // restAuthnLevel): relying parties with an AuthnLevel compare against it.
+    let level = crate::directory::for_conf(conf).authn_level();
+    s.insert("authenticationLevel".into(), json!(level));
     s.insert("ipAddr".into(), json!(req.ip()));
     export_attributes(conf, req, attrs, &mut s);
     apply_macros_and_groups(conf, req, attrs, &mut s);

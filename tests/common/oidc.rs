@@ -10,21 +10,28 @@ use std::time::Duration;
 pub const CB: &str = "http://127.0.0.1:19999/cb";
 pub const SECRET: &str = "rp1secret";
 
-/// Options of a test RP (`client_id` = name, secret `rp1secret`, redirect `CB`), plus `extra`
-/// (keys without the `oidcRPMetaDataOptions` prefix).
+/// Options of a test RP (`client_id` = name, secret `rp1secret`, redirect `CB`, HS256 ID
+/// tokens: unset, LemonLDAP::NG's default HS512 would disable it), plus `extra` (keys without
+/// the `oidcRPMetaDataOptions` prefix; a `null` there removes the key).
 pub fn rp(name: &str, extra: Value) -> Value {
     let mut m = Map::new();
     m.insert("oidcRPMetaDataOptionsClientID".into(), json!(name));
     m.insert("oidcRPMetaDataOptionsClientSecret".into(), json!(SECRET));
     m.insert("oidcRPMetaDataOptionsRedirectUris".into(), json!(CB));
     m.insert("oidcRPMetaDataOptionsBypassConsent".into(), json!(1));
+    m.insert("oidcRPMetaDataOptionsIDTokenSignAlg".into(), json!("HS256"));
     m.insert(
         "oidcRPMetaDataOptionsPostLogoutRedirectUris".into(),
         json!("http://127.0.0.1:19999/bye"),
     );
     if let Value::Object(e) = extra {
         for (k, v) in e {
-            m.insert(format!("oidcRPMetaDataOptions{k}"), v);
+            let key = format!("oidcRPMetaDataOptions{k}");
+            if v.is_null() {
+                m.remove(&key);
+            } else {
+                m.insert(key, v);
+            }
         }
     }
     Value::Object(m)
@@ -53,8 +60,8 @@ pub fn start(rps: &[(&str, Value)]) -> Portal {
         .start()
 }
 
-/// The standard three RPs: `rp1` (refresh tokens), `rp1hs` (no alg configured, no refresh),
-/// `pub` (public client).
+/// The standard three RPs: `rp1` (refresh tokens), `rp1hs` (no refresh), `pub` (public
+/// client).
 pub fn start_default() -> Portal {
     start(&[
         (

@@ -318,3 +318,21 @@ fn a_newer_configuration_refused_by_the_gate_leaves_the_old_in_force() {
     );
     p.login("dwho");
 }
+
+#[test]
+fn config_check_names_disabled_relying_parties() {
+    let mut conf = default_conf();
+    conf["oidcRPMetaDataOptions"]["demo"]["oidcRPMetaDataOptionsIDTokenSignAlg"] = json!("RS256");
+    let (dir, ini) = setup(&conf, "");
+    let o = run(&ini, dir.path(), &["config", "check"]);
+    assert_eq!(o.code, Some(1), "{}", o.stdout);
+    let line = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("disabled: "))
+        .unwrap_or_else(|| panic!("{}", o.stdout));
+    assert!(
+        line.starts_with("disabled: relying party demo: oidcRPMetaDataOptionsIDTokenSignAlg = RS256 is not supported"),
+        "{line}"
+    );
+}

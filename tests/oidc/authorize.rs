@@ -316,10 +316,10 @@ fn a_consent_token_is_worthless_in_another_session() {
     assert!(param(r.header("location").unwrap(), "code").is_some());
 }
 
-/// A public RP without a secret would get ID tokens signed with an empty key: it is left out
-/// with a warning in the log, unknown to authorize (no code), while the others still work.
+/// A public RP without a secret would get ID tokens signed with an empty key: it is disabled
+/// with an error line in the log, unknown to authorize (no code), while the others still work.
 #[test]
-fn a_public_rp_without_a_secret_is_left_out() {
+fn a_public_rp_without_a_secret_is_disabled() {
     let p = start(&[
         ("open", rp("open", json!({"Public": 1, "ClientSecret": ""}))),
         ("rp1", rp("rp1", json!({}))),
@@ -333,8 +333,9 @@ fn a_public_rp_without_a_secret_is_left_out() {
     assert_eq!(r.json(), json!({"result": 0, "error": "107"}));
     assert!(r.header("location").is_none());
     assert!(
-        p.log()
-            .contains("oidcRPMetaDataOptionsClientSecret: missing"),
+        p.log().contains(
+            "relying party open disabled: oidcRPMetaDataOptionsClientSecret = (unset) is not supported"
+        ),
         "{}",
         p.log()
     );

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod access;
 mod authorize;
 mod directory;
 mod resources;

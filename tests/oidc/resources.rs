@@ -217,7 +217,7 @@ fn disabled_provider_is_not_found() {
 }
 
 #[test]
-fn an_rp_with_an_unsupported_algorithm_is_left_out_and_the_rest_works() {
+fn an_rp_with_an_unsupported_algorithm_is_disabled_and_the_rest_works() {
     let p = start(&[("rs", rp("rs", json!({"IDTokenSignAlg": "RS256"})))]);
     let r = p.client().get(
         "/oauth2/authorize?response_type=code&client_id=rs&scope=openid&redirect_uri=http%3A%2F%2F127.0.0.1%3A19999%2Fcb",
@@ -227,7 +227,9 @@ fn an_rp_with_an_unsupported_algorithm_is_left_out_and_the_rest_works() {
         (r.status, r.json()),
         (400, json!({"result": 0, "error": "107"}))
     );
-    assert!(p.log().contains("relying party left out"));
+    assert!(p.log().contains(
+        "relying party rs disabled: oidcRPMetaDataOptionsIDTokenSignAlg = RS256 is not supported (only HS256)"
+    ));
     let d = p.client().get(
         "/.well-known/openid-configuration",
         &[("Accept", "application/json")],

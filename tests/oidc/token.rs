@@ -40,8 +40,7 @@ fn token_success_and_id_token() {
     );
     assert!(claims["auth_time"].as_i64().unwrap() <= claims["iat"].as_i64().unwrap());
     assert_eq!(claims["at_hash"], jwt::at_hash(at));
-    // An RP with no algorithm configured gets HS256 (LemonLDAP::NG answers 500), and no
-    // refresh token when it has none; client_secret_post works.
+    // An RP without refresh tokens gets none; client_secret_post works.
     let c = code(&p, &sid, "rp1hs", "");
     let fields = [
         ("grant_type", "authorization_code"),

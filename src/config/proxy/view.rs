@@ -244,13 +244,16 @@ mod tests {
             Notification,
             NoToken,
             TokenExpired,
+            UnauthorizedPartner,
+            UpgradeSession,
             UnknownPartner,
             UnauthorizedUrl,
         ];
         for c in all {
             match c {
                 Ok | SessionExpired | FormEmpty | BadCredentials | FirstAccess | Error
-                | Notification | NoToken | TokenExpired | UnknownPartner | UnauthorizedUrl => {}
+                | Notification | NoToken | TokenExpired | UnauthorizedPartner | UpgradeSession
+                | UnknownPartner | UnauthorizedUrl => {}
             }
         }
         all.to_vec()

@@ -1,0 +1,59 @@
+//! The relying party's own gate at `/oauth2/authorize`, once the user is authenticated: its
+//! `oidcRPMetaDataOptionsRule` and `oidcRPMetaDataOptionsAuthnLevel`. Plain values in, a portal
+//! error out; the handler in `authorize` turns a refusal into the 403 page.
+use super::Rp;
+use crate::error::PortalCode;
+use crate::storage::Session;
+use serde_json::json;
+
+/// The RP's gate once the user is authenticated, in LemonLDAP::NG's order
+/// (`Issuer/OpenIDConnect.pm`, `run`): its rule, evaluated on the session's attributes plus
+/// `_oidc_grant_type` = `authorizationcode` (PE_UNAUTHORIZEDPARTNER), then its
+/// authentication level (PE_UPGRADESESSION). LemonLDAP::NG offers to upgrade the session by
+/// a new login; Limette has a single module, so a new login cannot raise the level.
+pub fn admit(rp: &Rp, s: &Session) -> std::result::Result<(), PortalCode> {
+    if let Some(rule) = &rp.rule {
+        let mut vars = s.clone();
+        vars.insert("_oidc_grant_type".into(), json!("authorizationcode"));
+        if !rule.eval(&vars) {
+            return Err(PortalCode::UnauthorizedPartner);
+        }
+    }
+    if level(s) < rp.authn_level {
+        return Err(PortalCode::UpgradeSession);
+    }
+    Ok(())
+}
+
+/// A session's `authenticationLevel`, 0 when absent (LemonLDAP::NG: `|| 0`).
+pub fn level(s: &Session) -> i64 {
+    s.get("authenticationLevel")
+        .and_then(crate::config::as_i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn the_rule_then_the_level() {
+        let s = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let rp = Rp {
+            rule: crate::rules::Rule::parse(
+                "$uid eq \"dwho\" and $_oidc_grant_type eq \"authorizationcode\"",
+            )
+            .ok(),
+            authn_level: 2,
+            ..Rp::default()
+        };
+        let dwho = |l: i64| s(json!({"uid": "dwho", "authenticationLevel": l}));
+        assert_eq!(admit(&rp, &dwho(2)), Ok(()));
+        assert_eq!(admit(&rp, &dwho(1)), Err(PortalCode::UpgradeSession));
+        let rose = s(json!({"uid": "rtyler", "authenticationLevel": 5}));
+        assert_eq!(admit(&rp, &rose), Err(PortalCode::UnauthorizedPartner));
+        assert_eq!(admit(&Rp::default(), &s(json!({}))), Ok(()));
+        assert_eq!(level(&s(json!({"authenticationLevel": "3"}))), 3);
+    }
+}
