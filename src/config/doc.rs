@@ -50,6 +50,12 @@ pub fn document() -> String {
         REFUSED_TEXT,
         support::REFUSED,
     );
+    table(
+        &mut d,
+        "Relying-party options",
+        RP_TEXT,
+        crate::oidc::options::RP_OPTIONS,
+    );
     ignored(&mut d);
     d
 }
