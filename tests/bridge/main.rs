@@ -11,14 +11,20 @@ use common::{Portal, Resp};
 use node::{Llng, USERS};
 use serde_json::{json, Value};
 
-/// A Limette reading its users from `node`, showing the directory attributes on
-/// `/session/my/global`.
-fn bridged(node: &Llng) -> Portal {
+/// A Limette reading its users from `node` under `prefix`, showing the directory attributes
+/// on `/session/my/global`.
+fn bridged(node: &Llng, prefix: &str) -> Portal {
     Portal::builder()
         .conf("authentication", json!("REST"))
         .conf("userDB", json!("REST"))
-        .conf("restAuthUrl", json!(node.url("/proxy/pwdConfirm")))
-        .conf("restUserDBUrl", json!(node.url("/proxy/getUser")))
+        .conf(
+            "restAuthUrl",
+            json!(node.url(&format!("{prefix}/proxy/pwdConfirm"))),
+        )
+        .conf(
+            "restUserDBUrl",
+            json!(node.url(&format!("{prefix}/proxy/getUser"))),
+        )
         .conf("restTimeout", json!(5))
         .conf("restSessionServer", json!(1))
         .conf(
@@ -64,7 +70,7 @@ fn login_and_read_session(p: &Portal, node: &Llng, user: &str, password: &str) -
 #[test]
 fn ldap_users_log_in_through_lemonldap_ng() {
     let mut node = Llng::start();
-    let p = bridged(&node);
+    let p = bridged(&node, "");
 
     for (uid, password, cn, mail) in USERS {
         let session = login_and_read_session(&p, &node, uid, password);
@@ -92,13 +98,17 @@ fn ldap_users_log_in_through_lemonldap_ng() {
         assert!(r.cookie("lemonldap").is_none(), "{user}");
     }
 
+    // A /proxy the node's nginx does not open to this host: 403, the generic error.
+    let closed = bridged(&node, "/closed");
+    let r = json_login(&closed, "alice", "wonderland");
+    let error_24 = json!({"result": 0, "error": "24"});
+    assert_eq!((r.status, r.json()), (401, error_24.clone()));
+    assert!(closed.log().contains("HTTP 403"), "{}", closed.log());
+
     // The node goes down: the login fails with the portal's generic error, never falls back.
     node.stop();
     let r = json_login(&p, "alice", "wonderland");
-    assert_eq!(
-        (r.status, r.json()),
-        (401, json!({"result": 0, "error": "24"}))
-    );
+    assert_eq!((r.status, r.json()), (401, error_24));
     assert!(r.cookie("lemonldap").is_none());
     assert!(p.log().contains("directory failure"), "{}", p.log());
 }

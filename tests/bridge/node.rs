@@ -296,7 +296,8 @@ fn llng_ini(d: &Path) -> String {
     )
 }
 
-/// nginx as Debian's `portal-nginx.conf`, on loopback, with `/proxy` open to loopback only.
+/// nginx as Debian's `portal-nginx.conf`, on loopback, with `/proxy` open to loopback only and
+/// `/closed/...` denied to all (a `/proxy` not opened to the Limette host).
 fn nginx_conf(d: &Path, port: u16) -> String {
     let p = |s: &str| d.join(s).display().to_string();
     format!(
@@ -331,6 +332,9 @@ http {{
         allow 127.0.0.1;
         deny all;
       }}
+      location ~ ^/index.psgi/closed/ {{
+        deny all;
+      }}
     }}
   }}
 }}
@@ -361,7 +365,7 @@ fn tree_ldif() -> String {
          o: Example\n\ndn: ou=users,dc=example,dc=com\nobjectClass: organizationalUnit\nou: users\n",
     );
     for (uid, password, cn, mail) in USERS {
-        let sn = cn.split(' ').last().unwrap_or(cn);
+        let sn = cn.split(' ').next_back().unwrap_or(cn);
         ldif.push_str(&format!(
             "\ndn: uid={uid},ou=users,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: {uid}\n\
              cn: {cn}\nsn: {sn}\nmail: {mail}\nuserPassword: {password}\n"
