@@ -87,6 +87,13 @@ pub fn session_storage(key: &str, module: &str, options: Option<&Value>) -> Resu
     if let Some(e) = out.pop() {
         return Err(e);
     }
+    if module.ends_with("REST") {
+        let url = options
+            .and_then(|o| o.get("baseUrl"))
+            .map(value_string)
+            .unwrap_or_default();
+        plain_http(&format!("{key}Options baseUrl"), &url)?;
+    }
     if module.contains("SQLite") {
         let source = options
             .and_then(|o| o.get("DataSource"))
@@ -137,9 +144,31 @@ fn notification_storage(raw: &Map<String, Value>) -> Result<(), String> {
     Ok(())
 }
 
+/// Limette's outbound client speaks plain HTTP only (no TLS library in the binary): an
+/// `https://` URL it must call is refused rather than failing at every use.
+pub fn plain_http(key: &str, url: &str) -> Result<(), String> {
+    if url.trim().to_ascii_lowercase().starts_with("https://") {
+        return Err(format!(
+            "{key} = {url} is not supported (Limette calls other nodes over plain http only: \
+             reach them on loopback or a trusted network)"
+        ));
+    }
+    Ok(())
+}
+
 /// Values of implemented keys that Limette cannot honour.
 fn values(out: &mut Vec<String>, raw: &Map<String, Value>) {
     let get = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
+    if get("authentication") == "REST" || get("userDB") == "REST" {
+        for key in ["restAuthUrl", "restUserDBUrl"] {
+            let url = get(key);
+            if url.trim().is_empty() {
+                out.push(format!("{key} is empty (required with the REST module)"));
+            } else if let Err(e) = plain_http(key, &url) {
+                out.push(e);
+            }
+        }
+    }
     let secured = get("securedCookie");
     if !matches!(secured.trim(), "" | "0" | "1") {
         out.push(format!(
@@ -223,7 +252,8 @@ mod tests {
         );
         // LemonLDAP::NG loads `Lemonldap::NG::Portal::Auth::<name>`: `demo` is no module.
         assert!(!refusals(&raw(json!({"authentication": "demo"}))).is_empty());
-        let r = refusals(&raw(json!({"authentication": "REST", "userDB": "Demo"})));
+        let r = refusals(&raw(json!({"authentication": "REST", "userDB": "Demo",
+            "restAuthUrl": "http://127.0.0.1:1/a", "restUserDBUrl": "http://127.0.0.1:1/u"})));
         assert_eq!(
             r,
             vec![
@@ -273,6 +303,24 @@ mod tests {
             r[0].starts_with("notificationStorage = LDAP is not supported"),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn outbound_urls_are_plain_http() {
+        let r = refusals(&raw(json!({"authentication": "REST",
+            "restAuthUrl": "https://llng.example.com/proxy/pwdConfirm"})));
+        assert!(
+            r[0].starts_with(
+                "restAuthUrl = https://llng.example.com/proxy/pwdConfirm is not supported"
+            ),
+            "{r:?}"
+        );
+        assert_eq!(
+            r[1],
+            "restUserDBUrl is empty (required with the REST module)"
+        );
+        let rest = json!({"baseUrl": "https://a.example.com/sessions"});
+        assert!(session_storage("globalStorage", "REST", Some(&rest)).is_err());
     }
 
     #[test]

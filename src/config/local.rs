@@ -334,6 +334,7 @@ fn conf_backend(
             if !base_url.starts_with("http://") && !base_url.starts_with("https://") {
                 return Err(err("baseUrl", format!("not an http URL: {base_url}")));
             }
+            super::gate::plain_http("baseUrl", &base_url).map_err(|e| err("baseUrl", e))?;
             let timeout = match get("proxyOptions") {
                 Some(v) => {
                     let o = json_object(&v).map_err(|m| err("proxyOptions", m))?;

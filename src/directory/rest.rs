@@ -1,15 +1,46 @@
 //! The REST directory bridge (LemonLDAP::NG's REST auth/userDB protocol), through the one
-//! outbound agent `crate::upstream`. `restAuthUrl` gets `{"user","password"}` and answers
-//! `{"result":true|false,"info":{...}}`; `restUserDBUrl` gets `{"user","useMail":false}` and
-//! answers `{"result":..,"info":{attributes}}`. A timeout (`restTimeout` seconds), a non-2xx
-//! answer or bad JSON is an `Upstream` error, which the login turns into portal error 24 and a
-//! log line: never a hang or a panic.
+//! outbound agent `crate::upstream`. It speaks to a LemonLDAP::NG node whose REST
+//! authentication server (`restAuthServer`) fronts LDAP or Active Directory:
+//! `restAuthUrl` (`/proxy/pwdConfirm`) gets a JSON POST `{"user","password"}` and answers
+//! `{"result":true|false}`; `restUserDBUrl` (`/proxy/getUser`) gets `{"user","useMail":false}`
+//! and answers `{"result":true,"info":{attributes}}` or `{"result":false}`. A timeout
+//! (`restTimeout` seconds), a non-2xx answer (nginx's 403 on a protected `/proxy`, the node's
+//! 400 on a missing argument) or bad JSON is an `Upstream` error, which the login turns into
+//! portal error 24 and a log line: never a hang, a panic or a fallback.
+//!
+//! The node's `info` is its whole session skeleton for the bridge call, not only the user's
+//! attributes: it also says where *that call* came from (`ipAddr`, `UA`, `_url`) and the node's
+//! own bookkeeping (`_utime`, `_auth`...). Those keys are dropped here (`NODE_KEYS`); the
+//! login fills them from the user's own request. Everything else (LDAP attributes, `_dn`,
+//! `groups`, macros) is kept.
 use super::Directory;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::upstream::{self, Call};
 use serde_json::{json, Map, Value};
 use std::time::Duration;
+
+/// Keys of the node's `info` that describe the bridge call or the node's session bookkeeping
+/// (LemonLDAP::NG `Portal::Main::Process::setSessionInfo` and its default `UA` export), not the
+/// user: never copied into a Limette session.
+pub const NODE_KEYS: [&str; 16] = [
+    "ipAddr",
+    "UA",
+    "_url",
+    "_user",
+    "_utime",
+    "_startTime",
+    "_updateTime",
+    "_lastSeen",
+    "_lastAuthnUTime",
+    "_language",
+    "_timezone",
+    "_auth",
+    "_userDB",
+    "_whatToTrace",
+    "_session_id",
+    "_session_kind",
+];
 
 /// A directory behind `restAuthUrl` / `restUserDBUrl`.
 pub struct RestDirectory {
@@ -95,6 +126,7 @@ impl Directory for RestDirectory {
         if !found {
             return Ok(None);
         }
+        info.retain(|k, _| !NODE_KEYS.contains(&k.as_str()));
         info.entry("uid").or_insert_with(|| json!(user));
         Ok(Some(info))
     }
@@ -129,5 +161,21 @@ mod tests {
         assert_eq!(rest_level(Some(&json!("3"))), 3);
         assert_eq!(rest_level(Some(&json!(5))), 5);
         assert_eq!(rest_level(Some(&json!("high"))), 0);
+    }
+
+    #[test]
+    fn the_nodes_view_of_the_call_is_dropped() {
+        // What LemonLDAP::NG 2.16's /proxy/getUser answered for an LDAP user.
+        let (_, mut info) = parse_answer(&json!({"result": true, "info": {
+            "cn": "Alice Liddell", "mail": "alice@example.org", "uid": "alice",
+            "_dn": "uid=alice,ou=users,dc=example,dc=com", "groups": "", "hGroups": {},
+            "ipAddr": "127.0.0.1", "UA": "ureq/2", "_url": null, "_user": "alice",
+            "_utime": 1, "_startTime": "20260101000000", "_language": "en",
+            "_auth": "LDAP", "_userDB": "LDAP", "_whatToTrace": "alice"
+        }}))
+        .unwrap();
+        info.retain(|k, _| !NODE_KEYS.contains(&k.as_str()));
+        let keys: Vec<&str> = info.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["cn", "mail", "uid", "_dn", "groups", "hGroups"]);
     }
 }
