@@ -21,6 +21,8 @@ pub enum PortalCode {
     FirstAccess = 9,
     /// PE_ERROR: generic error (missing field, directory failure, bad request).
     Error = 24,
+    /// PE_MALFORMEDUSER: the login name does not match `userControl`.
+    MalformedUser = 40,
     /// PE_NOTIFICATION: the user must accept notifications first.
     Notification = 36,
     /// PE_NOTOKEN: the HTML form came without its CSRF token.

@@ -22,6 +22,7 @@ const DEFAULTS: &str = r#"{
   "timeout": 72000,
   "timeoutActivity": 0,
   "whatToTrace": "uid",
+  "userControl": "^[\\w\\.\\-@]+$",
   "exportedVars": {},
   "demoExportedVars": {"cn": "cn", "mail": "mail", "uid": "uid"},
   "macros": {},

@@ -175,6 +175,12 @@ fn values(out: &mut Vec<String>, raw: &Map<String, Value>) {
             "securedCookie = {secured} is not supported (supported: 0, 1)"
         ));
     }
+    let user_control = get("userControl");
+    if regex_lite::Regex::new(&user_control).is_err() {
+        out.push(format!(
+            "userControl = {user_control} is not supported (not a pattern Limette can read)"
+        ));
+    }
     let same_site = get("sameSite");
     if !matches!(same_site.trim(), "" | "Lax") {
         out.push(format!(

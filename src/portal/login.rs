@@ -41,6 +41,9 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if user.is_empty() || password.is_empty() {
         return Ok(login_page(conf, req, PortalCode::FormEmpty, 401));
     }
+    if !user_allowed(conf, &user) {
+        return Ok(login_page(conf, req, PortalCode::MalformedUser, 401));
+    }
     let attrs = match authenticate(conf, &user, &password) {
         Ok(a) => a,
         Err(Error::Portal { code, status }) => return Ok(login_page(conf, req, code, status)),
@@ -109,6 +112,13 @@ pub fn release(
         Response::html(200, pages::landing(conf, s))
     };
     Ok(resp.with_cookie(&cookies::sso(conf, &id)))
+}
+
+/// LemonLDAP::NG's `userControl`: the login name must match the pattern (unanchored, as Perl's
+/// `=~`). A pattern that does not compile refuses everybody; the start-up gate refuses it first.
+pub fn user_allowed(conf: &Conf, user: &str) -> bool {
+    let pattern = conf.get_str("userControl");
+    regex_lite::Regex::new(&pattern).is_ok_and(|re| re.is_match(user))
 }
 
 /// A user name fit for a log line.

@@ -336,3 +336,37 @@ fn config_check_names_disabled_relying_parties() {
         "{line}"
     );
 }
+
+/// `userControl`, with LemonLDAP::NG's default and with a site's own pattern.
+#[test]
+fn login_names_follow_user_control() {
+    let login = |p: &Portal, user: &str| {
+        let r = p.client().post_form(
+            "/",
+            &[("user", user), ("password", user)],
+            &[("Accept", "application/json")],
+        );
+        (
+            r.status,
+            r.json()["error"].clone(),
+            r.header("set-cookie").is_some(),
+        )
+    };
+    let p = Portal::start();
+    assert_eq!(login(&p, "dwho").0, 200);
+    assert_eq!(login(&p, "dwho'or'1"), (401, json!("40"), false));
+    let p = Portal::builder()
+        .conf("userControl", json!("^dwho$"))
+        .start();
+    assert_eq!(login(&p, "dwho").0, 200);
+    assert_eq!(login(&p, "rtyler"), (401, json!("40"), false));
+    let (dir, ini) = setup(&with(&[("userControl", json!("^(dwho"))]), "");
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2));
+    assert!(
+        o.stderr
+            .contains("error: userControl = ^(dwho is not supported"),
+        "{}",
+        o.stderr
+    );
+}

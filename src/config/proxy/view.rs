@@ -241,6 +241,7 @@ mod tests {
             BadCredentials,
             FirstAccess,
             Error,
+            MalformedUser,
             Notification,
             NoToken,
             TokenExpired,
@@ -252,8 +253,8 @@ mod tests {
         for c in all {
             match c {
                 Ok | SessionExpired | FormEmpty | BadCredentials | FirstAccess | Error
-                | Notification | NoToken | TokenExpired | UnauthorizedPartner | UpgradeSession
-                | UnknownPartner | UnauthorizedUrl => {}
+                | MalformedUser | Notification | NoToken | TokenExpired | UnauthorizedPartner
+                | UpgradeSession | UnknownPartner | UnauthorizedUrl => {}
             }
         }
         all.to_vec()
