@@ -10,7 +10,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]
-       limette config info|list|get KEY...|set KEY VALUE... [--log TEXT]|export [N]|import FILE
+       limette config [-yes 0|1] [-log TEXT] [-cfgNum N] [-sep CHAR] [-safe 1] [-force 0] VERB
+         VERB: info | get KEY... | set KEY VALUE... | addKey KEY SUBKEY VALUE... |
+               delKey KEY SUBKEY... | save | restore FILE|- | list | export [N] | import FILE|-
+         limette config VERB --help: the usage of one verb
        limette sessions list|get ID|delete ID|purge
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
 
@@ -25,7 +28,7 @@ pub struct Options {
     pub threads: Option<usize>,
     /// `--data DIR`
     pub data: Option<PathBuf>,
-    /// `--log TEXT` (config set/import)
+    /// `--log TEXT` (config verbs that save)
     pub log: Option<String>,
     /// `--before DATE` (notifications purge-done)
     pub before: Option<String>,
@@ -59,7 +62,16 @@ pub fn main(args: Vec<String>) -> i32 {
     );
     o.optflag("h", "help", "print this help");
     o.optflag("V", "version", "print the version");
-    let m = match o.parse(&args) {
+    // Stage one stops at the subcommand: what follows `config` is `lemonldap-ng-cli`'s syntax
+    // (`-yes 1 set KEY VALUE`), read by `config::cli::args`. Other subcommands take the global
+    // options anywhere, so their arguments are parsed again with floating options.
+    o.parsing_style(getopts::ParsingStyle::StopAtFirstFree);
+    let mut parsed = o.parse(&args);
+    if !matches!(&parsed, Ok(m) if m.free.first().map(String::as_str) == Some("config")) {
+        o.parsing_style(getopts::ParsingStyle::FloatingFrees);
+        parsed = o.parse(&args);
+    }
+    let m = match parsed {
         Ok(m) => m,
         Err(e) => {
             eprintln!("limette: {e}\n{USAGE}");
