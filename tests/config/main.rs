@@ -7,6 +7,7 @@
 mod common;
 
 mod cli;
+mod conformance;
 mod llng_cli;
 mod proxy;
 mod remote;
