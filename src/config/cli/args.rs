@@ -90,34 +90,13 @@ pub enum Command {
 /// Reads the arguments that follow `config`.
 pub fn parse(args: &[String]) -> Result<(Flags, Command), String> {
     let mut flags = Flags::default();
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        if arg == "--" {
-            i += 1;
-            break;
-        }
-        let Some(name) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
-            break;
-        };
-        if name == "h" || name == "help" {
-            return Ok((flags, Command::Help(None)));
-        }
-        let (name, value) = match name.split_once('=') {
-            Some((n, v)) => (n, v.to_string()),
-            None => {
-                i += 1;
-                let v = args
-                    .get(i)
-                    .ok_or_else(|| format!("option -{name} needs a value"))?;
-                (name, v.clone())
-            }
-        };
-        option(&mut flags, name, value)?;
-        i += 1;
-    }
+    let Some(i) = leading_options(args, &mut flags)? else {
+        return Ok((flags, Command::Help(None)));
+    };
     let Some(verb) = args.get(i) else {
         return Err(format!("nothing to do: expected one of {}", verb_names()));
     };
+    // args.get(i) is Some, so i + 1 <= len.
     let (positional, log, help) = after_verb(&args[i + 1..])?;
     if log.is_some() {
         flags.log = log;
@@ -180,6 +159,36 @@ Options (before the verb, as lemonldap-ng-cli; one or two dashes):
 
 fn verb_names() -> String {
     VERBS.iter().map(|v| v.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Reads the options before the verb into `flags`; returns where the verb is, or `None` for
+/// `--help`.
+fn leading_options(args: &[String], flags: &mut Flags) -> Result<Option<usize>, String> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if arg == "--" {
+            return Ok(Some(i + 1));
+        }
+        let Some(name) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+            break;
+        };
+        if name == "h" || name == "help" {
+            return Ok(None);
+        }
+        let (name, value) = match name.split_once('=') {
+            Some((n, v)) => (n, v.to_string()),
+            None => {
+                i += 1;
+                let v = args
+                    .get(i)
+                    .ok_or_else(|| format!("option -{name} needs a value"))?;
+                (name, v.clone())
+            }
+        };
+        option(flags, name, value)?;
+        i += 1;
+    }
+    Ok(Some(i))
 }
 
 /// Applies one leading option; the options Limette cannot honour are refused.

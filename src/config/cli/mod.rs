@@ -57,22 +57,12 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     if flags.log.is_none() {
         flags.log = opts.log.clone();
     }
-    let local = match &flags.ini_file {
-        Some(ini) => {
-            let o = Options {
-                config: Some(ini.clone()),
-                data: opts.data.clone(),
-                ..Options::default()
-            };
-            match crate::cli::load_local(&o) {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("limette config: {e}");
-                    return 2;
-                }
-            }
+    let local = match local_for(&flags, local, opts) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("limette config: {e}");
+            return 2;
         }
-        None => local.clone(),
     };
     let res = super::open_store(&local).and_then(|store| {
         if local.source == "embedded default" {
@@ -80,6 +70,23 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
         }
         execute(store.as_ref(), &cmd, &flags)
     });
+    report(res)
+}
+
+/// The local settings: those of `-c`, or of `-iniFile FILE` when given.
+fn local_for(flags: &Flags, local: &LocalConf, opts: &Options) -> Result<LocalConf, String> {
+    match &flags.ini_file {
+        Some(ini) => crate::cli::load_local(&Options {
+            config: Some(ini.clone()),
+            data: opts.data.clone(),
+            ..Options::default()
+        }),
+        None => Ok(local.clone()),
+    }
+}
+
+/// Prints an outcome; returns the exit code.
+fn report(res: Result<Output>) -> i32 {
     match res {
         Ok(out) => {
             print!("{}", out.stdout);

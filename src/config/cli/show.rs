@@ -109,12 +109,16 @@ fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
 
 fn sorted(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(
-            sorted_keys(m)
-                .into_iter()
-                .map(|k| (k.clone(), sorted(&m[k])))
-                .collect(),
-        ),
+        Value::Object(m) => {
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
         Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
         other => other.clone(),
     }
@@ -141,7 +145,7 @@ impl PerlIndent {
         w.write_all(c)
     }
     fn close<W: ?Sized + io::Write>(&mut self, w: &mut W, c: &[u8]) -> io::Result<()> {
-        self.level -= 1;
+        self.level = self.level.saturating_sub(1);
         if self.has_value {
             self.newline(w)?;
         }
