@@ -10,7 +10,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]
-       limette config check [--json]|info|list|get KEY...|set KEY VALUE... [--log TEXT]|export [N]|import FILE
+       limette config [-yes 0|1] [-log TEXT] [-cfgNum N] [-sep CHAR] [-safe 1] [-force 0] VERB
+         VERB: check [--json] | info | get KEY... | set KEY VALUE... | addKey KEY SUBKEY VALUE... |
+               delKey KEY SUBKEY... | save | restore FILE|- | list | export [N] | import FILE|-
+         limette config VERB --help: the usage of one verb
        limette sessions list|get ID|delete ID|purge
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
 
@@ -25,7 +28,7 @@ pub struct Options {
     pub threads: Option<usize>,
     /// `--data DIR`
     pub data: Option<PathBuf>,
-    /// `--log TEXT` (config set/import)
+    /// `--log TEXT` (config verbs that save)
     pub log: Option<String>,
     /// `--before DATE` (notifications purge-done)
     pub before: Option<String>,
@@ -62,7 +65,16 @@ pub fn main(args: Vec<String>) -> i32 {
     o.optflag("", "json", "config check: findings as JSON");
     o.optflag("h", "help", "print this help");
     o.optflag("V", "version", "print the version");
-    let m = match o.parse(&args) {
+    // Stage one stops at the subcommand: what follows `config` is `lemonldap-ng-cli`'s syntax
+    // (`-yes 1 set KEY VALUE`), read by `config::cli::args`. Other subcommands take the global
+    // options anywhere, so their arguments are parsed again with floating options.
+    o.parsing_style(getopts::ParsingStyle::StopAtFirstFree);
+    let mut parsed = o.parse(&args);
+    if !matches!(&parsed, Ok(m) if m.free.first().map(String::as_str) == Some("config")) {
+        o.parsing_style(getopts::ParsingStyle::FloatingFrees);
+        parsed = o.parse(&args);
+    }
+    let m = match parsed {
         Ok(m) => m,
         Err(e) => {
             eprintln!("limette: {e}\n{USAGE}");
@@ -108,15 +120,6 @@ fn run(opts: Options) -> i32 {
     };
     let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
     // The configuration commands need only the store: they work on an empty or broken one.
-    if opts.free.first().map(String::as_str) == Some("config")
-        && rest.first().map(String::as_str) == Some("check")
-    {
-        let mut args = rest[1..].to_vec();
-        if opts.json {
-            args.push("--json".into());
-        }
-        return crate::config::check::run(&local, &args);
-    }
     if opts.free.first().map(String::as_str) == Some("config") {
         return crate::config::cli::run(&local, &rest, &opts);
     }

@@ -8,6 +8,8 @@ mod common;
 
 mod check;
 mod cli;
+mod conformance;
+mod llng_cli;
 mod proxy;
 mod remote;
 

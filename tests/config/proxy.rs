@@ -21,9 +21,12 @@ fn contract_rows(store: Store) {
     assert!(m.get("prev").is_none() && m.get("next").is_none(), "{m}");
 
     // A second configuration, saved by the CLI: metadata stamped, prev/next as integers.
-    let r = cli(&p, &["set", "timeout", "1234", "--log", "second one"]);
+    let r = cli(
+        &p,
+        &["-yes", "1", "set", "timeout", "1234", "--log", "second one"],
+    );
     assert_eq!(
-        (r.code, r.stdout.as_str()),
+        (r.code, r.stderr.as_str()),
         (Some(0), "Saved under number 2\n"),
         "{r:?}"
     );

@@ -36,7 +36,15 @@ fn a_second_instance_reads_the_first_through_rest() {
 
     let r = cli(
         &first,
-        &["set", "cookieName", "remotesso", "timeout", "4321"],
+        &[
+            "-yes",
+            "1",
+            "set",
+            "cookieName",
+            "remotesso",
+            "timeout",
+            "4321",
+        ],
     );
     assert_eq!(r.code, Some(0), "{r:?}");
     assert!(
@@ -61,10 +69,10 @@ fn a_second_instance_reads_the_first_through_rest() {
     // Through the REST store the CLI reads, and refuses to write.
     let r = cli(&second, &["info"]);
     assert_eq!(r.code, Some(0), "{r:?}");
-    assert!(r.stdout.starts_with("Num      : 2\n"), "{}", r.stdout);
+    assert!(r.stdout.starts_with("\nNum      : 2\n"), "{}", r.stdout);
     assert_eq!(cli(&second, &["get", "timeout"]).stdout, "timeout = 4321\n");
     assert_eq!(cli(&second, &["list"]).stdout.lines().count(), 2);
-    let r = cli(&second, &["set", "timeout", "1"]);
+    let r = cli(&second, &["-yes", "1", "set", "timeout", "1"]);
     assert_eq!(r.code, Some(1), "{r:?}");
     assert!(r.stderr.contains("read-only"), "{}", r.stderr);
 }

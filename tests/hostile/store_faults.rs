@@ -121,6 +121,8 @@ fn kill_9_during_concurrent_configuration_saves_leaves_unique_whole_configuratio
                 .arg(&data)
                 .args([
                     "config",
+                    "-yes",
+                    "1",
                     "set",
                     "timeout",
                     &(1000 + i).to_string(),

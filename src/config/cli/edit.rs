@@ -1,8 +1,9 @@
-//! `config set`: turning `KEY VALUE` pairs into a new document. A key must already exist (in
-//! the stored configuration or the defaults table; `hash/sub` reaches inside a hash), the value
-//! is read with the type of the value it replaces (number, 0/1 flag, JSON object or array,
-//! text), and the `cfg*` metadata cannot be set by hand. Every pair is checked before anything
-//! is saved.
+//! `config set`, `addKey`, `delKey`: turning arguments into a new document. For `set` a key
+//! must already exist (in the stored configuration or the defaults table; `hash/sub` reaches
+//! inside a hash); `addKey` creates entries (and missing levels) under a hash, as
+//! `lemonldap-ng-cli` does; `delKey` removes one. A value is read with the type of the value it
+//! replaces (number, 0/1 flag, JSON object or array, text), and the `cfg*` metadata cannot be
+//! set by hand. Every argument is checked before anything is saved; saving is the caller's.
 use crate::config::defaults;
 use crate::config::save::META_KEYS;
 use crate::error::{Error, Result};
@@ -12,20 +13,11 @@ use serde_json::{Map, Value};
 pub fn apply(
     stored: &Map<String, Value>,
     pairs: &[(String, String)],
+    sep: &str,
 ) -> Result<Map<String, Value>> {
     let mut out = stored.clone();
     for (path, text) in pairs {
-        // split always yields at least one part, so parts[0] exists.
-        let parts: Vec<&str> = path.split('/').collect();
-        if parts.iter().any(|p| p.is_empty()) {
-            return Err(Error::bad(format!("Invalid key {path}")));
-        }
-        if META_KEYS.contains(&parts[0]) {
-            return Err(Error::bad(format!(
-                "{} is set when the configuration is saved",
-                parts[0]
-            )));
-        }
+        let parts = split_path(path, sep)?;
         let merged = defaults::merged(&out);
         let current = current_value(&merged, &parts, path)?;
         let value = typed(path, text, current)?;
@@ -34,8 +26,24 @@ pub fn apply(
     Ok(out)
 }
 
+/// `path` cut at `sep`: no empty part, and no `cfg*` metadata key at the top.
+pub fn split_path<'a>(path: &'a str, sep: &str) -> Result<Vec<&'a str>> {
+    let parts: Vec<&str> = path.split(sep).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::bad(format!("Invalid key {path}")));
+    }
+    // split always yields at least one part.
+    if META_KEYS.contains(&parts[0]) {
+        return Err(Error::bad(format!(
+            "{} is set when the configuration is saved",
+            parts[0]
+        )));
+    }
+    Ok(parts)
+}
+
 /// The value a path replaces: `None` for a new entry of an existing hash.
-fn current_value<'a>(
+pub fn current_value<'a>(
     merged: &'a Map<String, Value>,
     parts: &[&str],
     path: &str,
@@ -59,7 +67,7 @@ fn current_value<'a>(
 }
 
 /// Reads `text` with the type of `current`.
-fn typed(path: &str, text: &str, current: Option<&Value>) -> Result<Value> {
+pub fn typed(path: &str, text: &str, current: Option<&Value>) -> Result<Value> {
     let bad = |what: &str| Error::bad(format!("{path} expects {what}, got {text:?}"));
     match current {
         // Configuration numbers are durations, sizes, levels and flags: never negative.
@@ -142,7 +150,7 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        apply(&stored(), &p)
+        apply(&stored(), &p, "/")
     }
 
     fn msg(r: Result<Map<String, Value>>) -> String {

@@ -1,50 +1,103 @@
-//! `limette config ...`, LemonLDAP::NG's configuration CLI for Limette's stores:
-//! `info`, `list`, `get KEY...`, `set KEY VALUE... [--log TEXT]`, `export [N]`, `import FILE`.
-//! It opens only the configuration store named by the `-c` file (so it works on an empty or a
-//! broken store) and saves through `config::save`, like every writer. Bad arguments, keys or
-//! values: one clear line on stderr, exit code 2, nothing saved; a store failure: exit 1.
+//! `limette config ...`: `lemonldap-ng-cli`'s configuration verbs (`info`, `get`, `set`,
+//! `addKey`, `delKey`, `save`, `restore`, with its options and output formats) and Limette's
+//! own (`list`, `export`, `import`), on Limette's stores. It opens only the configuration store
+//! named by the `-c` file (so it works on an empty or a broken store) and saves through
+//! `config::save`, like every writer. Bad arguments, keys or values: one clear line on stderr,
+//! exit code 2, nothing saved; an unknown key for `get`, an aborted confirmation or a store
+//! failure: exit 1. `args` reads the command line, `show` holds the output formats, `write`
+//! the verbs that save, `edit` and `hash` the changes they make.
+pub mod args;
 pub mod edit;
+pub mod hash;
+pub mod show;
+pub mod write;
 
 use super::local::LocalConf;
 use super::proxy::keys;
-use super::save::{self, Author};
 use crate::cli::Options;
-use crate::config::{as_i64, value_string};
+use crate::config::{as_i64, defaults, value_string};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
+use args::{Command, Flags};
 use serde_json::{Map, Value};
-use std::io::Read;
 
-/// One parsed subcommand.
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Info,
-    List,
-    Get(Vec<String>),
-    Set(Vec<(String, String)>),
-    Export(Option<u64>),
-    Import(String),
+/// What a command gives: text for stdout, lines for stderr, the exit code.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Printed on stdout as it is.
+    pub stdout: String,
+    /// Printed on stderr, one line each.
+    pub notes: Vec<String>,
+    /// The exit code when nothing failed (1 when `get` met an unknown key).
+    pub code: i32,
+}
+
+impl Output {
+    fn text(stdout: String) -> Output {
+        Output {
+            stdout,
+            ..Output::default()
+        }
+    }
 }
 
 /// Runs a `config` subcommand; returns the process exit code.
 pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
-    let cmd = match parse(args) {
-        Ok(c) => c,
-        Err(usage) => {
-            eprintln!("limette config: {usage}");
+    let (mut flags, cmd) = match args::parse(args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("limette config: {e}");
             return 2;
         }
     };
-    let res = super::open_store(local).and_then(|store| {
+    if let Command::Help(verb) = cmd {
+        print!("{}", args::help(verb));
+        return 0;
+    }
+    if flags.log.is_none() {
+        flags.log = opts.log.clone();
+    }
+    let local = match local_for(&flags, local, opts) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("limette config: {e}");
+            return 2;
+        }
+    };
+    if let Command::Check(json) = cmd {
+        let args: &[String] = if json { &[String::from("--json")] } else { &[] };
+        return super::check::run(&local, args);
+    }
+    let res = super::open_store(&local).and_then(|store| {
         if local.source == "embedded default" {
             super::seed_if_empty(store.as_ref())?;
         }
-        execute(store.as_ref(), &cmd, opts.log.as_deref())
+        execute(store.as_ref(), &cmd, &flags)
     });
+    report(res)
+}
+
+/// The local settings: those of `-c`, or of `-iniFile FILE` when given.
+fn local_for(flags: &Flags, local: &LocalConf, opts: &Options) -> Result<LocalConf, String> {
+    match &flags.ini_file {
+        Some(ini) => crate::cli::load_local(&Options {
+            config: Some(ini.clone()),
+            data: opts.data.clone(),
+            ..Options::default()
+        }),
+        None => Ok(local.clone()),
+    }
+}
+
+/// Prints an outcome; returns the exit code.
+fn report(res: Result<Output>) -> i32 {
     match res {
         Ok(out) => {
-            print!("{out}");
-            0
+            print!("{}", out.stdout);
+            for note in &out.notes {
+                eprintln!("{note}");
+            }
+            out.code
         }
         Err(e) => {
             eprintln!("limette config: {}", message(&e));
@@ -56,89 +109,70 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     }
 }
 
-const USAGE: &str =
-    "expected info | list | get KEY... | set KEY VALUE... [--log TEXT] | export [N] | import FILE";
-
-fn parse(args: &[String]) -> Result<Command, String> {
-    let (sub, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
-    let cmd = match (sub.as_str(), rest.len()) {
-        ("info", 0) => Command::Info,
-        ("list", 0) => Command::List,
-        ("get", n) if n > 0 => Command::Get(rest.to_vec()),
-        // chunks(2) of an even count are pairs.
-        ("set", n) if n > 0 && n % 2 == 0 => Command::Set(
-            rest.chunks(2)
-                .map(|p| (p[0].clone(), p[1].clone()))
-                .collect(),
-        ),
-        ("set", _) => return Err("set expects KEY VALUE pairs".into()),
-        ("export", 0) => Command::Export(None),
-        ("export", 1) => Command::Export(Some(
-            rest[0]
-                .parse()
-                .map_err(|_| format!("not a configuration number: {}", rest[0]))?,
-        )),
-        ("import", 1) => Command::Import(rest[0].clone()),
-        _ => return Err(USAGE.into()),
-    };
-    Ok(cmd)
-}
-
-/// Runs a command against a store; returns what to print.
-fn execute(store: &dyn ConfStore, cmd: &Command, log: Option<&str>) -> Result<String> {
+/// Runs a command against a store. One arm per verb.
+fn execute(store: &dyn ConfStore, cmd: &Command, flags: &Flags) -> Result<Output> {
     match cmd {
-        Command::Info => info(store),
-        Command::List => list(store),
-        Command::Get(keys) => get(store, keys),
-        Command::Set(pairs) => {
-            let (_, stored) = latest(store)?;
-            let conf = edit::apply(&stored, pairs)?;
-            let keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
-            let text = log
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("Set {}", keys.join(", ")));
-            let num = save::save_new(store, &conf, &author(text))?;
-            Ok(format!("Saved under number {num}\n"))
+        Command::Info => {
+            let (num, conf) = chosen(store, flags.cfg_num)?;
+            Ok(Output::text(show::info(num, &conf)))
+        }
+        Command::List => {
+            no_cfg_num(flags, "list")?;
+            list(store).map(Output::text)
+        }
+        Command::Get(keys) => get(store, keys, flags),
+        Command::Set(pairs) => write::set(store, pairs, flags),
+        Command::AddKey(triplets) => write::add_key(store, triplets, flags),
+        Command::DelKey(pairs) => write::del_key(store, pairs, flags),
+        Command::Save => {
+            let (_, conf) = chosen(store, flags.cfg_num)?;
+            String::from_utf8(show::save_json(&conf))
+                .map(Output::text)
+                .map_err(Error::internal)
+        }
+        Command::Restore(file) => {
+            no_cfg_num(flags, "restore")?;
+            write::restore(store, file, flags)
         }
         Command::Export(num) => {
-            let conf = match num {
-                Some(n) => store.load(*n)?,
-                None => latest(store)?.1,
-            };
+            let (_, conf) = chosen(store, num.or(flags.cfg_num))?;
             let mut text = serde_json::to_string_pretty(&conf).map_err(Error::internal)?;
             text.push('\n');
-            Ok(text)
+            Ok(Output::text(text))
         }
         Command::Import(file) => {
-            let conf = read_document(file)?;
-            let text = log
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("Imported from {file}"));
-            let num = save::save_new(store, &conf, &author(text))?;
-            Ok(format!("Saved under number {num}\n"))
+            no_cfg_num(flags, "import")?;
+            write::import(store, file, flags)
         }
+        Command::Help(verb) => Ok(Output::text(args::help(*verb))),
+        // Answered by `config::check` before a store is opened here.
+        Command::Check(_) => Err(Error::internal("config check runs on its own")),
     }
 }
 
-fn latest(store: &dyn ConfStore) -> Result<(u64, Map<String, Value>)> {
+/// The latest configuration, with its number.
+pub fn latest(store: &dyn ConfStore) -> Result<(u64, Map<String, Value>)> {
     let num = store
         .latest()?
         .ok_or_else(|| Error::not_found(format!("no configuration in {}", store.describe())))?;
     Ok((num, store.load(num)?))
 }
 
-fn info(store: &dyn ConfStore) -> Result<String> {
-    let (num, c) = latest(store)?;
-    let s = |k: &str| c.get(k).map(value_string).unwrap_or_default();
-    Ok(format!(
-        "Num      : {num}\nAuthor   : {}\nAuthor IP: {}\nDate     : {}\nVersion  : {}\nLog      : {}\nStore    : {}\n",
-        s("cfgAuthor"),
-        s("cfgAuthorIP"),
-        date(&c),
-        s("cfgVersion"),
-        s("cfgLog"),
-        store.describe()
-    ))
+/// Configuration `num` (`-cfgNum`), or the latest.
+fn chosen(store: &dyn ConfStore, num: Option<u64>) -> Result<(u64, Map<String, Value>)> {
+    match num {
+        Some(n) => Ok((n, store.load(n)?)),
+        None => latest(store),
+    }
+}
+
+fn no_cfg_num(flags: &Flags, verb: &str) -> Result<()> {
+    match flags.cfg_num {
+        Some(_) => Err(Error::bad(format!(
+            "-cfgNum does not apply to {verb} (it always saves or lists every number)"
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn list(store: &dyn ConfStore) -> Result<String> {
@@ -156,28 +190,38 @@ fn list(store: &dyn ConfStore) -> Result<String> {
     Ok(out)
 }
 
-fn get(store: &dyn ConfStore, wanted: &[String]) -> Result<String> {
-    let conf = super::defaults::merged(&latest(store)?.1);
-    let mut out = String::new();
+/// `get`: every known key printed, every unknown one named on stderr, exit 1 if any.
+fn get(store: &dyn ConfStore, wanted: &[String], flags: &Flags) -> Result<Output> {
+    let conf = defaults::merged(&chosen(store, flags.cfg_num)?.1);
+    let mut out = Output::default();
     for key in wanted {
-        let path: Vec<String> = key.split('/').map(str::to_string).collect();
-        // A plain key path first; the manager's nodes (`virtualHosts/<host>/<key>`) as the
-        // proxy reads them.
-        let value = match keys::lookup(&conf, &path) {
-            Ok(v) => v.clone(),
-            Err(e) => match keys::answer(&conf, &path) {
-                Ok(Value::Object(mut a)) => a.remove("value").unwrap_or(Value::Object(a)),
-                Ok(list) => list,
-                Err(_) => return Err(e),
-            },
-        };
-        let text = match value {
-            Value::String(s) => s,
-            other => other.to_string(),
-        };
-        out.push_str(&format!("{key} = {text}\n"));
+        match lookup(&conf, key, &flags.sep) {
+            Some(value) => out.stdout.push_str(&show::get_value(key, &value)),
+            None => {
+                out.notes.push(format!("limette config: Unknown key {key}"));
+                out.code = 1;
+            }
+        }
     }
     Ok(out)
+}
+
+/// A key path in a configuration with defaults merged: a plain path first, then the manager's
+/// nodes (`virtualHosts/<host>/<key>`, `oidcRPMetaDataNodes/<rp>/<key>`) as the proxy reads
+/// them.
+fn lookup(conf: &Map<String, Value>, key: &str, sep: &str) -> Option<Value> {
+    let path: Vec<String> = key.split(sep).map(str::to_string).collect();
+    if path.iter().any(String::is_empty) {
+        return None;
+    }
+    match keys::lookup(conf, &path) {
+        Ok(v) => Some(v.clone()),
+        Err(_) => match keys::answer(conf, &path) {
+            Ok(Value::Object(mut a)) => Some(a.remove("value").unwrap_or(Value::Object(a))),
+            Ok(list) => Some(list),
+            Err(_) => None,
+        },
+    }
 }
 
 /// `cfgDate` as `YYYY-MM-DD HH:MM:SS UTC`.
@@ -200,37 +244,12 @@ fn date(c: &Map<String, Value>) -> String {
     }
 }
 
-fn read_document(file: &str) -> Result<Map<String, Value>> {
-    let mut text = String::new();
-    let read = if file == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(file).map(|t| text = t)
-    };
-    read.map_err(|e| Error::bad(format!("{file}: {e}")))?;
-    match serde_json::from_str(&text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(Error::bad(format!("{file}: not a JSON object"))),
-        Err(e) => Err(Error::bad(format!("{file}: invalid JSON: {e}"))),
-    }
-}
-
-/// The author of a save from the command line: the login name, on this host.
-fn author(log: String) -> Author {
-    let name = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "limette-cli".into());
-    Author {
-        name,
-        ip: "127.0.0.1".into(),
-        log,
-    }
-}
-
 /// The text of an error without its category prefix.
 fn message(e: &Error) -> String {
     match e {
-        Error::BadRequest(m) | Error::NotFound(m) | Error::Forbidden(m) => m.clone(),
+        Error::BadRequest(m) | Error::NotFound(m) | Error::Forbidden(m) | Error::Conflict(m) => {
+            m.clone()
+        }
         other => other.to_string(),
     }
 }
@@ -238,26 +257,7 @@ fn message(e: &Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(str::to_string).collect()
-    }
-
-    #[test]
-    fn parses_subcommands() {
-        assert_eq!(parse(&args("info")).unwrap(), Command::Info);
-        assert_eq!(parse(&args("get a b")).unwrap(), Command::Get(args("a b")));
-        assert_eq!(
-            parse(&args("set a 1 b 2")).unwrap(),
-            Command::Set(vec![("a".into(), "1".into()), ("b".into(), "2".into())])
-        );
-        assert_eq!(parse(&args("export 3")).unwrap(), Command::Export(Some(3)));
-        assert!(parse(&args("set a")).is_err());
-        assert!(parse(&args("export x")).is_err());
-        assert!(parse(&args("get")).is_err());
-        assert!(parse(&args("frobnicate")).is_err());
-        assert!(parse(&[]).is_err());
-    }
+    use serde_json::json;
 
     #[test]
     fn dates_are_readable() {
@@ -265,5 +265,26 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(date(&c), "1970-01-01 00:00:00 UTC");
+    }
+
+    #[test]
+    fn lookup_follows_the_separator_and_the_nodes() {
+        let c = match json!({"macros": {"UA": "x"}, "oidcRPMetaDataOptions": {"rp": {"oidcRPMetaDataOptionsClientID": "id"}}})
+        {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        assert_eq!(lookup(&c, "macros,UA", ","), Some(json!("x")));
+        assert_eq!(lookup(&c, "macros/UA", ","), None);
+        assert_eq!(
+            lookup(
+                &c,
+                "oidcRPMetaDataNodes/rp/oidcRPMetaDataOptionsClientID",
+                "/"
+            ),
+            Some(json!("id"))
+        );
+        assert_eq!(lookup(&c, "macros/nope", "/"), None);
+        assert_eq!(lookup(&c, "macros//UA", "/"), None);
     }
 }
