@@ -424,7 +424,7 @@ fn same(value: &Value, default: Option<&Value>) -> bool {
 }
 
 /// `null`, `0`, `""`, `{}`, `[]`: what an unset key means.
-fn is_off(v: &Value) -> bool {
+pub fn is_off(v: &Value) -> bool {
     match v {
         Value::Null => true,
         Value::Bool(b) => !b,

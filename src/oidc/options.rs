@@ -99,14 +99,7 @@ pub fn check_refused(
 /// `false` and `{}` all mean "not set"; LemonLDAP::NG's only non-empty default among the
 /// refused options is `LogoutType = front`.
 pub fn is_default(key: &str, value: &Value) -> bool {
-    let unset = match value {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => matches!(s.trim(), "" | "0"),
-        Value::Object(m) => m.is_empty(),
-        Value::Array(a) => a.is_empty(),
-    };
+    let unset = crate::config::support::is_off(value);
     unset || (key == "oidcRPMetaDataOptionsLogoutType" && value.as_str() == Some("front"))
 }
 

@@ -21,7 +21,6 @@ pub struct Verb {
 
 /// Every verb, in the order of the general help.
 pub const VERBS: &[Verb] = &[
-    Verb { name: "check", args: "[--json]", about: "what Limette does with the effective configuration: errors, disabled relying parties, ignored keys, warnings (exit 0 clean, 1 warnings, 2 errors)" },
     Verb { name: "info", args: "", about: "number, author, IP, date, version and log of the configuration (latest, or -cfgNum N)" },
     Verb { name: "get", args: "KEY [KEY...]", about: "print keys (defaults merged); KEY/SUBKEY reads inside a hash; an unknown key is reported on stderr and the exit code is 1" },
     Verb { name: "set", args: "KEY VALUE [KEY VALUE...]", about: "save the latest configuration with these values as a new number (asks for confirmation unless -yes 1)" },
@@ -32,6 +31,7 @@ pub const VERBS: &[Verb] = &[
     Verb { name: "list", args: "", about: "one line per number: N<TAB>date<TAB>author<TAB>log" },
     Verb { name: "export", args: "[N]", about: "the stored configuration (latest, or number N) as JSON on stdout" },
     Verb { name: "import", args: "FILE|-", about: "save the JSON configuration of FILE (- for stdin) as a new number; prints the number on stdout" },
+    Verb { name: "check", args: "[--json]", about: "what Limette does with the effective configuration: errors, disabled relying parties, ignored keys, warnings (exit 0 clean, 1 warnings, 2 errors)" },
 ];
 
 /// The options of `lemonldap-ng-cli` that Limette honours.

@@ -75,7 +75,10 @@ pub fn save_json(doc: &Map<String, Value>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut out, PerlIndent::default());
     // Serializing a Value into a Vec cannot fail.
-    let _ = serde::Serialize::serialize(&sorted(&Value::Object(doc.clone())), &mut ser);
+    let _ = serde::Serialize::serialize(
+        &crate::config::proxy::view::sort_keys(&Value::Object(doc.clone())),
+        &mut ser,
+    );
     out.push(b'\n');
     out
 }
@@ -105,23 +108,6 @@ fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
     let mut keys: Vec<&String> = m.keys().collect();
     keys.sort();
     keys
-}
-
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), sorted(v)))
-                    .collect(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
 }
 
 /// Perl JSON's `indent`: three spaces a level, `"key":value`, empty containers as `{}`/`[]`.

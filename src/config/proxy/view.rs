@@ -93,7 +93,8 @@ pub fn pretty_sorted(doc: &Map<String, Value>) -> Vec<u8> {
     out
 }
 
-fn sort_keys(v: &Value) -> Value {
+/// `v` with every object's keys in sorted order (LemonLDAP::NG writes its documents so).
+pub fn sort_keys(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut entries: Vec<(&String, &Value)> = m.iter().collect();
