@@ -10,8 +10,16 @@ const SID: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abc
 const FORM: &str = "application/x-www-form-urlencoded";
 const JSON_TYPE: &str = "application/json";
 
-/// (method, path, content type, extra header) of every endpoint that reads a body.
-const ENDPOINTS: [(&str, &str, &str, Option<(&str, &str)>); 17] = [
+/// Method, path, content type and an extra header of a request with a body.
+type Endpoint = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<(&'static str, &'static str)>,
+);
+
+/// Every endpoint that reads a body.
+const ENDPOINTS: [Endpoint; 17] = [
     ("POST", "/", FORM, None),
     ("POST", "/?logout=1", FORM, None),
     ("POST", "/oauth2/", FORM, None),
@@ -51,7 +59,7 @@ fn portal() -> Portal {
         .start()
 }
 
-fn send(p: &Portal, endpoint: (&str, &str, &str, Option<(&str, &str)>), body: &[u8]) -> Resp {
+fn send(p: &Portal, endpoint: Endpoint, body: &[u8]) -> Resp {
     let (method, path, content_type, extra) = endpoint;
     let cookie = format!("lemonldap={SID}");
     let mut headers = vec![
