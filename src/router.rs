@@ -115,13 +115,17 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
     }
 }
 
+/// The furthest one call of `/__test/clock` moves the clock: ten years.
+const MAX_SKEW: i64 = 10 * 366 * 86_400;
+
 fn has_credentials(req: &Request) -> bool {
     let form = req.form();
     form.iter().any(|(k, _)| k == "user" || k == "password")
 }
 
 /// Debug routes for the test-suite only (enabled by `LIMETTE_TEST_HOOKS=1`): a slow handler to
-/// fill the queue and a panicking one.
+/// fill the queue, a panicking one, a large answer, and the clock moved forward (`advance`
+/// seconds) so that expiry is tested without waiting.
 fn test_hook(req: &Request) -> Result<Response> {
     match req.path.as_str() {
         "/__test/sleep" => {
@@ -141,6 +145,14 @@ fn test_hook(req: &Request) -> Result<Response> {
                 .unwrap_or(2048)
                 .min(1 << 20);
             Ok(Response::bytes(200, "text/plain", vec![b'x'; n]))
+        }
+        "/__test/clock" => {
+            let secs: i64 = req
+                .query_param("advance")
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| Error::bad("advance: expected a number of seconds"))?;
+            let skew = crate::util::advance_clock(secs.clamp(-MAX_SKEW, MAX_SKEW));
+            Ok(Response::json(200, &serde_json::json!({"skew": skew})))
         }
         _ => Err(Error::not_found("Not found")),
     }

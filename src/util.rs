@@ -1,7 +1,13 @@
 //! Small pure helpers used everywhere: randomness from the OS, time, constant-time comparison,
 //! percent-encoding, HTML escaping. Nothing here knows about HTTP requests or storage.
 use std::io::Read;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Seconds added to the system clock: always zero, except when the test-suite moves time
+/// forward through its debug route (`/__test/clock`, `LIMETTE_TEST_HOOKS=1`), so that every
+/// expiry (sessions, form tokens, codes, pending logins) is testable without waiting.
+static CLOCK_SKEW: AtomicI64 = AtomicI64::new(0);
 
 /// `n` random bytes from the OS random source.
 pub fn random_bytes(n: usize) -> Vec<u8> {
@@ -32,12 +38,19 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Seconds since the epoch.
+/// Seconds since the epoch (plus the test skew, see [`advance_clock`]).
 pub fn now() -> i64 {
-    SystemTime::now()
+    let system = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+        .unwrap_or(0);
+    system.saturating_add(CLOCK_SKEW.load(Ordering::Relaxed))
+}
+
+/// Moves [`now`] forward by `secs` seconds for the rest of the process; returns the total skew.
+/// Only the test hooks call it.
+pub fn advance_clock(secs: i64) -> i64 {
+    CLOCK_SKEW.fetch_add(secs, Ordering::Relaxed) + secs
 }
 
 /// Milliseconds since the epoch.

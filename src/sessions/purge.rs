@@ -55,21 +55,23 @@ fn purge_kind(app: &App, kind: Kind, expired: impl Fn(&Session) -> bool) -> Resu
     Ok(n)
 }
 
-/// Purges every `PERIOD` until `stop` is set.
+/// Purges every `PERIOD` until `stop` is set. The period is counted on the portal's clock
+/// (`util::now`), the one expiry is judged by, so a clock moved forward by the test hooks
+/// brings the next purge forward too.
 pub fn spawn(app: Arc<App>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let tick = Duration::from_millis(100);
-        let mut waited = Duration::ZERO;
+        let period = PERIOD.as_secs() as i64;
+        let mut next = crate::util::now() + period;
         while !stop.load(Ordering::SeqCst) {
             std::thread::sleep(tick);
-            waited += tick;
-            if waited >= PERIOD {
-                waited = Duration::ZERO;
+            if crate::util::now() >= next {
                 match purge(&app) {
                     Ok(0) => {}
                     Ok(n) => log::info(&format!("purged {n} expired sessions")),
                     Err(e) => log::warn(&format!("session purge failed: {e}")),
                 }
+                next = crate::util::now() + period;
             }
         }
     })

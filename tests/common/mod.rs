@@ -2,6 +2,7 @@
 //! with its own data folder, talks raw HTTP/1.1 to it, stops it on drop.
 #![allow(dead_code)]
 
+pub mod clock;
 pub mod config;
 pub mod embedded;
 pub mod hostile;

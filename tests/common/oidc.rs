@@ -1,6 +1,6 @@
 //! Helpers of the OpenID Connect tests: relying-party configuration, the authorize and token
 //! calls, reading a redirect, and a stub of a REST directory bridge.
-use super::{Client, Portal, Resp};
+use super::{Builder, Client, Portal, Resp};
 use base64::Engine;
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -58,6 +58,27 @@ pub fn start(rps: &[(&str, Value)]) -> Portal {
         .conf("oidcRPMetaDataOptions", Value::Object(opts))
         .conf("oidcRPMetaDataExportedVars", Value::Object(vars))
         .start()
+}
+
+/// The builder of [`start`], to add settings (test hooks, lifetimes) before starting.
+pub fn builder(rps: &[(&str, Value)]) -> Builder {
+    let opts: Map<String, Value> = rps
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
+    let vars: Map<String, Value> = rps
+        .iter()
+        .map(|(n, _)| {
+            (
+                n.to_string(),
+                json!({"email": "mail", "name": "cn", "preferred_username": "uid"}),
+            )
+        })
+        .collect();
+    Portal::builder()
+        .portal_url_matches()
+        .conf("oidcRPMetaDataOptions", Value::Object(opts))
+        .conf("oidcRPMetaDataExportedVars", Value::Object(vars))
 }
 
 /// The standard three RPs: `rp1` (refresh tokens), `rp1hs` (no refresh), `pub` (public

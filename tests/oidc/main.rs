@@ -7,6 +7,8 @@ mod common;
 mod access;
 mod authorize;
 mod directory;
+mod file_processes;
+mod lifetimes;
 mod resources;
 mod rp;
 mod token;

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod expiry;
 mod macros;
 mod my;
 mod remote;

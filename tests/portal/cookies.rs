@@ -1,0 +1,97 @@
+//! The SSO cookie's attributes as a browser reads them: `Secure` only with `securedCookie`,
+//! `Domain` only with `domain` (its value as configured, no dot added: LemonLDAP::NG's
+//! `cookie()` writes `domain=$conf->{domain}`), on the cookie set at login and on the one
+//! that clears it at logout.
+use super::{form_token, post_login, JSON};
+use crate::common::{Portal, Resp};
+use serde_json::json;
+
+/// The attributes (lowercased names, values as sent) of the `lemonldap` Set-Cookie.
+fn attributes(r: &Resp) -> Vec<(String, String)> {
+    let line = r
+        .headers_named("set-cookie")
+        .into_iter()
+        .find(|c| c.starts_with("lemonldap="))
+        .unwrap_or_else(|| panic!("no lemonldap cookie: {:?}", r.headers));
+    line.split(';')
+        .skip(1)
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_string()),
+            None => (a.trim().to_ascii_lowercase(), String::new()),
+        })
+        .collect()
+}
+
+fn has(attrs: &[(String, String)], name: &str) -> bool {
+    attrs.iter().any(|(k, _)| k == name)
+}
+
+fn domain(attrs: &[(String, String)]) -> Option<&str> {
+    attrs
+        .iter()
+        .find(|(k, _)| k == "domain")
+        .map(|(_, v)| v.as_str())
+}
+
+/// The cookies a user meets: JSON login, HTML login, logout.
+fn cookies_seen(p: &Portal) -> Vec<(&'static str, Vec<(String, String)>)> {
+    let c = p.client();
+    let json_login = c.post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
+    assert_eq!(json_login.status, 200, "{}", json_login.text());
+    let html_login = post_login(&c, "rtyler", &form_token(p));
+    let sid = json_login.json()["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let logout = c.get(
+        "/?logout=1",
+        &[JSON, ("Cookie", &format!("lemonldap={sid}"))],
+    );
+    vec![
+        ("JSON login", attributes(&json_login)),
+        ("HTML login", attributes(&html_login)),
+        ("logout", attributes(&logout)),
+    ]
+}
+
+#[test]
+fn by_default_the_cookie_is_host_only_and_not_secure() {
+    let p = Portal::start();
+    for (what, attrs) in cookies_seen(&p) {
+        assert!(!has(&attrs, "secure"), "{what}: {attrs:?}");
+        assert_eq!(domain(&attrs), None, "{what}: {attrs:?}");
+        assert!(has(&attrs, "httponly"), "{what}: {attrs:?}");
+    }
+}
+
+#[test]
+fn secured_cookie_adds_secure() {
+    let p = Portal::builder().conf("securedCookie", json!(1)).start();
+    for (what, attrs) in cookies_seen(&p) {
+        assert!(has(&attrs, "secure"), "{what}: {attrs:?}");
+        assert_eq!(domain(&attrs), None, "{what}: {attrs:?}");
+    }
+}
+
+#[test]
+fn domain_is_sent_as_configured() {
+    for configured in ["example.com", ".example.com"] {
+        let p = Portal::builder().conf("domain", json!(configured)).start();
+        for (what, attrs) in cookies_seen(&p) {
+            assert_eq!(domain(&attrs), Some(configured), "{what}: {attrs:?}");
+            assert!(!has(&attrs, "secure"), "{what}: {attrs:?}");
+        }
+    }
+}
+
+#[test]
+fn both_together() {
+    let p = Portal::builder()
+        .conf("securedCookie", json!(1))
+        .conf("domain", json!("example.com"))
+        .start();
+    for (what, attrs) in cookies_seen(&p) {
+        assert!(has(&attrs, "secure"), "{what}: {attrs:?}");
+        assert_eq!(domain(&attrs), Some("example.com"), "{what}: {attrs:?}");
+    }
+}
