@@ -15,6 +15,7 @@ pub mod error;
 pub mod http;
 pub mod notifications;
 pub mod oidc;
+pub mod pause;
 pub mod portal;
 pub mod router;
 pub mod rules;

@@ -112,14 +112,15 @@ fn listen_moves_the_issuer_the_links_and_the_cookie() {
 fn a_configured_portal_elsewhere_is_announced_at_start_up() {
     // The test configuration pins http://127.0.0.1:8080/ while listening on another port.
     let p = Portal::start();
-    let log = p.log();
-    assert!(
-        log.contains(&format!(
-            "the configuration sets portal http://127.0.0.1:8080/, which is not the listening address 127.0.0.1:{}: the portal announces http://127.0.0.1:8080/",
-            p.port
-        )),
-        "{log}"
+    // The notice follows the listening line: wait for it rather than read the log at once.
+    let notice = format!(
+        "the configuration sets portal http://127.0.0.1:8080/, which is not the listening address 127.0.0.1:{}: the portal announces http://127.0.0.1:8080/",
+        p.port
     );
+    let said = common::hostile::wait_for(std::time::Duration::from_secs(10), || {
+        p.log().contains(&notice)
+    });
+    assert!(said, "{}", p.log());
     assert_eq!(issuer(&p), "http://127.0.0.1:8080/");
     // Where it matches, nothing is said.
     let p = Portal::builder().portal_url_matches().start();

@@ -16,6 +16,15 @@ pub fn raw(port: u16, bytes: &[u8]) -> std::io::Result<Resp> {
     read_response(&mut BufReader::new(s), false)
 }
 
+/// Whether a read failed because its timeout ran out (the peer kept the connection open),
+/// as opposed to an end of stream or a reset (the peer closed it).
+pub fn timed_out(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
 /// A request with the given method, target (sent as is), extra header lines and body;
 /// `Connection: close` and the JSON `Accept` are added.
 pub fn request(
@@ -34,13 +43,15 @@ pub fn request(
     raw(port, &bytes)
 }
 
-/// One `Name: value` field of /proc/<pid>/status, as a number (kB for memory fields).
+/// One `Name: value` field of /proc/<pid>/status, as a number (kB for memory fields). A read
+/// that fails is a failed test, never a zero that passes every limit.
 fn status_field(pid: u32, name: &str) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let path = format!("/proc/{pid}/status");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or_else(|| panic!("{path} has no number for {name}"))
 }
 
 /// Resident memory of a process in KiB.
@@ -53,20 +64,28 @@ pub fn threads(pid: u32) -> u64 {
     status_field(pid, "Threads")
 }
 
-/// Open file descriptors of a process.
+/// Open file descriptors of a process (a failed read fails the test).
 pub fn fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|d| d.count())
-        .unwrap_or(0)
+    let path = format!("/proc/{pid}/fd");
+    std::fs::read_dir(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .count()
 }
 
 /// The soft limit of open files of this process (the server inherits it).
 pub fn nofile_limit() -> usize {
-    let text = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
-    text.lines()
+    let text = std::fs::read_to_string("/proc/self/limits")
+        .unwrap_or_else(|e| panic!("/proc/self/limits: {e}"));
+    let line = text
+        .lines()
         .find(|l| l.starts_with("Max open files"))
-        .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
-        .unwrap_or(1024)
+        .unwrap_or_else(|| panic!("no open-files limit in /proc/self/limits"));
+    match line.split_whitespace().nth(3) {
+        Some("unlimited") => usize::MAX,
+        v => v
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("unreadable open-files limit: {line}")),
+    }
 }
 
 /// Waits up to `limit` for `f` to hold, polling every 50 ms.

@@ -16,6 +16,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 
 pub use http::{Client, Resp};
 
@@ -162,20 +164,15 @@ impl Builder {
         cmd.stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap());
         let mut child = cmd.spawn().expect("start limette");
-        let stdout = child.stdout.take().unwrap();
-        let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).unwrap();
-        let port: u16 = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "no listening line; got {line:?}; log: {}",
-                    std::fs::read_to_string(&log).unwrap_or_default()
-                )
-            });
+        let port = match listening_port(&mut child, Duration::from_secs(30)) {
+            Ok(port) => port,
+            Err(why) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let log = std::fs::read_to_string(&log).unwrap_or_default();
+                panic!("limette did not start: {why}; log:\n{log}");
+            }
+        };
         Portal {
             child: Some(child),
             port,
@@ -264,6 +261,28 @@ impl Drop for Portal {
     fn drop(&mut self) {
         self.kill9();
     }
+}
+
+/// Reads the child's "listening" line, on a thread so that a server that hangs before it (or
+/// never writes it) fails the test after `limit` instead of blocking it forever.
+fn listening_port(child: &mut Child, limit: Duration) -> Result<u16, String> {
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let res = BufReader::new(stdout).read_line(&mut line).map(|_| line);
+        let _ = tx.send(res);
+    });
+    let line = match rx.recv_timeout(limit) {
+        Ok(Ok(line)) => line,
+        Ok(Err(e)) => return Err(format!("reading its stdout: {e}")),
+        Err(_) => return Err(format!("no listening line within {limit:?}")),
+    };
+    line.split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(|| format!("no port in its first line {line:?}"))
 }
 
 /// A port free right now (bound then released).

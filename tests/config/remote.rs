@@ -147,8 +147,10 @@ fn the_rest_client_speaks_to_lemonldap_ng_with_credentials_and_a_timeout() {
         .unwrap()
         .into();
     assert_eq!(r.code, Some(1), "{r:?}");
+    // The silent server never answers: any end is the timeout's; the deadline only tells a
+    // hang apart (speed is measured by make bench, not here).
     assert!(
-        start.elapsed() < Duration::from_secs(5),
+        start.elapsed() < Duration::from_secs(60),
         "took {:?}",
         start.elapsed()
     );

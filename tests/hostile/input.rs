@@ -5,7 +5,7 @@ use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[test]
 fn a_chunked_body_over_the_limit_gets_413() {
@@ -17,11 +17,9 @@ fn a_chunked_body_over_the_limit_gets_413() {
         bytes.extend_from_slice(b"\r\n");
     }
     bytes.extend_from_slice(b"0\r\n\r\n");
-    let t0 = Instant::now();
     let r = hostile::raw(p.port, &bytes).expect("an answer");
     assert_eq!(r.status, 413, "{}", r.text());
     assert_eq!(r.json()["error"], "Request body too large");
-    assert!(t0.elapsed() < Duration::from_secs(2));
     // A chunked body under the limit is read whole.
     let ok = b"POST / HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n1b\r\nuser=dwho&password=dwho&x=1\r\n0\r\n\r\n";
     let r = hostile::raw(p.port, ok).unwrap();
@@ -52,7 +50,6 @@ fn a_body_trickled_a_byte_a_second_is_cut_off_while_others_are_served() {
         });
         (reader, writer)
     };
-    let t0 = Instant::now();
     let (body_reader, w1) = trickle(
         b"POST / HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: 4096\r\n\r\n",
         stop.clone(),
@@ -72,12 +69,9 @@ fn a_body_trickled_a_byte_a_second_is_cut_off_while_others_are_served() {
     }
     let r = crate::common::http::read_response(&mut BufReader::new(body_reader), false)
         .expect("an answer");
+    // The trickle never completes its 4,096 bytes: only the body timeout can produce this
+    // answer before the client's own 8 s read timeout.
     assert_eq!(r.status, 408, "{}", r.text());
-    assert!(
-        t0.elapsed() < Duration::from_secs(5),
-        "cut off after {:?}",
-        t0.elapsed()
-    );
     stop.store(true, Ordering::SeqCst);
     assert_serving(&p);
     let _ = (w1.join(), w2.join(), w3.join());
@@ -157,17 +151,17 @@ fn invalid_utf8_gets_a_clear_4xx() {
     .unwrap();
     assert_eq!(r.status, 400, "{}", r.text());
     // Raw invalid bytes in the request line or a header: tiny_http refuses them itself (it
-    // closes the connection without an answer); it must do so at once and serve others.
-    let t0 = Instant::now();
+    // closes the connection without an answer); closed means the socket says so (end of
+    // stream or reset), not a read that timed out, and others are still served.
     for bytes in [
         &b"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n"[..],
         &b"GET / HTTP/1.1\r\nHost: x\r\nCookie: lemonldap=\xff\xfe\r\n\r\n"[..],
     ] {
-        if let Ok(r) = hostile::raw(p.port, bytes) {
-            assert!((400..500).contains(&r.status), "{} {}", r.status, r.text());
+        match hostile::raw(p.port, bytes) {
+            Ok(r) => assert!((400..500).contains(&r.status), "{} {}", r.status, r.text()),
+            Err(e) => assert!(!hostile::timed_out(&e), "left open: {e}"),
         }
     }
-    assert!(t0.elapsed() < Duration::from_secs(2));
     assert_serving(&p);
 }
 
@@ -182,7 +176,6 @@ fn deeply_nested_json_gets_400() {
             ("POST", "/sessions/global".to_string()),
             ("PUT", format!("/sessions/global/{id}")),
         ] {
-            let t0 = Instant::now();
             let r = hostile::request(
                 p.port,
                 method,
@@ -193,7 +186,6 @@ fn deeply_nested_json_gets_400() {
             .unwrap();
             assert_eq!(r.status, 400, "{method} {target}: {}", r.text());
             assert!(r.json()["error"].as_str().is_some());
-            assert!(t0.elapsed() < Duration::from_secs(2));
         }
     }
     assert_serving(&p);
@@ -203,7 +195,6 @@ fn deeply_nested_json_gets_400() {
 fn huge_query_strings_and_headers_get_400() {
     let p = Portal::start();
     let big = "a".repeat(1 << 20);
-    let t0 = Instant::now();
     let r = hostile::request(p.port, "GET", &format!("/?url={big}"), "", b"").unwrap();
     assert_eq!(r.status, 400, "{}", &r.text()[..r.text().len().min(200)]);
     assert_eq!(r.json()["error"], "Request line and headers too large");
@@ -214,7 +205,6 @@ fn huge_query_strings_and_headers_get_400() {
         .collect();
     let r = hostile::request(p.port, "GET", "/", &many, b"").unwrap();
     assert_eq!(r.status, 400);
-    assert!(t0.elapsed() < Duration::from_secs(3));
     // A long but reasonable query (8 KiB) is served normally.
     let r = hostile::request(p.port, "GET", &format!("/?x={}", "a".repeat(8192)), "", b"").unwrap();
     assert_eq!(r.status, 401);

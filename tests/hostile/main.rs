@@ -12,18 +12,12 @@ mod store_faults;
 mod traversal;
 
 use common::{hostile, Portal};
-use std::time::{Duration, Instant};
 
-/// Asserts the portal still answers a plain request promptly.
+/// Asserts the portal still answers a plain request (within the raw client's 10 s read
+/// timeout: that detects a hang; speed is measured by `make bench`, not here).
 pub fn assert_serving(p: &Portal) {
-    let t0 = Instant::now();
     let r = hostile::request(p.port, "GET", "/", "", b"").expect("portal still answers");
     assert_eq!(r.status, 401, "{}", r.text());
-    assert!(
-        t0.elapsed() < Duration::from_secs(1),
-        "answer took {:?}",
-        t0.elapsed()
-    );
 }
 
 /// A portal with the REST session server on.

@@ -2,6 +2,7 @@
 use crate::common::{hostile, http::enc, Portal};
 use crate::{assert_serving, rest_portal};
 use base64::Engine;
+use serde_json::json;
 
 /// Ids that must never name a file outside the store (sent raw or percent-encoded).
 const EVIL: &[&str] = &[
@@ -18,25 +19,77 @@ const EVIL: &[&str] = &[
     "%2E",
 ];
 
-fn assert_4xx(p: &Portal, method: &str, target: &str, headers: &str, body: &[u8]) {
+/// What the canary files hold: a session-shaped document, so that a store that read one
+/// would serve it, and a marker that no answer may ever contain.
+const CANARY: &str = "canary-3f9d1c-never-served";
+
+/// Plants canary files where a traversal from the stores would land: the data folder and the
+/// session folder (`..` from a kind's subfolder).
+fn plant_canaries(data: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let doc = format!(r#"{{"_session_id": "canary", "uid": "{CANARY}", "_utime": 4102444800}}"#);
+    let places = [data.join("canary"), data.join("sessions").join("canary")];
+    for p in &places {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, &doc).unwrap();
+    }
+    places.to_vec()
+}
+
+/// Sends a request and checks that nothing of a canary is in the answer.
+fn send(p: &Portal, method: &str, target: &str, headers: &str, body: &[u8]) -> crate::common::Resp {
     let r = hostile::request(p.port, method, target, headers, body).expect("an answer");
+    let head: String = r
+        .headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}\n"))
+        .collect();
     assert!(
-        (400..500).contains(&r.status),
+        !r.text().contains(CANARY) && !head.contains(CANARY),
+        "{method} {target} [{headers}] served a canary: {} {head}{}",
+        r.status,
+        r.text()
+    );
+    r
+}
+
+/// Asserts the refusal the area prescribes (one of `want`), with no canary in it.
+fn assert_refused(
+    p: &Portal,
+    want: &[u16],
+    method: &str,
+    target: &str,
+    headers: &str,
+    body: &[u8],
+) {
+    let r = send(p, method, target, headers, body);
+    assert!(
+        want.contains(&r.status),
         "{method} {target} [{headers}]: {} {}",
         r.status,
         r.text()
     );
+    assert!(
+        r.json()["error"].is_string(),
+        "{method} {target}: {}",
+        r.text()
+    );
 }
 
-/// Every method of the REST session server, on both session types, refuses `id` with a 4xx.
+/// Every area takes ids as names to look up, never as paths: a name that is not valid is a
+/// bad request, one that names nothing (after the path is decoded and normalised, RFC 3986
+/// section 5.2.4) is not found. Both come with a JSON error and nothing of a canary.
+const LOOKUP: &[u16] = &[400, 404];
+
+/// Every method of the REST session server, on both session types, refuses `id`.
 fn assert_rest_refuses(p: &Portal, id: &str, put_body: &[u8]) {
     let json = "Content-Type: application/json\r\n";
     for kind in ["global", "persistent"] {
         let target = format!("/sessions/{kind}/{id}");
-        assert_4xx(p, "GET", &target, "", b"");
-        assert_4xx(p, "GET", &format!("{target}/uid"), "", b"");
-        assert_4xx(p, "PUT", &target, json, put_body);
-        assert_4xx(p, "DELETE", &target, "", b"");
+        let want = LOOKUP;
+        assert_refused(p, want, "GET", &target, "", b"");
+        assert_refused(p, want, "GET", &format!("{target}/uid"), "", b"");
+        assert_refused(p, want, "PUT", &target, json, put_body);
+        assert_refused(p, want, "DELETE", &target, "", b"");
     }
 }
 
@@ -45,18 +98,39 @@ fn traversal_ids_never_reach_a_file_outside_the_store() {
     let p = rest_portal();
     let sso = p.login("dwho");
     let data = p.data().to_path_buf();
-    std::fs::write(data.join("canary"), b"keep me").unwrap();
+    let canaries = plant_canaries(&data);
     let long = "a".repeat(4096);
     for id in EVIL.iter().copied().chain([long.as_str()]) {
         assert_rest_refuses(&p, id, br#"{"uid": "x", "__secret": "bm9wZQ=="}"#);
+        // A cookie that names no session is no session: the login answer, and the SSO cookie
+        // is cleared or left alone, never given a value.
         let cookie = format!("Cookie: lemonldap={id}\r\n");
-        assert_4xx(&p, "GET", "/", &cookie, b"");
-        assert_4xx(&p, "GET", "/session/my/global", &cookie, b"");
-        assert_4xx(&p, "GET", "/mysession/?whoami", &cookie, b"");
-        let r = hostile::request(p.port, "GET", "/?logout=1", &cookie, b"").unwrap();
-        assert!(r.status < 500, "logout with cookie {id}: {}", r.status);
+        for target in ["/", "/session/my/global", "/mysession/?whoami"] {
+            let r = send(&p, "GET", target, &cookie, b"");
+            assert_eq!(r.status, 401, "GET {target} with cookie {id}: {}", r.text());
+            assert_eq!(r.json()["error"], "1", "GET {target} with cookie {id}");
+            let sso = r.cookie("lemonldap");
+            assert!(
+                matches!(sso.as_deref(), None | Some("0")),
+                "GET {target}: {sso:?}"
+            );
+        }
+        // Logging out of no session is LemonLDAP::NG's PE_LOGOUT_OK (47), cookie cleared.
+        let r = send(&p, "GET", "/?logout=1", &cookie, b"");
+        assert_eq!(
+            (r.status, r.json()["error"].clone()),
+            (200, json!("47")),
+            "logout {id}"
+        );
+        let sso = r.cookie("lemonldap");
+        assert!(
+            matches!(sso.as_deref(), None | Some("0")),
+            "logout {id}: {sso:?}"
+        );
     }
-    assert_eq!(std::fs::read(data.join("canary")).unwrap(), b"keep me");
+    for c in &canaries {
+        assert!(std::fs::read_to_string(c).unwrap().contains(CANARY));
+    }
     for stray in ["pwned", "x", "y"] {
         assert!(
             !data.join(stray).exists(),
@@ -136,59 +210,84 @@ fn traversal_ids_in_notification_oidc_and_config_routes_stay_inside() {
         .conf("notificationServerDELETE", serde_json::json!(1))
         .start();
     let data = p.data().to_path_buf();
-    std::fs::write(data.join("canary"), b"keep me").unwrap();
+    let canaries = plant_canaries(&data);
     let form = "Content-Type: application/x-www-form-urlencoded\r\n";
     let basic = format!(
         "Authorization: Basic {}\r\n",
         base64::engine::general_purpose::STANDARD.encode("demo:demosecret")
     );
-    let no_5xx = |method: &str, target: &str, headers: &str, body: &[u8]| {
-        let r = hostile::request(p.port, method, target, headers, body).expect("an answer");
-        assert!(
-            r.status < 500,
-            "{method} {target}: {} {}",
-            r.status,
-            r.text()
-        );
-    };
+    let client = format!("{form}{basic}");
     for id in EVIL {
-        no_5xx("GET", &format!("/notifications/{id}"), "", b"");
-        no_5xx("GET", &format!("/notifications/{id}/{id}"), "", b"");
-        assert_4xx(&p, "DELETE", &format!("/notifications/dwho/{id}"), "", b"");
-        assert_4xx(&p, "DELETE", &format!("/notifications/{id}/ref"), "", b"");
-        assert_4xx(&p, "GET", &format!("/config/{id}"), "", b"");
-        no_5xx("GET", &format!("/config/latest/{id}"), "", b"");
-        let code = format!("grant_type=authorization_code&code={id}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb");
-        assert_4xx(
+        // One segment is a user's list (empty); a raw `/` makes it a user and a reference.
+        let r = send(&p, "GET", &format!("/notifications/{id}"), "", b"");
+        if r.status == 200 {
+            assert_eq!(r.json(), json!({"result": []}), "{id}");
+        } else {
+            assert!(
+                LOOKUP.contains(&r.status),
+                "{id}: {} {}",
+                r.status,
+                r.text()
+            );
+        }
+        assert_refused(
             &p,
-            "POST",
-            "/oauth2/token",
-            &format!("{form}{basic}"),
-            code.as_bytes(),
-        );
-        let refresh = format!("grant_type=refresh_token&refresh_token={id}");
-        assert_4xx(
-            &p,
-            "POST",
-            "/oauth2/token",
-            &format!("{form}{basic}"),
-            refresh.as_bytes(),
-        );
-        assert_4xx(
-            &p,
+            LOOKUP,
             "GET",
-            "/oauth2/userinfo",
-            &format!("Authorization: Bearer {id}\r\n"),
+            &format!("/notifications/{id}/{id}"),
+            "",
             b"",
         );
-        no_5xx(
+        assert_refused(
+            &p,
+            LOOKUP,
+            "DELETE",
+            &format!("/notifications/dwho/{id}"),
+            "",
+            b"",
+        );
+        assert_refused(
+            &p,
+            LOOKUP,
+            "DELETE",
+            &format!("/notifications/{id}/ref"),
+            "",
+            b"",
+        );
+        assert_refused(&p, LOOKUP, "GET", &format!("/config/{id}"), "", b"");
+        assert_refused(&p, LOOKUP, "GET", &format!("/config/latest/{id}"), "", b"");
+        let code = format!("grant_type=authorization_code&code={id}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb");
+        let r = send(&p, "POST", "/oauth2/token", &client, code.as_bytes());
+        assert_eq!(
+            (r.status, r.json()["error"].clone()),
+            (400, "invalid_grant".into()),
+            "code {id}"
+        );
+        let refresh = format!("grant_type=refresh_token&refresh_token={id}");
+        let r = send(&p, "POST", "/oauth2/token", &client, refresh.as_bytes());
+        assert_eq!(
+            (r.status, r.json()["error"].clone()),
+            (400, "invalid_grant".into()),
+            "refresh {id}"
+        );
+        let bearer = format!("Authorization: Bearer {id}\r\n");
+        assert_refused(&p, &[401], "GET", "/oauth2/userinfo", &bearer, b"");
+        let r = send(
+            &p,
             "POST",
             "/oauth2/introspect",
-            &format!("{form}{basic}"),
+            &client,
             format!("token={id}").as_bytes(),
         );
+        assert_eq!(
+            (r.status, r.json()),
+            (200, json!({"active": false})),
+            "introspect {id}"
+        );
     }
-    assert_eq!(std::fs::read(data.join("canary")).unwrap(), b"keep me");
+    for c in &canaries {
+        assert!(std::fs::read_to_string(c).unwrap().contains(CANARY));
+    }
     assert!(
         data.join("conf/lmConf-1.json").exists(),
         "configuration intact"
@@ -240,7 +339,7 @@ fn internal_folder_names_are_not_session_ids() {
         assert!(sessions.join(name).is_dir(), "{name} folder");
         assert_rest_refuses(&p, name, br#"{"uid": "x"}"#);
         let cookie = format!("Cookie: lemonldap={name}\r\n");
-        assert_4xx(&p, "GET", "/session/my/global", &cookie, b"");
+        assert_refused(&p, &[401], "GET", "/session/my/global", &cookie, b"");
         assert!(sessions.join(name).is_dir(), "{name} folder still there");
     }
     let r = hostile::request(p.port, "GET", &format!("/sessions/global/{sso}"), "", b"").unwrap();
@@ -264,10 +363,15 @@ fn session_ids_never_reach_the_log_whole() {
     let json = "Content-Type: application/json\r\n";
     let bad_secret = br#"{"uid": "x", "__secret": "bm9wZQ=="}"#;
     let target = format!("/sessions/global/{sso}");
-    assert_4xx(&p, "PUT", &target, json, bad_secret);
+    assert_refused(&p, &[400], "PUT", &target, json, bad_secret);
     let cookie = format!("Cookie: lemonldap={sso}\r\n");
     let r = hostile::request(p.port, "GET", "/?logout=1", &cookie, b"").unwrap();
-    assert!(r.status < 400);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.cookie("lemonldap").as_deref(),
+        Some("0"),
+        "logout clears the cookie"
+    );
     let log = p.log();
     assert!(
         log.contains(&format!("/sessions/global/{}…", &sso[..4])),

@@ -143,7 +143,8 @@ fn soap_entity_bombs_fault_at_once_with_memory_flat() {
         let f = faultstring(&soap(&c, name));
         assert!(f.contains("DOCTYPE"), "{name}: {f}");
         assert!(
-            t.elapsed() < std::time::Duration::from_secs(2),
+            // A generous deadline: it tells an expanded entity bomb (no end) from a refusal.
+            t.elapsed() < std::time::Duration::from_secs(30),
             "{name} took {:?}",
             t.elapsed()
         );

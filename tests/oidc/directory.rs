@@ -3,7 +3,6 @@
 use crate::common::oidc::*;
 use crate::common::Portal;
 use serde_json::json;
-use std::time::{Duration, Instant};
 
 fn rest_portal(auth: &str, user: &str) -> Portal {
     Portal::builder()
@@ -57,13 +56,9 @@ fn rest_directory_failures_are_error_24() {
         dead,
     ] {
         let p = rest_portal(&format!("{base}/auth"), &format!("{base}/user"));
-        let t0 = Instant::now();
+        // The slow stub answers success after 5 s: only the outbound timeout gives error 24
+        // (and the client's own read timeout catches a hang).
         let r = json_login(&p, "alice", "secret");
-        assert!(
-            t0.elapsed() < Duration::from_secs(4),
-            "{base}: took {:?}",
-            t0.elapsed()
-        );
         assert_eq!(
             (r.status, r.json()),
             (401, json!({"result": 0, "error": "24"})),

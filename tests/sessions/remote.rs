@@ -48,7 +48,7 @@ fn two_instances_share_sessions_through_rest() {
         .client()
         .post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
     assert_eq!(r.status, 502);
-    assert!(t.elapsed() < Duration::from_secs(10), "nothing hangs");
+    assert!(t.elapsed() < Duration::from_secs(60), "nothing hangs");
     assert!(b.log().contains("127.0.0.1"), "the log names the remote");
     // A is back on the same port and data: B recovers, the session survived.
     let a = builder().port(port).data(data).start();

@@ -66,6 +66,7 @@ pub fn write_atomic(target: &Path, bytes: &[u8], durability: Durability) -> Resu
 /// Creates `target` atomically only if it does not exist; `false` when it does.
 pub fn create_atomic(target: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
     let tmp = write_temp(target, bytes, durability)?;
+    crate::pause::point("file-create"); // written, not yet published: the crash tests kill here
     let res = fs::hard_link(&tmp, target);
     let _ = fs::remove_file(&tmp);
     match res {

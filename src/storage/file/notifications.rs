@@ -262,6 +262,9 @@ impl NotificationStore for FileNotifications {
         }
         let mut written: Vec<PathBuf> = Vec::with_capacity(named.len());
         for (name, r) in &named {
+            if written.len() == named.len() / 2 {
+                crate::pause::point("notification-insert"); // the crash tests kill here
+            }
             let path = self.dir.join(name);
             let res = create_unsynced(&path, r.doc.as_bytes());
             match res {

@@ -92,6 +92,7 @@ impl NotificationStore for SqliteNotifications {
                 ins.execute(params![r.date, r.uid, r.reference, r.condition, r.doc])?;
             }
         }
+        crate::pause::point("notification-insert"); // the crash tests kill here
         tx.commit()?;
         Ok(records.len())
     }
