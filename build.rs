@@ -7,9 +7,10 @@ fn main() {
     let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".into());
     let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
     // Cargo spells a feature `CARGO_FEATURE_<NAME>`, upper case with `-` as `_`; the lower-case
-    // form is the feature's name in the usual spelling.
+    // form is the feature's name in the usual spelling. `default` only names others.
     let mut features: Vec<String> = std::env::vars()
         .filter_map(|(k, _)| k.strip_prefix("CARGO_FEATURE_").map(str::to_lowercase))
+        .filter(|f| f != "default")
         .collect();
     features.sort();
     println!("cargo:rustc-env=LIMETTE_BUILD_TARGET={target}");
