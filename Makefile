@@ -24,6 +24,12 @@ static:
 	@ls -l target/$(MUSL_TARGET)/release/limette
 	@file target/$(MUSL_TARGET)/release/limette 2>/dev/null || true
 
+# The release bundle dist/limette-<version>-x86_64-linux-musl.tar.gz around the static binary:
+# configuration, systemd unit, manual page, README and SHA256SUMS (conf/dist.sh).
+.PHONY: dist
+dist: static
+	bash conf/dist.sh target/$(MUSL_TARGET)/release/limette dist
+
 # Benchmarks against the bare tiny_http ceiling (bench/run.sh; docs/benchmarks.md).
 bench: bench-tools
 	$(CARGO) build --release --bin limette --example ceiling

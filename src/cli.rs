@@ -64,7 +64,11 @@ pub fn main(args: Vec<String>) -> i32 {
     );
     o.optflag("", "json", "config check: findings as JSON");
     o.optflag("h", "help", "print this help");
-    o.optflag("V", "version", "print the version");
+    o.optflag(
+        "V",
+        "version",
+        "print the version, build target and features",
+    );
     // Stage one stops at the subcommand: what follows `config` is `lemonldap-ng-cli`'s syntax
     // (`-yes 1 set KEY VALUE`), read by `config::cli::args`. Other subcommands take the global
     // options anywhere, so their arguments are parsed again with floating options.
@@ -86,7 +90,7 @@ pub fn main(args: Vec<String>) -> i32 {
         return 0;
     }
     if m.opt_present("V") {
-        println!("limette {}", env!("CARGO_PKG_VERSION"));
+        print!("{}", version_text());
         return 0;
     }
     let threads = match m.opt_str("t").map(|t| t.parse::<usize>()) {
@@ -239,7 +243,76 @@ fn portal_note(conf: &crate::config::Conf, listen: &str) -> String {
     format!("portal {}, from the listening address", conf.portal)
 }
 
+/// What `limette --version` prints: the version on the first line (`limette X.Y.Z`, as scripts
+/// expect), then one `name: value` line each for the build target, the Cargo profile, the
+/// enabled Cargo features (`none` when there is none) and the memory allocator.
+pub fn version_text() -> String {
+    let features: Vec<&str> = env!("LIMETTE_BUILD_FEATURES")
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .collect();
+    format!(
+        "limette {}\ntarget: {}\nprofile: {}\nfeatures: {}\nallocator: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("LIMETTE_BUILD_TARGET"),
+        env!("LIMETTE_BUILD_PROFILE"),
+        if features.is_empty() {
+            "none".to_string()
+        } else {
+            features.join(" ")
+        },
+        allocator(&features)
+    )
+}
+
+/// Cargo features that install a `#[global_allocator]`: a build with one of them enabled runs
+/// on that allocator rather than the C library's malloc. A new allocator feature adds its name
+/// here so that `--version` tells which allocator a binary carries.
+const ALLOCATOR_FEATURES: &[&str] = &["mimalloc", "jemalloc", "snmalloc"];
+
+/// The allocator of this build, from its enabled features and its C library.
+fn allocator(features: &[&str]) -> String {
+    if let Some(f) = features.iter().find(|f| ALLOCATOR_FEATURES.contains(f)) {
+        return (*f).to_string();
+    }
+    let libc = if cfg!(target_env = "musl") {
+        " (musl malloc)"
+    } else if cfg!(target_env = "gnu") {
+        " (glibc malloc)"
+    } else {
+        ""
+    };
+    format!("system{libc}")
+}
+
 /// A flag that is never set, for commands that run once.
 pub fn never() -> Arc<AtomicBool> {
     Arc::new(AtomicBool::new(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_allocator_feature_names_the_allocator() {
+        assert_eq!(allocator(&["sqlite", "mimalloc"]), "mimalloc");
+        assert!(allocator(&["sqlite"]).starts_with("system"));
+        assert!(allocator(&[]).starts_with("system"));
+    }
+
+    #[test]
+    fn version_text_has_one_line_per_field() {
+        let text = version_text();
+        let names: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once(": ").map(|(n, _)| n))
+            .collect();
+        assert_eq!(names, ["target", "profile", "features", "allocator"]);
+        assert_eq!(
+            text.lines().next(),
+            Some(format!("limette {}", env!("CARGO_PKG_VERSION")).as_str())
+        );
+    }
 }
