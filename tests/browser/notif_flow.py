@@ -42,6 +42,11 @@ def main(base, shot):
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--window-size=800,900"):
         opts.add_argument(flag)
+    # Offline: no proxy from the environment between Selenium and its driver, and a browser
+    # that cannot resolve any name, so that it reaches nothing but the portal on 127.0.0.1.
+    opts.ignore_local_proxy_environment_variables()
+    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    opts.add_argument("--no-proxy-server")
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
     try:
         driver.get(base + "/")
