@@ -7,11 +7,12 @@
 //! shapes: `<NAME>` in an answer captures a value the later commands use (`<NAME …>`), `…`
 //! stands for elided text (a line of its own: elided lines), JSON compares keys and the values
 //! shown. Any command this file does not know how to run fails the test.
-#[path = "common/mod.rs"]
+#[path = "../common/mod.rs"]
 mod common;
+mod shape;
 
 use common::{bin, free_port, Portal, TempDir};
-use serde_json::Value;
+use shape::lines_match;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -21,14 +22,14 @@ const README_ADDR: &str = "127.0.0.1:8080";
 
 #[test]
 fn the_readme_commands_run_as_written() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let doc = parse(readme);
     assert_eq!(
         doc.bare,
         ["cargo run --release", "make test"],
         "the README's two commands changed: teach tests/readme.rs how to run them"
     );
-    let makefile = include_str!("../Makefile");
+    let makefile = include_str!("../../Makefile");
     assert!(
         makefile.lines().any(|l| l.starts_with("test:")),
         "`make test` needs a test target in the Makefile"
@@ -46,13 +47,20 @@ fn the_readme_commands_run_as_written() {
             .is_file(),
         "the README says the data lives under ./limette-data"
     );
-    let mut shell = Shell::new(portal.data(), &addr);
-    for step in &doc.steps {
-        shell.run(step, &portal);
-    }
+    let shell = walk(&doc, &portal, &addr);
     for name in ["id", "CODE", "AT"] {
         assert!(shell.vars.contains_key(name), "nothing captured <{name}>");
     }
+}
+
+/// Runs a document's steps in order in one fresh [`Shell`] against `portal` (on `addr`). The
+/// guides under docs/ can be walked the same way once their answers use the same placeholders.
+fn walk(doc: &Doc, portal: &Portal, addr: &str) -> Shell {
+    let mut shell = Shell::new(portal.data(), addr);
+    for step in &doc.steps {
+        shell.run(step, portal);
+    }
+    shell
 }
 
 /// One `$ ` command and the answer the document shows under it.
@@ -176,7 +184,11 @@ struct Shell {
 }
 
 impl Shell {
+    /// A shell working in `dir` (the portal's folder), where `limette` is the binary under test.
     fn new(dir: &std::path::Path, addr: &str) -> Shell {
+        let bin_dir = dir.join("bin");
+        std::fs::create_dir_all(&bin_dir).unwrap();
+        std::os::unix::fs::symlink(bin(), bin_dir.join("limette")).unwrap();
         Shell {
             dir: dir.to_path_buf(),
             addr: addr.to_string(),
@@ -194,6 +206,7 @@ impl Shell {
             .arg("-c")
             .arg(&script)
             .current_dir(&self.dir)
+            .env("PATH", path_with(&self.dir.join("bin")))
             .env("CURL_HOME", &self.dir) // no ~/.curlrc
             .env("no_proxy", "*") // loopback only, whatever proxy the environment names
             .stdin(Stdio::null())
@@ -252,6 +265,15 @@ impl Shell {
     }
 }
 
+/// `$PATH` with `dir` first.
+fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
+    let mut dirs = vec![dir.to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).expect("PATH entries have no ':'")
+}
+
 /// Whether a command only sets shell variables (`P=… ID=…`).
 fn is_assignment(command: &str) -> bool {
     command.split_whitespace().all(|word| {
@@ -259,157 +281,6 @@ fn is_assignment(command: &str) -> bool {
             !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         })
     })
-}
-
-type Captures = BTreeMap<String, String>;
-
-/// Matches the shown answer against the output lines: each shown line matches one output line
-/// in order, a line `…` any number of output lines. Returns the captured placeholders.
-fn lines_match(shown: &[String], actual: &[&str]) -> Result<Captures, String> {
-    let mut caps = Captures::new();
-    match shown.split_first() {
-        None if actual.is_empty() => Ok(caps),
-        None => Err(format!("output lines the README does not show: {actual:?}")),
-        Some((first, rest)) if first == "…" => (0..=actual.len())
-            .find_map(|skip| lines_match(rest, &actual[skip..]).ok())
-            .ok_or_else(|| format!("no output lines match the ones after `…`: {rest:?}")),
-        Some((first, rest)) => {
-            let (line, others) = actual
-                .split_first()
-                .ok_or_else(|| format!("the output ends before `{first}`"))?;
-            line_match(first, line, &mut caps)?;
-            caps.extend(lines_match(rest, others)?);
-            Ok(caps)
-        }
-    }
-}
-
-/// One line: JSON against JSON (keys and shown values), anything else as text.
-fn line_match(shown: &str, line: &str, caps: &mut Captures) -> Result<(), String> {
-    if shown.starts_with('{') {
-        let want: Value =
-            serde_json::from_str(shown).map_err(|e| format!("the README's `{shown}`: {e}"))?;
-        let got: Value =
-            serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {line}"))?;
-        return json_match(&want, &got, caps);
-    }
-    text_match(shown, line, caps).ok_or_else(|| format!("`{line}` is not `{shown}`"))
-}
-
-/// Same keys, and each value as shown (strings as text patterns).
-fn json_match(want: &Value, got: &Value, caps: &mut Captures) -> Result<(), String> {
-    match (want, got) {
-        (Value::Object(w), Value::Object(g)) => {
-            let (wk, gk): (Vec<_>, Vec<_>) = (w.keys().collect(), g.keys().collect());
-            let (mut ws, mut gs) = (wk.clone(), gk.clone());
-            ws.sort();
-            gs.sort();
-            if ws != gs {
-                return Err(format!("keys {gk:?}, the README shows {wk:?}"));
-            }
-            w.iter()
-                .try_for_each(|(k, v)| json_match(v, &g[k.as_str()], caps))
-        }
-        (Value::String(w), Value::String(g)) => text_match(w, g, caps)
-            .map(|()| ())
-            .ok_or_else(|| format!("\"{g}\" is not \"{w}\"")),
-        _ if want == got => Ok(()),
-        _ => Err(format!("{got} where the README shows {want}")),
-    }
-}
-
-/// A pattern piece: literal text, a `<NAME>` capture (non-empty) or `…` (non-empty, elided).
-#[derive(Debug, PartialEq)]
-enum Piece {
-    Lit(String),
-    Capture(String),
-    Elided,
-}
-
-fn pieces(pattern: &str) -> Vec<Piece> {
-    let mut out = Vec::new();
-    let mut rest = pattern;
-    while let Some(i) = rest.find(['<', '…']) {
-        if i > 0 {
-            out.push(Piece::Lit(rest[..i].to_string()));
-        }
-        let tail = &rest[i..];
-        if let Some(after) = tail.strip_prefix('…') {
-            out.push(Piece::Elided);
-            rest = after;
-        } else if let Some((name, after)) = tail[1..].split_once('>') {
-            out.push(Piece::Capture(name.to_string()));
-            rest = after;
-        } else {
-            out.push(Piece::Lit(tail.to_string()));
-            rest = "";
-        }
-    }
-    if !rest.is_empty() {
-        out.push(Piece::Lit(rest.to_string()));
-    }
-    out
-}
-
-/// Matches `text` against a pattern; a capture or `…` takes the shortest run of characters
-/// up to the next literal. Records the captures (`<AT>` records AT).
-fn text_match(pattern: &str, text: &str, caps: &mut Captures) -> Option<()> {
-    let pieces = pieces(pattern);
-    let mut rest = text;
-    let mut found = Vec::new();
-    for (i, piece) in pieces.iter().enumerate() {
-        match piece {
-            Piece::Lit(lit) => rest = rest.strip_prefix(lit.as_str())?,
-            Piece::Capture(_) | Piece::Elided => {
-                let first = rest.chars().next()?.len_utf8(); // never empty
-                let end = match pieces.get(i + 1) {
-                    Some(Piece::Lit(next)) => rest[first..].find(next.as_str())? + first,
-                    _ => rest.len(),
-                };
-                if let Piece::Capture(name) = piece {
-                    found.push((name.clone(), rest[..end].to_string()));
-                }
-                rest = &rest[end..];
-            }
-        }
-    }
-    if !rest.is_empty() {
-        return None;
-    }
-    caps.extend(found);
-    Some(())
-}
-
-#[test]
-fn patterns_capture_and_elide() {
-    let mut caps = Captures::new();
-    let shown = "Location: http://h/cb?code=<CODE>&session_state=…&state=xyz";
-    let line = "Location: http://h/cb?code=abc&session_state=q%3D.1&state=xyz";
-    assert_eq!(text_match(shown, line, &mut caps), Some(()));
-    assert_eq!(caps["CODE"], "abc");
-    assert_eq!(
-        text_match(shown, "Location: http://h/cb?code=abc", &mut caps),
-        None
-    );
-    assert_eq!(text_match("eyJhbG…", "eyJhbGciOi", &mut caps), Some(()));
-    assert_eq!(
-        text_match("eyJhbG…", "eyJhbG", &mut caps),
-        None,
-        "… is not empty"
-    );
-    assert_eq!(text_match("eyJhbG…", "xyJhbGciOi", &mut caps), None);
-    let want = [r#"{"result":1,"id":"<id>"}"#.to_string()];
-    assert!(lines_match(&want, &[r#"{"id":"f00","result":1}"#]).is_ok_and(|c| c["id"] == "f00"));
-    assert!(lines_match(&want, &[r#"{"result":1,"id":"f00","x":2}"#]).is_err());
-    assert!(lines_match(&want, &[r#"{"result":0,"id":"f00"}"#]).is_err());
-    assert!(lines_match(&want, &[r#"{"result":1,"id":"f00"}"#, "more"]).is_err());
-    let shown = [
-        "HTTP/1.1 401 Unauthorized".to_string(),
-        "…".into(),
-        "{}".into(),
-    ];
-    assert!(lines_match(&shown, &["HTTP/1.1 401 Unauthorized", "A: b", "C: d", "{}"]).is_ok());
-    assert!(lines_match(&shown, &["HTTP/1.1 200 OK", "{}"]).is_err());
 }
 
 #[test]
