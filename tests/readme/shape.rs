@@ -56,9 +56,9 @@ fn json_match(want: &Value, got: &Value, caps: &mut Captures) -> Result<(), Stri
             w.iter()
                 .try_for_each(|(k, v)| json_match(v, &g[k.as_str()], caps))
         }
-        (Value::String(w), Value::String(g)) => text_match(w, g, caps)
-            .map(|()| ())
-            .ok_or_else(|| format!("\"{g}\" is not \"{w}\"")),
+        (Value::String(w), Value::String(g)) => {
+            text_match(w, g, caps).ok_or_else(|| format!("\"{g}\" is not \"{w}\""))
+        }
         _ if want == got => Ok(()),
         _ => Err(format!("{got} where the README shows {want}")),
     }
