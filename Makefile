@@ -1,14 +1,22 @@
 # Limette: build, test, lint, run, static build, benchmarks.
 CARGO ?= cargo
 MUSL_TARGET := x86_64-unknown-linux-musl
+# The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
+VENV ?= target/venv
 
-.PHONY: build test lint run static bench bench-tools soak fuzz clean
+.PHONY: build test test-tools lint run static bench bench-tools soak fuzz clean
 
 build:
 	$(CARGO) build --release
 
-test:
-	$(CARGO) test
+# The tests need system tools (Chromium, LemonLDAP::NG's packages, slapd, nginx, Perl modules,
+# openssl, curl) and a Python virtual environment: test-tools installs what is missing when run
+# as root, and otherwise names the packages and stops (.ci/setup.d/all).
+test: test-tools
+	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test
+
+test-tools:
+	@LIMETTE_VENV="$(abspath $(VENV))" bash .ci/setup.d/all
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -44,7 +52,8 @@ bench-tools:
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	@command -v curl >/dev/null || (apt-get update -qq && apt-get install -y -qq curl)
 
-# Fuzz the hand-written parsers (cargo fuzz, nightly; not in CI). FUZZ_SECONDS per target.
+# Fuzz the hand-written parsers (cargo fuzz, nightly; not in CI). FUZZ_SECONDS per target;
+# fuzz/run.sh installs cargo-fuzz and the nightly toolchain when they are missing.
 FUZZ_SECONDS ?= 60
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)

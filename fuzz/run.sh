@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # make fuzz: runs every target of fuzz/ for SECONDS (argument, 60) with cargo fuzz on the
-# nightly toolchain (not in CI). New corpus entries stay in fuzz/corpus/<target>/ (ignored by
-# git except the seed-* files); crashes land in fuzz/artifacts/<target>/ and stop the run.
+# nightly toolchain (not in CI), both installed when missing. New corpus entries stay in
+# fuzz/corpus/<target>/ (ignored by git except the seed-* files); crashes land in
+# fuzz/artifacts/<target>/ and stop the run.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECS=${1:-60}
+# cargo fuzz builds with sanitizer flags only nightly accepts: install it when missing.
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-  echo "fuzz: needs the nightly toolchain: rustup toolchain install nightly" >&2
-  exit 2
+  echo "fuzz: installing the nightly toolchain (rustup toolchain install nightly)"
+  if ! rustup toolchain install nightly --profile minimal; then
+    echo "fuzz: no nightly toolchain and rustup could not install one; cargo fuzz cannot run" \
+      "on stable. Install it by hand (rustup toolchain install nightly) and run make fuzz again." >&2
+    exit 2
+  fi
 fi
 if ! command -v cargo-fuzz >/dev/null; then
-  echo "fuzz: needs cargo-fuzz: cargo install cargo-fuzz" >&2
-  exit 2
+  echo "fuzz: installing cargo-fuzz (cargo install cargo-fuzz --locked)"
+  cargo install cargo-fuzz --locked || { echo "fuzz: cargo install cargo-fuzz failed" >&2; exit 2; }
 fi
 command -v c++ >/dev/null || { echo "fuzz: needs a C++ compiler for libFuzzer (apt-get install g++)" >&2; exit 2; }
 targets=${FUZZ_TARGETS:-$(cargo +nightly fuzz list)}

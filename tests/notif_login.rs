@@ -2,6 +2,8 @@
 //! the persistent session, conditions, cancel, restart, explorer; on File and SQLite storage
 //! and on the old XML format; and once in a real headless browser.
 mod common;
+#[path = "browser/python.rs"]
+mod python;
 
 use common::{Client, Portal, Resp};
 use serde_json::{json, Value};
@@ -416,7 +418,7 @@ fn the_pages_work_in_a_real_browser() {
     let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     let shot = artifacts.join("notification-form.png");
-    let out = std::process::Command::new("python3")
+    let out = std::process::Command::new(python::python())
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/browser/notif_flow.py"
@@ -424,7 +426,7 @@ fn the_pages_work_in_a_real_browser() {
         .arg(p.url(""))
         .arg(&shot)
         .output()
-        .expect("python3 is needed for the browser test (see .ci/setup.d/browser.sh)");
+        .expect("the tests' python3 starts (make test builds it)");
     assert!(
         out.status.success(),
         "browser flow failed:\n{}\n{}",

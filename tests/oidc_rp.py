@@ -6,6 +6,7 @@ and a nonce, then lets Authlib validate the ID token (HS256 signature with the c
 iss, aud, azp, exp, iat, nonce, at_hash) and reads userinfo. It also checks that the same
 validation rejects a forged signature, a wrong nonce and a wrong at_hash, so a validator that
 checks nothing cannot pass. Prints "RP OK" on success; any failure exits non-zero.
+Offline: only the issuer on loopback is ever called, with no proxy from the environment.
 """
 import sys
 import warnings
@@ -49,10 +50,14 @@ def must_fail(what, *args):
 
 def main():
     issuer, client_id, secret, redirect_uri = sys.argv[1:5]
-    meta = requests.get(issuer + ".well-known/openid-configuration", timeout=10).json()
-    check(meta["issuer"] == issuer, meta)
-
+    check(issuer.startswith("http://127.0.0.1:"), f"the issuer must be on loopback: {issuer}")
     browser = requests.Session()
+    browser.trust_env = False  # no proxy, no .netrc: straight to loopback
+    meta = browser.get(issuer + ".well-known/openid-configuration", timeout=10).json()
+    check(meta["issuer"] == issuer, meta)
+    for endpoint in ("authorization_endpoint", "token_endpoint", "userinfo_endpoint"):
+        check(meta[endpoint].startswith(issuer), (endpoint, meta[endpoint]))
+
     r = browser.post(issuer, data={"user": "dwho", "password": "dwho"}, headers={"Accept": "application/json"}, timeout=10)
     check(r.status_code == 200, r.text)
 
@@ -64,6 +69,7 @@ def main():
         code_challenge_method="S256",
         token_endpoint_auth_method="client_secret_basic",
     )
+    client.trust_env = False
     nonce, verifier = generate_token(20), generate_token(64)
     url, state = client.create_authorization_url(meta["authorization_endpoint"], nonce=nonce, code_verifier=verifier)
     r = browser.get(url, allow_redirects=False, timeout=10)

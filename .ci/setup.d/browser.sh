@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Headless Chromium, its driver and Selenium, for the browser test of the notification pages.
+# Headless Chromium and its driver, for the browser test of the notification pages
+# (tests/browser/notif_flow.py names both by their Debian paths; Selenium itself lives in the
+# tests' Python virtual environment, see python-venv.sh).
 set -euo pipefail
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
-fi
-python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
+[ ${#need[@]} -eq 0 ] || "$(dirname "$0")/apt-need" "${need[@]}"

@@ -4,7 +4,6 @@
 set -euo pipefail
 if [ ! -x /usr/share/lemonldap-ng/bin/lemonldap-ng-cli ] \
   || [ ! -f /var/lib/lemonldap-ng/conf/lmConf-1.json ]; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lemonldap-ng >/dev/null
+  "$(dirname "$0")/apt-need" lemonldap-ng
 fi
 test -x /usr/share/lemonldap-ng/bin/lemonldap-ng-cli

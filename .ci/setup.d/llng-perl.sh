@@ -5,7 +5,5 @@
 set -e
 if ! perl -MLemonldap::NG::Common::Apache::Session::REST -MLemonldap::NG::Common::Conf \
     -MLemonldap::NG::Handler::Main -e 1 >/dev/null 2>&1; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        liblemonldap-ng-common-perl liblemonldap-ng-handler-perl
+    "$(dirname "$0")/apt-need" liblemonldap-ng-common-perl liblemonldap-ng-handler-perl
 fi

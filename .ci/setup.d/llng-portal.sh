@@ -16,10 +16,8 @@ for pair in lemonldap-ng:/usr/share/perl5/Lemonldap/NG/Portal/Plugins/RESTServer
     [ -e "$file" ] || need="$need $pkg"
 done
 if [ -n "$need" ]; then
-    apt-get update -qq
     # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+    "$(dirname "$0")/apt-need" $need
 fi
 # The FastCGI server refuses to run as root; the test drops it to www-data.
 id www-data >/dev/null
-echo "LemonLDAP::NG stack ready:$( [ -n "$need" ] && echo " installed$need" || echo " already installed")"

@@ -3,6 +3,5 @@
 # real-client SOAP test (tests/notifications/soap.rs).
 set -euo pipefail
 if ! perl -MSOAP::Lite -e1 2>/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsoap-lite-perl >/dev/null
+  "$(dirname "$0")/apt-need" libsoap-lite-perl
 fi

@@ -2,6 +2,5 @@
 # The sessions tests check the __secret cipher against openssl's command line.
 set -e
 if ! command -v openssl >/dev/null 2>&1; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl
+    "$(dirname "$0")/apt-need" openssl
 fi

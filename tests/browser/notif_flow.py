@@ -9,13 +9,17 @@ cookie is set and the landing page shows the user). Exits non-zero on any failur
 import os
 import sys
 
-# Selenium never looks for a driver on the network: the distribution's is named below.
+# Selenium never looks for a driver on the network: the distribution's is named below. No proxy
+# from the environment stands between Selenium and that driver on loopback.
 os.environ["SE_OFFLINE"] = "true"
+for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    os.environ.pop(var, None)
+os.environ["no_proxy"] = os.environ["NO_PROXY"] = "*"
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -27,12 +31,18 @@ def check(cond, msg):
 
 
 def submit(driver, css):
-    """Clicks a submit button and waits until the browser has left the page it was on."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    """Clicks a submit button and waits until the next page has loaded.
+
+    The old page's window is marked first (a new document gets a new window object), so even a
+    page that comes back at the same URL counts. While the browser swaps documents, Chromium may
+    answer with errors about nodes that no longer belong to the document: those are retried until
+    the deadline.
+    """
+    driver.execute_script("window.limetteOldPage = true")
     driver.find_element(By.CSS_SELECTOR, css).click()
-    WebDriverWait(driver, 10).until(EC.staleness_of(page))
-    WebDriverWait(driver, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
+    WebDriverWait(driver, 10, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return window.limetteOldPage === undefined && document.readyState === 'complete'"))
 
 
 def main(base, shot):
@@ -42,6 +52,10 @@ def main(base, shot):
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--window-size=800,900"):
         opts.add_argument(flag)
+    # Offline: a browser with no proxy that cannot resolve any name reaches nothing but the
+    # portal on 127.0.0.1.
+    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    opts.add_argument("--no-proxy-server")
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
     try:
         driver.get(base + "/")

@@ -4,6 +4,9 @@ use crate::common::oidc::*;
 use crate::common::Portal;
 use limette::oidc::jwt;
 
+#[path = "../browser/python.rs"]
+mod python;
+
 #[test]
 fn demo_rp_walkthrough() {
     // The README's curl steps against the embedded default configuration.
@@ -33,11 +36,11 @@ fn demo_rp_walkthrough() {
 
 #[test]
 fn external_rp_library_completes_the_flow() {
-    // Authlib (installed by .ci/setup.d/oidc.sh) validates signature, iss, aud, exp, nonce,
+    // Authlib (in the tests' virtual environment, .ci/setup.d/python-venv.sh) validates signature, iss, aud, exp, nonce,
     // at_hash. A missing library or interpreter makes this test fail, never skip.
     let p = Portal::builder().portal_url_matches().start();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc_rp.py");
-    let out = std::process::Command::new("python3")
+    let out = std::process::Command::new(python::python())
         .arg(script)
         .args([
             p.url("/").as_str(),
@@ -46,7 +49,7 @@ fn external_rp_library_completes_the_flow() {
             "http://127.0.0.1:9999/cb",
         ])
         .output()
-        .expect("python3 is required for the relying-party test (.ci/setup.d/oidc.sh)");
+        .expect("the tests' python3 starts (make test builds it)");
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
