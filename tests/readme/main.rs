@@ -9,6 +9,7 @@
 //! shown. Any command this file does not know how to run fails the test.
 #[path = "../common/mod.rs"]
 mod common;
+mod install;
 mod shape;
 
 use common::{bin, free_port, Portal, TempDir};
@@ -24,11 +25,27 @@ const README_ADDR: &str = "127.0.0.1:8080";
 fn the_readme_commands_run_as_written() {
     let readme = include_str!("../../README.md");
     let doc = parse(readme);
+    let in_section = |name: &str| -> Vec<&str> {
+        doc.bare
+            .iter()
+            .filter(|(s, _)| s == name)
+            .map(|(_, c)| c.as_str())
+            .collect()
+    };
     assert_eq!(
-        doc.bare,
+        in_section("The two commands"),
         ["cargo run --release", "make test"],
         "the README's two commands changed: teach tests/readme.rs how to run them"
     );
+    let install = in_section("Install");
+    let known = install.len() + in_section("The two commands").len();
+    assert_eq!(
+        known,
+        doc.bare.len(),
+        "commands this test cannot run: {:?}",
+        doc.bare
+    );
+    install::run(&install);
     let makefile = include_str!("../../Makefile");
     assert!(
         makefile.lines().any(|l| l.starts_with("test:")),
@@ -73,8 +90,9 @@ struct Step {
 /// The shell commands of a Markdown document.
 #[derive(Debug, Default)]
 struct Doc {
-    /// Lines of code blocks with no `$ ` prompt before them ("the two commands").
-    bare: Vec<String>,
+    /// Lines of code blocks with no `$ ` prompt before them, with the `## ` section they stand
+    /// in ("The two commands", "Install").
+    bare: Vec<(String, String)>,
     steps: Vec<Step>,
 }
 
@@ -85,7 +103,11 @@ fn parse(markdown: &str) -> Doc {
     let mut fence: Option<bool> = None; // Some(whether the fenced block is shell)
     let mut open = false; // the last step may still take answer lines
     let mut lines = markdown.lines();
+    let mut section = String::new();
     while let Some(line) = lines.next() {
+        if let Some(title) = line.strip_prefix("## ") {
+            section = title.trim().to_string();
+        }
         let code = if let Some(lang) = line.trim_start().strip_prefix("```") {
             fence = match fence {
                 Some(_) => None,
@@ -122,7 +144,7 @@ fn parse(markdown: &str) -> Doc {
         } else if let (true, Some(step)) = (open, doc.steps.last_mut()) {
             step.answer.push(code.trim_end().to_string());
         } else {
-            doc.bare.push(code.trim().to_string());
+            doc.bare.push((section.clone(), code.trim().to_string()));
         }
     }
     doc
@@ -287,7 +309,8 @@ fn is_assignment(command: &str) -> bool {
 fn blocks_are_read_as_commands_and_answers() {
     let md = "Run:\n\n    cargo run\n\nThen:\n\n    $ P=x ID=<id from above>\n    $ curl -s \\\n        $P/\n    {\"a\":1}\n    # a comment\n    not an answer\n\n```sh\n$ echo hi\nhi\n```\n```rust\n$ no\n```\n";
     let doc = parse(md);
-    assert_eq!(doc.bare, ["cargo run", "not an answer"]);
+    let bare: Vec<&str> = doc.bare.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(bare, ["cargo run", "not an answer"]);
     let commands: Vec<&str> = doc.steps.iter().map(|s| s.command.as_str()).collect();
     assert_eq!(
         commands,
