@@ -22,9 +22,8 @@ pub fn run(commands: &[&str]) {
     let shown = "x86_64-linux-musl";
     let actual = built
         .trim_end_matches(".tar.gz")
-        .splitn(2, '-')
-        .nth(1)
-        .unwrap_or(shown);
+        .split_once('-')
+        .map_or(shown, |(_, rest)| rest);
     let mut script = String::from("set -e\n");
     for c in commands {
         let program = c.split_whitespace().next().unwrap_or_default();
