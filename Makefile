@@ -24,8 +24,9 @@ static:
 	@ls -l target/$(MUSL_TARGET)/release/limette
 	@file target/$(MUSL_TARGET)/release/limette 2>/dev/null || true
 
-# Benchmarks against the bare tiny_http ceiling (bench/run.sh; docs/benchmarks.md).
-bench: bench-tools
+# Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
+# side (bench/run.sh; docs/benchmarks.md).
+bench: bench-tools static
 	$(CARGO) build --release --bin limette --example ceiling
 	bash bench/run.sh
 
