@@ -38,8 +38,9 @@ static:
 dist: static
 	bash conf/dist.sh target/$(MUSL_TARGET)/release/limette dist
 
-# Benchmarks against the bare tiny_http ceiling (bench/run.sh; docs/benchmarks.md).
-bench: bench-tools
+# Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
+# side (bench/run.sh; docs/benchmarks.md).
+bench: bench-tools static
 	$(CARGO) build --release --bin limette --example ceiling
 	bash bench/run.sh
 

@@ -3,9 +3,12 @@
 # (examples/ceiling.rs, same pool shape) with wrk, and prints one table: endpoint, req/s,
 # p50, p99, ratio to the ceiling. Also: idle and peak RSS, binary sizes, time to first
 # answer, 10,000 notifications in one request. Writes bench/RESULTS.md.
+# Every File row is run again on each static build (one column each): the static musl binary
+# of `make static` by default, or the builds named in BENCH_STATIC.
 #
 # Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
-# (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on).
+# (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on),
+# BENCH_STATIC ("NAME=BINARY ...", static builds to compare, e.g. one per allocator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -19,7 +22,9 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/limette-bench.XXXXXX")
 export BENCH_DIR=$ROOT/bench
 PIDS=()
 ROWS=()
-NOTES=()
+declare -A STATIC_ROWS=()
+STATIC_NAMES=()
+INTO=""
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
@@ -41,13 +46,17 @@ run() {
   p50=$(awk '$1=="50%" {print $2}' "$out"); p99=$(awk '$1=="99%" {print $2}' "$out")
   bad=$(awk '/Non-2xx/ {print $NF}' "$out"); err=$(awk '/Socket errors/ {gsub(",", ""); print $4+$6+$8+$10}' "$out")
   [ "$ceil" = self ] && ceil=${RPS:-0}
-  ROWS+=("$label|$mode|$conns|${RPS:-0}|${p50:--}|${p99:--}|$(pct "${RPS:-0}" "$ceil")|${bad:-0}|${err:-0}")
+  if [ -n "$INTO" ]; then
+    STATIC_ROWS["$INTO|$label|$mode"]="${RPS:-0}|$(pct "${RPS:-0}" "$ceil")|${bad:-0}|${err:-0}"
+  else
+    ROWS+=("$label|$mode|$conns|${RPS:-0}|${p50:--}|${p99:--}|$(pct "${RPS:-0}" "$ceil")|${bad:-0}|${err:-0}")
+  fi
   printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s\n' "$label" "$mode" "$conns" "${RPS:-0}" "${p50:--}" "${p99:--}"
 }
 
 # expect STATUS CURL-ARGS...: true when the endpoint answers STATUS (it exists and is on).
 expect() { local want=$1; shift; [ "$(curl -s -o /dev/null -w '%{http_code}' "$@")" = "$want" ]; }
-skip() { ROWS+=("$1|-|-|n/a|-|-|-|-|-"); echo "  $1: not available ($2)"; }
+skip() { [ -n "$INTO" ] || ROWS+=("$1|-|-|n/a|-|-|-|-|-"); echo "  $1: not available ($2)"; }
 
 # endpoints LABEL-SUFFIX FULL(1|0): every endpoint that exists, on the running instance.
 endpoints() {
@@ -98,18 +107,25 @@ BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:
 BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
 stop "$PID"
 
+# file_rows: every File row on the running instance (the glibc build's, then each static one).
+file_rows() {
+  endpoints File 1
+  BENCH_COOKIE="" run "GET /static/limette.css (all conns served)" ka 64 get.lua "$BASE/static/limette.css" "$CEIL_KA"
+  BIG=$(curl -s "$BASE/config/latest?full=1" | wc -c)
+  BENCH_COOKIE="" run "GET /config/latest?full=1 ($BIG B) at 2 conns" ka 2 get.lua "$BASE/config/latest?full=1" "$CEIL_KA"
+  bulk
+}
+
 echo "== Limette, File storage"
 instance file File "$BIN"
 FILE_FIRST=$FIRST_MS; FILE_IDLE=$IDLE_KIB
-endpoints File 1
-BENCH_COOKIE="" run "GET /static/limette.css (all conns served)" ka 64 get.lua "$BASE/static/limette.css" "$CEIL_KA"
-BIG=$(curl -s "$BASE/config/latest?full=1" | wc -c)
-BENCH_COOKIE="" run "GET /config/latest?full=1 ($BIG B) at 2 conns" ka 2 get.lua "$BASE/config/latest?full=1" "$CEIL_KA"
+file_rows
+FILE_BULK=${BULK:-n/a}
 # One connection, 21 sequential multi-KiB answers: a Nagle / delayed-ACK stall shows as a
 # median near 40 ms (this was a test assertion, median under 20 ms; timings live here).
 NAGLE_MS=$(for _ in $(seq 21); do echo "url = \"$BASE/config/latest?full=1\""; echo "output = /dev/null"; done |
-  curl -s -K - -w '%{time_total}\n' | sort -n | awk 'NR == 11 { printf "%.1f", $1 * 1000 }')
-bulk
+  curl -s -K - -w '%{time_total}
+' | sort -n | awk 'NR == 11 { printf "%.1f", $1 * 1000 }')
 FILE_PEAK=$(proc "$PID" VmHWM); FILE_FDS=$(ls "/proc/$PID/fd" | wc -l)
 stop "$PID"
 
@@ -120,36 +136,56 @@ endpoints SQLite 0
 SQL_PEAK=$(proc "$PID" VmHWM)
 stop "$PID"
 
-MUSL_SIZE="not built (make static)"; MUSL_IDLE="-"
-if [ -x "$MUSL" ]; then
-  echo "== Limette, static musl build, File storage"
-  MUSL_SIZE=$(stat -c %s "$MUSL" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
-  instance musl File "$MUSL"
-  MUSL_IDLE=$(mib "$IDLE_KIB")
-  run "GET / with cookie (musl, File)" ka "$CONNS" get.lua "$BASE/" "$CEIL_KA"
-  BENCH_COOKIE="" run "POST / JSON login, new session (musl, File)" ka "$CONNS" login.lua "$BASE/" "$CEIL_KA"
-  if expect 302 -b "$BENCH_COOKIE" "$BASE/oauth2/authorize?response_type=code&client_id=demo&scope=openid&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb"; then
-    run "OIDC authorize + token, per request (musl, File)" ka "$CONNS" oidc_flow.lua "$BASE" "$CEIL_KA"
+# The static builds: each runs the File rows into its own column.
+STATIC_FACTS=""
+read -r -a STATIC_LIST <<<"${BENCH_STATIC:-static=$MUSL}"
+for entry in "${STATIC_LIST[@]}"; do
+  name=${entry%%=*} sbin=${entry#*=}
+  if [ ! -x "$sbin" ]; then
+    STATIC_FACTS+="binary ($name)|not built (make static)"$'\n'
+    continue
   fi
+  echo "== Limette, $name build, File storage"
+  STATIC_NAMES+=("$name")
+  instance "s-$name" File "$sbin"
+  s_idle=$IDLE_KIB
+  BULK=""
+  INTO=$name file_rows
+  STATIC_FACTS+="binary ($name, stripped)|$(stat -c %s "$sbin" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
+  STATIC_FACTS+="idle RSS ($name, File)|$(mib "$s_idle")"$'\n'
+  STATIC_FACTS+="peak RSS under load ($name, File)|$(mib "$(proc "$PID" VmHWM)")"$'\n'
+  STATIC_FACTS+="10,000 notifications in one request ($name, File)|${BULK:-n/a}"$'\n'
   stop "$PID"
-fi
+done
 
 GLIBC_SIZE=$(stat -c %s "$BIN" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
 {
-  printf '%s\n' "${ROWS[@]}" >"$WORK/rows"
+  # Each row gains one field per static build: req/s, ratio to the ceiling and to the glibc
+  # row, for the File rows it ran; a trailing "!" when it met non-2xx answers or socket errors.
+  for row in "${ROWS[@]}"; do
+    IFS='|' read -r label mode _ rps _ _ _ _ _ <<<"$row"
+    extra=""
+    for name in "${STATIC_NAMES[@]}"; do
+      v=${STATIC_ROWS["$name|$label|$mode"]:-}
+      if [ -z "$v" ]; then extra+="|-"; continue; fi
+      IFS='|' read -r srps sratio sbad serr <<<"$v"
+      flag=""; if [ "${sbad:-0}" != 0 ] || [ "${serr:-0}" != 0 ]; then flag=" !"; fi
+      extra+="|$srps ($sratio; $(pct "$srps" "$rps") of glibc)$flag"
+    done
+    printf '%s%s\n' "$row" "$extra"
+  done >"$WORK/rows"
   cat >"$WORK/facts" <<EOF
 binary (glibc, stripped)|$GLIBC_SIZE
-binary (static musl, stripped)|$MUSL_SIZE
 idle RSS (glibc, File)|$(mib "$FILE_IDLE")
 idle RSS (glibc, SQLite)|$(mib "$SQL_IDLE")
-idle RSS (musl, File)|$MUSL_IDLE
 peak RSS under load (File)|$(mib "$FILE_PEAK")
 peak RSS under load (SQLite)|$(mib "$SQL_PEAK")
 open descriptors after the File run|$FILE_FDS
 time to first answer (Limette, File)|$FILE_FIRST ms
 time to first answer (ceiling)|$CEIL_FIRST ms
 keep-alive median, 21 sequential $BIG B answers (File)|${NAGLE_MS:-n/a} ms
-10,000 notifications in one request (File)|${BULK:-n/a}
+10,000 notifications in one request (File)|$FILE_BULK
 EOF
+  printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
-bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" | tee bench/RESULTS.md
+BENCH_DATA_DIR=$(dirname "$WORK") bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md

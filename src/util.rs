@@ -2,6 +2,7 @@
 //! percent-encoding, HTML escaping. Nothing here knows about HTTP requests or storage.
 use std::io::Read;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds added to the system clock: always zero, except when the test-suite moves time
@@ -9,11 +10,22 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// expiry (sessions, form tokens, codes, pending logins) is testable without waiting.
 static CLOCK_SKEW: AtomicI64 = AtomicI64::new(0);
 
-/// `n` random bytes from the OS random source.
+/// `n` random bytes from the OS random source. The source is opened once per process: every
+/// login and token needs a few ids, and an open and close for each was a third of the system
+/// calls of a token request.
 pub fn random_bytes(n: usize) -> Vec<u8> {
+    static SOURCE: OnceLock<std::io::Result<std::fs::File>> = OnceLock::new();
     let mut buf = vec![0u8; n];
-    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
-    if ok.is_err() {
+    let source = SOURCE.get_or_init(|| std::fs::File::open("/dev/urandom"));
+    // `&File` reads without a lock of ours: each read of the device is independent.
+    let ok = match source {
+        Ok(f) => {
+            let mut reader: &std::fs::File = f;
+            reader.read_exact(&mut buf).is_ok()
+        }
+        Err(_) => false,
+    };
+    if !ok {
         // The OS source is always there on Linux; falling back to a weak value would be a
         // silent security hole, so refuse to continue instead.
         eprintln!("fatal: cannot read /dev/urandom");

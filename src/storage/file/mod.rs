@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex};
 
 /// Creates the folder (and parents) if missing.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
@@ -91,5 +92,64 @@ pub fn remove_opt(path: &Path) -> Result<bool> {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Syncs one folder for concurrent writers ("group commit"): a writer returns once a sync
+/// that started after its change has finished, and one sync serves every writer that was
+/// waiting when it started. Under load this turns one folder sync per write into one per
+/// group of writes, without acknowledging any write before it is synced.
+#[derive(Default)]
+pub struct FolderSync {
+    state: Mutex<SyncState>,
+    finished: Condvar,
+}
+
+#[derive(Default)]
+struct SyncState {
+    /// The number the next sync to start will carry (syncs count from 1).
+    started: u64,
+    /// The number of the last sync finished.
+    finished: u64,
+    running: bool,
+}
+
+impl FolderSync {
+    /// Returns once `dir` has been synced after the caller's change. A failed sync is
+    /// ignored as before: the files are already in place.
+    pub fn sync(&self, dir: &Path) {
+        let Ok(mut st) = self.state.lock() else {
+            return sync_folder(dir);
+        };
+        let wanted = st.started + 1;
+        loop {
+            if st.finished >= wanted {
+                return;
+            }
+            if !st.running {
+                st.running = true;
+                st.started += 1;
+                let mine = st.started;
+                drop(st);
+                sync_folder(dir);
+                let Ok(mut again) = self.state.lock() else {
+                    return;
+                };
+                again.running = false;
+                again.finished = mine;
+                self.finished.notify_all();
+                return;
+            }
+            st = match self.finished.wait(st) {
+                Ok(s) => s,
+                Err(_) => return sync_folder(dir),
+            };
+        }
+    }
+}
+
+fn sync_folder(dir: &Path) {
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
     }
 }

@@ -3,41 +3,31 @@
 //! `<YYYYMMDD><sep><uid><sep><base64 ref>[<sep><base64 cond>].json|.xml`, the extension replaced
 //! by `.done` once accepted (its modification time is the acceptance time). Names are parsed,
 //! never trusted: a file that does not parse is skipped. Inserts hold one lock, check the whole
-//! batch against the folder, create each file atomically and remove them all again on failure.
+//! batch against the folder, create each file atomically and remove them all again on failure;
+//! the folder is then synced once for every insert waiting at that moment. The picture of the
+//! folder is kept between requests (`listing`).
+mod listing;
+
 use crate::error::{Error, Result};
 use crate::notifications::model::parse_date;
 use crate::notifications::store::{check_batch, duplicate, NotificationStore, Record};
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
-use std::collections::HashSet;
+use listing::{Base, Cache, Entries, Name};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::Mutex;
+use std::time::{Duration, UNIX_EPOCH};
 
 /// A folder of notification files.
 pub struct FileNotifications {
     dir: PathBuf,
     sep: String,
+    /// Serialises this process's changes of the folder (and of the kept picture).
     write: Mutex<()>,
-    cache: Mutex<Option<Listing>>,
-}
-
-/// The parsed folder listing, valid while the folder's modification time stays `mtime`.
-struct Listing {
-    mtime: SystemTime,
-    names: Arc<Vec<(String, Name)>>,
-}
-
-/// What a file name says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Name {
-    date: String,
-    uid: String,
-    reference: String,
-    condition: String,
-    done: bool,
+    cache: Cache,
+    synced: super::FolderSync,
 }
 
 impl FileNotifications {
@@ -53,7 +43,8 @@ impl FileNotifications {
             dir: dir.to_path_buf(),
             sep: sep.to_string(),
             write: Mutex::new(()),
-            cache: Mutex::new(None),
+            cache: Cache::default(),
+            synced: super::FolderSync::default(),
         })
     }
 
@@ -118,32 +109,10 @@ impl FileNotifications {
         })
     }
 
-    /// Every parsed name of the folder, with its file name. The listing is kept while the
-    /// folder's modification time does not change, so a login's lookup among 100,000 files
-    /// does not read the folder again.
-    fn names(&self) -> Result<Arc<Vec<(String, Name)>>> {
-        let mtime = fs::metadata(&self.dir).and_then(|m| m.modified()).ok();
-        if let (Some(m), Ok(cache)) = (mtime, self.cache.lock()) {
-            if let Some(l) = cache.as_ref().filter(|l| l.mtime == m) {
-                return Ok(l.names.clone());
-            }
-        }
-        let started = SystemTime::now();
-        let names = Arc::new(self.scan()?);
-        // File times are coarse (a clock tick): only a listing taken well after the folder's
-        // last change may stand for that modification time.
-        let settled = mtime.filter(|m| {
-            started
-                .duration_since(*m)
-                .is_ok_and(|d| d > Duration::from_secs(1))
-        });
-        if let (Some(m), Ok(mut cache)) = (settled, self.cache.lock()) {
-            *cache = Some(Listing {
-                mtime: m,
-                names: names.clone(),
-            });
-        }
-        Ok(names)
+    /// The picture of the folder (kept between requests, see `listing`).
+    fn names(&self) -> Result<Base> {
+        self.cache
+            .current(&self.dir, || self.scan().map(Entries::new))
     }
 
     /// Reads and parses the folder.
@@ -166,7 +135,8 @@ impl FileNotifications {
     /// Reads the records whose names pass `keep`, sorted by date then reference.
     fn load(&self, keep: impl Fn(&Name) -> bool) -> Result<Vec<Record>> {
         let mut out = Vec::new();
-        for (file, n) in self.names()?.iter().filter(|(_, n)| keep(n)) {
+        let base = self.names()?;
+        for (file, n) in base.entries().names.iter().filter(|(_, n)| keep(n)) {
             let path = self.dir.join(file);
             // A file removed since the listing (accepted, deleted) is simply gone.
             let Some(bytes) = super::read_opt(&path)? else {
@@ -192,14 +162,14 @@ impl FileNotifications {
             .map_err(|_| Error::internal("notification folder lock poisoned"))
     }
 
-    /// Files of `uid`+`reference`.
-    fn files_of(&self, uid: &str, reference: &str) -> Result<Vec<(String, Name)>> {
-        Ok(self
-            .names()?
+    /// Files of `uid`+`reference` in `base`.
+    fn files_of(base: &Base, uid: &str, reference: &str) -> Vec<(String, Name)> {
+        base.entries()
+            .names
             .iter()
             .filter(|(_, n)| n.uid == uid && n.reference == reference)
             .cloned()
-            .collect())
+            .collect()
     }
 }
 
@@ -247,15 +217,11 @@ impl NotificationStore for FileNotifications {
             .iter()
             .map(|r| Ok((self.file_name(r, r.format().ext())?, r)))
             .collect::<Result<_>>()?;
-        let _guard = self.lock()?;
-        let existing: HashSet<(String, String, bool)> = self
-            .names()?
-            .iter()
-            .map(|(_, n)| (n.uid.clone(), n.reference.clone(), n.done))
-            .collect();
+        let guard = self.lock()?;
+        let base = self.names()?;
         for r in records {
             for done in [false, true] {
-                if existing.contains(&(r.uid.clone(), r.reference.clone(), done)) {
+                if base.entries().holds(&r.uid, &r.reference, done) {
                     return Err(duplicate(&r.reference, done));
                 }
             }
@@ -266,8 +232,7 @@ impl NotificationStore for FileNotifications {
                 crate::pause::point("notification-insert"); // the crash tests kill here
             }
             let path = self.dir.join(name);
-            let res = create_unsynced(&path, r.doc.as_bytes());
-            match res {
+            match create_unsynced(&path, r.doc.as_bytes()) {
                 Ok(true) => written.push(path),
                 other => {
                     for p in &written {
@@ -279,11 +244,17 @@ impl NotificationStore for FileNotifications {
                 }
             }
         }
-        // One folder sync for the batch instead of one file sync per notification: a batch of
-        // 10,000 stays a matter of seconds.
-        if let Ok(d) = fs::File::open(&self.dir) {
-            let _ = d.sync_all();
-        }
+        self.cache.edited(&self.dir, base, |e| {
+            for (name, _) in named {
+                if let Some(n) = self.parse(&name) {
+                    e.add(name, n);
+                }
+            }
+        });
+        drop(guard);
+        // One folder sync for the batch, and one for all the inserts waiting at that moment,
+        // instead of one file sync per notification.
+        self.synced.sync(&self.dir);
         Ok(written.len())
     }
 
@@ -311,50 +282,87 @@ impl NotificationStore for FileNotifications {
 
     fn mark_done(&self, uid: &str, reference: &str, when: i64) -> Result<bool> {
         let _guard = self.lock()?;
-        let mut any = false;
-        for (file, _) in self
-            .files_of(uid, reference)?
+        let base = self.names()?;
+        let mut moved = Vec::new();
+        let mut failed = None;
+        for (file, n) in Self::files_of(&base, uid, reference)
             .into_iter()
             .filter(|(_, n)| !n.done)
         {
             let from = self.dir.join(&file);
             let stem = file.rsplit_once('.').map(|(s, _)| s).unwrap_or(&file);
-            let to = self.dir.join(format!("{stem}.done"));
+            let done_name = format!("{stem}.done");
             let at = UNIX_EPOCH + Duration::from_secs(when.max(0) as u64);
             if let Ok(f) = fs::File::options().write(true).open(&from) {
                 let _ = f.set_modified(at);
             }
-            match fs::rename(&from, &to) {
-                Ok(()) => any = true,
-                // Another worker accepted it first: accepting is idempotent.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::storage(format!("{}: {e}", from.display()))),
+            match fs::rename(&from, self.dir.join(&done_name)) {
+                Ok(()) => moved.push((file, Some((done_name, n)))),
+                // Another process accepted it first: accepting is idempotent.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => moved.push((file, None)),
+                Err(e) => {
+                    failed = Some(Error::storage(format!("{}: {e}", from.display())));
+                    break;
+                }
             }
         }
-        Ok(any)
+        let any = moved.iter().any(|(_, to)| to.is_some());
+        self.cache.edited(&self.dir, base, |e| {
+            e.remove(|f| moved.iter().any(|(from, _)| from == f));
+            for (to, n) in moved.into_iter().filter_map(|(_, to)| to) {
+                e.add(to, Name { done: true, ..n });
+            }
+        });
+        failed.map_or(Ok(any), Err)
     }
 
     fn delete(&self, uid: &str, reference: &str) -> Result<usize> {
         let _guard = self.lock()?;
+        let base = self.names()?;
+        let files = Self::files_of(&base, uid, reference);
+        // Every file tried leaves the picture: removed now, or gone already.
+        let mut tried = Vec::new();
         let mut n = 0;
-        for (file, _) in self.files_of(uid, reference)? {
-            if super::remove_opt(&self.dir.join(file))? {
-                n += 1;
+        let mut failed = None;
+        for (file, _) in files {
+            match super::remove_opt(&self.dir.join(&file)) {
+                Ok(removed) => n += usize::from(removed),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
             }
+            tried.push(file);
         }
-        Ok(n)
+        self.cache.edited(&self.dir, base, |e| {
+            e.remove(|f| tried.iter().any(|r| r == f))
+        });
+        failed.map_or(Ok(n), Err)
     }
 
     fn purge_done(&self, before: i64) -> Result<usize> {
         let _guard = self.lock()?;
+        let base = self.names()?;
+        let mut tried = std::collections::HashSet::new();
         let mut n = 0;
-        for (file, _) in self.names()?.iter().filter(|(_, n)| n.done) {
+        let mut failed = None;
+        for (file, _) in base.entries().names.iter().filter(|(_, n)| n.done) {
             let path = self.dir.join(file);
-            if mtime(&path) < before && super::remove_opt(&path)? {
-                n += 1;
+            if mtime(&path) >= before {
+                continue;
             }
+            match super::remove_opt(&path) {
+                Ok(removed) => n += usize::from(removed),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            tried.insert(file.clone());
         }
-        Ok(n)
+        self.cache
+            .edited(&self.dir, base, |e| e.remove(|f| tried.contains(f)));
+        failed.map_or(Ok(n), Err)
     }
 
     fn describe(&self) -> String {
