@@ -275,9 +275,11 @@ fn allocator(features: &[&str]) -> String {
     if let Some(f) = features.iter().find(|f| ALLOCATOR_FEATURES.contains(f)) {
         return (*f).to_string();
     }
-    let libc = if cfg!(target_env = "musl") {
-        " (musl malloc)"
-    } else if cfg!(target_env = "gnu") {
+    // The static build installs mimalloc for its target (`src/main.rs`), feature or not.
+    if cfg!(target_env = "musl") {
+        return "mimalloc".to_string();
+    }
+    let libc = if cfg!(target_env = "gnu") {
         " (glibc malloc)"
     } else {
         ""
