@@ -84,6 +84,8 @@ pub struct LocalConf {
     pub warnings: Vec<String>,
     /// Debug routes for the test-suite (`LIMETTE_TEST_HOOKS=1`).
     pub test_hooks: bool,
+    /// The reading stage's limits (header deadline, body rate, per-address caps).
+    pub front: super::front::FrontLimits,
 }
 
 /// Keys of `[portal]` that are local settings, not main-configuration overrides.
@@ -171,6 +173,7 @@ impl LocalConf {
             test_hooks: std::env::var("LIMETTE_TEST_HOOKS")
                 .map(|v| v == "1")
                 .unwrap_or(false),
+            front: super::front::FrontLimits::default(),
         }
     }
 
@@ -225,6 +228,12 @@ impl LocalConf {
                 .iter()
                 .copied()
                 .chain(LOCAL_KEYS.iter().copied().filter(|_| section == "portal"))
+                .chain(
+                    super::front::KEYS
+                        .iter()
+                        .copied()
+                        .filter(|_| section == "portal"),
+                )
                 .chain(super::support::llng_keys().keys().map(String::as_str));
             let hint = super::support::closest(key, known)
                 .map(|k| format!(" (did you mean {k}?)"))
@@ -265,6 +274,7 @@ impl LocalConf {
                 self.persistent_storage.options = json_object(v)?;
                 self.storage_set.1 = true;
             }
+            other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
             other if super::check::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);
@@ -371,7 +381,7 @@ fn override_value(v: &str) -> Result<Value, String> {
     }
 }
 
-fn secs(v: &str) -> Result<Duration, String> {
+pub(super) fn secs(v: &str) -> Result<Duration, String> {
     let f: f64 = v
         .parse()
         .map_err(|_| format!("expected seconds, got {v}"))?;

@@ -6,6 +6,7 @@ pub mod check;
 pub mod cli;
 pub mod defaults;
 pub mod doc;
+pub mod front;
 pub mod gate;
 pub mod ini;
 pub mod local;
