@@ -6,7 +6,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clients;
 mod faults;
+mod framing;
 mod input;
 mod store_faults;
 mod traversal;
