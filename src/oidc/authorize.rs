@@ -100,7 +100,7 @@ fn refusal(r: Refusal, p: &Params) -> Result<Response> {
         Refusal::Redirect(code) => Ok(refuse(
             p.get("redirect_uri").unwrap_or_default(),
             code,
-            p.get("state"),
+            p.state(),
         )),
     }
 }
@@ -138,6 +138,10 @@ pub fn check<'a>(
 /// from here on is redirected to it.
 fn request(rp: &Rp, redirect_uri: &str, p: &Params) -> std::result::Result<AuthRequest, Refusal> {
     // Stage 2 (redirected): RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3.
+    // 0. Every parameter within its bound: nothing oversized is stored with the code.
+    if p.oversized() {
+        return Err(Refusal::Redirect(OAuthCode::InvalidRequest));
+    }
     if p.get("response_type") != Some("code") {
         return Err(Refusal::Redirect(OAuthCode::UnsupportedResponseType));
     }

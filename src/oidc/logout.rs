@@ -40,6 +40,9 @@ pub fn destination(
     iss: &str,
     p: &Params,
 ) -> std::result::Result<Option<String>, String> {
+    if p.oversized() {
+        return Err("A parameter is too long".into());
+    }
     let rp = match p.get("id_token_hint") {
         Some(hint) => Some(check_hint(settings, iss, hint)?),
         None => p

@@ -62,11 +62,37 @@ pub fn params(req: &Request) -> Params {
     Params(pairs)
 }
 
+/// Longest value of any OAuth or OpenID Connect parameter: an ID token hint, a PKCE
+/// challenge or a registered URI fits in a few kilobytes; a longer value is refused with
+/// `invalid_request` before anything is looked up or stored.
+pub const MAX_PARAM: usize = 4096;
+/// Longest `state` and `nonce`: echoed in redirects and stored with every code and token.
+pub const MAX_ECHOED: usize = 1024;
+/// Longest parameter name.
+const MAX_NAME: usize = 64;
+
 /// Decoded request parameters.
 #[derive(Debug, Clone, Default)]
 pub struct Params(pub Vec<(String, String)>);
 
 impl Params {
+    /// Whether any name or value is over its bound ([`MAX_PARAM`], [`MAX_ECHOED`] for `state`
+    /// and `nonce`).
+    pub fn oversized(&self) -> bool {
+        self.0.iter().any(|(k, v)| {
+            let max = match k.as_str() {
+                "state" | "nonce" => MAX_ECHOED,
+                _ => MAX_PARAM,
+            };
+            k.len() > MAX_NAME || v.len() > max
+        })
+    }
+
+    /// `state`, when it is within its bound (an oversized one is never echoed).
+    pub fn state(&self) -> Option<&str> {
+        self.get("state").filter(|s| s.len() <= MAX_ECHOED)
+    }
+
     /// First value of a name; an empty value counts as absent.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
@@ -125,6 +151,7 @@ mod tests {
             ("a".into(), "2".into()),
         ]);
         assert_eq!(p.get("a"), Some("1"));
+        assert!(!p.oversized());
         assert_eq!(p.to_query(&["prompt"]), "a=1&a=2");
     }
 }

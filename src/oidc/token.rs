@@ -25,6 +25,10 @@ pub enum Grant {
 /// `/oauth2/token`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
+    // RFC 6749 5.2: a parameter over its bound makes the request malformed.
+    if p.oversized() {
+        return Err(Error::oauth(OAuthCode::InvalidRequest));
+    }
     let grant = grant_type(p.get("grant_type"))?;
     let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
     let answer = match grant {

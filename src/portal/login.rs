@@ -8,6 +8,12 @@ use crate::http::{Request, Response};
 use crate::storage::Session;
 use serde_json::{json, Map, Value};
 
+/// Longest login name: with `userControl`, what makes a name well-formed (PE_MALFORMEDUSER
+/// above); no directory is asked about a longer one, and it never reaches a session.
+pub const MAX_USER: usize = 255;
+/// Longest password handed to a directory (PE_BADCREDENTIALS above, as a wrong one).
+pub const MAX_PASSWORD: usize = 4096;
+
 /// `POST /` or `POST /oauth2/` with `user` and `password`.
 pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let json = req.wants_json();
@@ -41,8 +47,11 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if user.is_empty() || password.is_empty() {
         return Ok(login_page(conf, req, PortalCode::FormEmpty, 401));
     }
-    if !user_allowed(conf, &user) {
+    if user.len() > MAX_USER || !user_allowed(conf, &user) {
         return Ok(login_page(conf, req, PortalCode::MalformedUser, 401));
+    }
+    if password.len() > MAX_PASSWORD {
+        return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
     }
     let attrs = match authenticate(conf, &user, &password) {
         Ok(a) => a,

@@ -102,7 +102,9 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 /// The URL to go to after login (`url` parameter, base64 as LemonLDAP::NG sends it), when it
 /// is one the portal may redirect to.
 pub fn pending_url(conf: &Conf, req: &Request) -> Option<String> {
-    let raw = req.param("url")?;
+    /// Longest encoded `url` taken (a longer one is ignored, as a disallowed one is).
+    const MAX_URL: usize = 4096;
+    let raw = req.param("url").filter(|u| u.len() <= MAX_URL)?;
     let url = decode_url(&raw)?;
     is_allowed_target(conf, &url).then_some(url)
 }
