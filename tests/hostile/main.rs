@@ -11,6 +11,7 @@ mod clients;
 mod faults;
 mod framing;
 mod input;
+mod soak;
 mod store_faults;
 mod traversal;
 
