@@ -21,6 +21,8 @@ cleanup() {
 trap cleanup EXIT
 [ -x "$BIN" ] || { echo "hostile: build first (make soak does)" >&2; exit 1; }
 . bench/lib.sh
+# The attackers meet the shipped limits (conf/limette.ini), the cap per address included.
+export BENCH_PER_ADDRESS=64
 # Attack connections plus the server's own: raise the soft limit of open files if allowed.
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 

@@ -57,6 +57,7 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
                 return refuse(&mut wire, &mut out, &r, head.as_ref(), t0)
             }
         };
+        wire.shrink();
         let keep = head.keep_alive() && n < ctx.max_requests;
         let answer = match forward(ctx, &head, &body, peer) {
             Ok(answer) => with_connection(&answer, keep),

@@ -101,6 +101,12 @@ impl<S: Timed> Wire<S> {
         }
     }
 
+    /// Gives back buffer memory beyond what a usual request needs (an idle connection keeps
+    /// no large head or body buffer).
+    pub fn shrink(&mut self) {
+        self.buf.shrink_to(4096);
+    }
+
     /// Whether bytes of a next request are already buffered.
     pub fn has_pending(&self) -> bool {
         !self.buf.is_empty()
@@ -143,6 +149,9 @@ impl<S: Timed> Wire<S> {
             let skip = blank.count();
             self.buf.drain(..skip);
             if let Some(end) = head_end(&self.buf) {
+                if end.1 > max {
+                    return Err(TOO_LARGE.into());
+                }
                 let block: Vec<u8> = self.buf.drain(..end.1).take(end.0).collect();
                 let lines = block
                     .split(|&b| b == b'\n')
