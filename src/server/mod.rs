@@ -3,8 +3,8 @@
 //! tiny_http on a private local socket behind it, a loop that only receives from tiny_http and
 //! queues (`accept`), and a fixed pool of workers (`pool`).
 //! Shutdown is one path: set the flag, the reading stage stops accepting and closes its idle
-//! connections, the receiving loop stops, the queue is closed, the workers finish what they
-//! hold and are joined.
+//! connections, the requests in hand are answered (for at most `DRAIN`), then the receiving
+//! loop stops, the queue is closed, the workers finish what they hold and are joined.
 pub mod accept;
 pub mod front;
 pub mod listener;
@@ -18,13 +18,21 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Longest wait at shutdown for requests in hand (being read or answered) to be answered.
+const DRAIN: Duration = Duration::from_secs(10);
 
 /// A running server.
 pub struct Server {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<()>>,
+    /// Stops the receiving loop once the reading stage has drained.
+    halt: Arc<AtomicBool>,
+    admit: Arc<front::admit::Admit>,
+    reading: Option<JoinHandle<()>>,
+    receive: Option<JoinHandle<()>>,
     private: PrivateDir,
 }
 
@@ -42,18 +50,20 @@ impl Server {
         let http = tiny_http::Server::from_listener(unix, None)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let pool = pool::Pool::start(app.clone(), local.threads, local.queue);
+        let admit = front::admit::Admit::new(local.front.clone());
         let ctx = Arc::new(front::conn::Ctx {
-            admit: front::admit::Admit::new(local.front.clone()),
+            admit: admit.clone(),
             inner,
             idle: local.idle_timeout,
             body_timeout: local.body_timeout,
             max_body: local.max_body as u64,
             max_requests: local.max_requests,
         });
-        let stop_accept = stop.clone();
+        let halt = Arc::new(AtomicBool::new(false));
+        let halt2 = halt.clone();
         let receive = std::thread::Builder::new()
             .name("accept".into())
-            .spawn(move || accept::run(http, spare, pool, &stop_accept))?;
+            .spawn(move || accept::run(http, spare, pool, &halt2))?;
         let stop_front = stop.clone();
         let reading = std::thread::Builder::new()
             .name("front".into())
@@ -61,7 +71,10 @@ impl Server {
         Ok(Server {
             addr,
             stop,
-            threads: vec![reading, receive],
+            halt,
+            admit,
+            reading: Some(reading),
+            receive: Some(receive),
             private,
         })
     }
@@ -74,7 +87,12 @@ impl Server {
     /// Stops accepting, lets in-flight requests finish, joins every thread.
     pub fn shutdown(mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        for h in self.threads.drain(..) {
+        if let Some(h) = self.reading.take() {
+            let _ = h.join();
+        }
+        self.admit.wait_quiet(DRAIN);
+        self.halt.store(true, Ordering::SeqCst);
+        if let Some(h) = self.receive.take() {
             let _ = h.join();
         }
         self.private.remove();

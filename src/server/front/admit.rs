@@ -10,9 +10,9 @@ use crate::config::front::FrontLimits;
 use crate::server::log;
 use std::collections::HashMap;
 use std::net::{IpAddr, Shutdown, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The per-address caps were reached.
 const TOO_MANY: Reject = Reject {
@@ -30,6 +30,10 @@ pub struct Admit {
     /// The limits in force.
     pub limits: FrontLimits,
     state: Mutex<State>,
+    /// Set at shutdown: connections take no further request.
+    closing: AtomicBool,
+    /// Connections with a request in hand (from its first byte to its answer written).
+    busy: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -56,6 +60,8 @@ impl Admit {
         Arc::new(Admit {
             limits,
             state: Mutex::new(State::default()),
+            closing: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
         })
     }
 
@@ -121,11 +127,31 @@ impl Admit {
         Ok(slot)
     }
 
-    /// Closes every idle connection (at shutdown).
-    pub fn close_idle(&self) {
+    /// At shutdown: no connection takes a further request, and the idle ones are closed.
+    pub fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
         let st = self.state();
         for c in st.conns.values().filter(|c| c.idle_since.is_some()) {
             let _ = c.stream.shutdown(Shutdown::Both);
+        }
+    }
+
+    /// Whether the server is shutting down.
+    pub fn closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    /// Marks a request in hand until the guard is dropped (its answer written).
+    pub fn busy(self: &Arc<Self>) -> Busy {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(self.clone())
+    }
+
+    /// Waits until no connection has a request in hand, at most `limit`.
+    pub fn wait_quiet(&self, limit: Duration) {
+        let end = Instant::now() + limit;
+        while self.busy.load(Ordering::SeqCst) > 0 && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }
@@ -181,6 +207,15 @@ impl ConnSlot {
 impl Drop for ConnSlot {
     fn drop(&mut self) {
         self.admit.state().forget(self.id);
+    }
+}
+
+/// A request in hand, from its first byte to its answer written.
+pub struct Busy(Arc<Admit>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -45,10 +45,11 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
     let mut out = out;
     for n in 1..=ctx.max_requests {
         slot.set_idle(!wire.has_pending());
-        if wire.await_request(ctx.idle).is_err() {
+        if ctx.admit.closing() || wire.await_request(ctx.idle).is_err() {
             return;
         }
         slot.set_idle(false);
+        let _busy = ctx.admit.busy();
         let t0 = Instant::now();
         let (head, body) = match read_request(&mut wire, peer, ctx) {
             Ok(request) => request,

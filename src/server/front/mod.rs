@@ -33,7 +33,8 @@ const CONN_STACK: usize = 256 * 1024;
 /// How often a blocked `accept` wakes to look at the stop flag.
 const STOP_CHECK: Duration = Duration::from_millis(100);
 
-/// Accepts until `stop` is set, then closes the idle connections.
+/// Accepts until `stop` is set, then closes the idle connections and lets the others finish
+/// the request they hold (`Admit::close`).
 pub fn run(listener: TcpListener, ctx: Arc<Ctx>, stop: &AtomicBool) {
     if let Err(e) = socket2::SockRef::from(&listener).set_read_timeout(Some(STOP_CHECK)) {
         log::error(&format!("cannot set the accept timeout: {e}"));
@@ -50,7 +51,7 @@ pub fn run(listener: TcpListener, ctx: Arc<Ctx>, stop: &AtomicBool) {
             }
         }
     }
-    ctx.admit.close_idle();
+    ctx.admit.close();
 }
 
 /// Admits a connection and starts its thread, or answers why not and closes it.
