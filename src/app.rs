@@ -5,7 +5,7 @@
 use crate::config::local::{ConfError, LocalConf};
 use crate::config::{self, Conf};
 use crate::error::{Error, Result};
-use crate::server::log;
+use crate::log;
 use crate::storage::{self, ConfStore, Kind, SessionStore};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};

@@ -4,7 +4,8 @@
 //! clear line on stderr and exit code 2.
 use crate::app::App;
 use crate::config::local::LocalConf;
-use crate::server::{log, Server};
+use crate::log;
+use crate::server::Server;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

@@ -13,6 +13,7 @@ pub mod config;
 pub mod directory;
 pub mod error;
 pub mod http;
+pub mod log;
 pub mod notifications;
 pub mod oidc;
 pub mod pause;

@@ -190,7 +190,7 @@ impl LocalConf {
         let section = |name: &str| ini.get(name).cloned().unwrap_or_default();
         for (k, v) in section("all") {
             if k == "logLevel" {
-                if !crate::server::log::set_level(&v) {
+                if !crate::log::set_level(&v) {
                     return Err(err("logLevel", format!("unknown level {v}")));
                 }
                 lc.log_level = v;

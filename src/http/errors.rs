@@ -63,7 +63,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
 }
 
 fn log_detail(req: &Request, detail: &str) {
-    crate::server::log::error(&format!("request {}: {detail}", req.id));
+    crate::log::error(&format!("request {}: {detail}", req.id));
 }
 
 /// LemonLDAP::NG's login answer shape: `{"result":0,"error":"N"}`, with the SSO challenge on

@@ -129,7 +129,7 @@ pub fn readable(r: &super::store::Record) -> Option<Notification> {
     match r.notification() {
         Ok(n) => Some(n),
         Err(e) => {
-            crate::server::log::error(&format!(
+            crate::log::error(&format!(
                 "notification {} of {} is unreadable: {e:?}",
                 r.reference, r.uid
             ));

@@ -123,7 +123,7 @@ impl Settings {
         }
         disable_shared_client_ids(&mut rps, &mut disabled);
         for d in &disabled {
-            crate::server::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
+            crate::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
         }
         Ok(Settings {
             enabled: truthy(raw.get("issuerDBOpenIDConnectActivation")),

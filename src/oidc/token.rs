@@ -142,7 +142,7 @@ fn issue(
     }
     let claims = id_token_claims(&issuer(conf), rp, grant, &access, util::now());
     let sub = field(grant, "sub").unwrap_or("");
-    crate::server::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
+    crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
     out.insert(
         "id_token".into(),
         json!(jwt::sign_hs256(&claims, rp.secret.expose())),

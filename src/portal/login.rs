@@ -60,11 +60,11 @@ pub fn authenticate(conf: &Conf, user: &str, password: &str) -> Result<Map<Strin
     let dir = crate::directory::for_conf(conf);
     let bad = || Error::portal(PortalCode::BadCredentials, 401);
     let fail = |e: Error| {
-        crate::server::log::error(&format!("directory failure for a login: {e}"));
+        crate::log::error(&format!("directory failure for a login: {e}"));
         Error::portal(PortalCode::Error, 401)
     };
     if user.len() > 255 || !dir.authenticate(user, password).map_err(fail)? {
-        crate::server::log::notice(&format!("bad credentials for {}", sanitize(user)));
+        crate::log::notice(&format!("bad credentials for {}", sanitize(user)));
         return Err(bad());
     }
     dir.user_info(user).map_err(fail)?.ok_or_else(bad)
@@ -96,7 +96,7 @@ pub fn release(
     url: Option<&str>,
 ) -> Result<Response> {
     let id = session::store(app, s)?;
-    crate::server::log::notice(&format!(
+    crate::log::notice(&format!(
         "user {} authenticated",
         sanitize(
             &s.get("_whatToTrace")

@@ -8,8 +8,8 @@
 //! keys exist otherwise is `session`'s business.
 use crate::config::value_string;
 use crate::http::Request;
+use crate::log;
 use crate::rules::{Env, Expression, Rule};
-use crate::server::log;
 use serde_json::{json, Map, Value};
 
 /// LemonLDAP::NG's default `multiValuesSeparator`.

@@ -2,7 +2,7 @@
 //! demand from the CLI.
 use crate::app::App;
 use crate::error::{Error, Result};
-use crate::server::log;
+use crate::log;
 use crate::storage::{Kind, Session};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::server::log;
+use crate::log;
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use serde_json::{json, Map, Value};
 
