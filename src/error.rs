@@ -1,6 +1,6 @@
 //! The crate error, typed by what the caller must do about it.
 //!
-//! Every module's failure ends up as one of these variants; `http::errors::to_response` is the
+//! Every module's failure ends up as one of these variants; `router::errors::to_response` is the
 //! only place that turns them into HTTP. Messages in `BadRequest`, `NotFound`, `Conflict` are
 //! shown to the client and must never hold internal detail (paths, parser traces); the
 //! `Storage`, `Upstream` and `Internal` texts go to the log only.

@@ -4,7 +4,7 @@
 //! request, converted by `http::adapter` into our own `http::Request`, to `router`, which picks
 //! the area module (oidc, sessions, config, notifications, portal). Areas read the running
 //! configuration and the stores through `app::App`. Errors travel as `error::Error` and become
-//! responses in exactly one place, `http::errors`.
+//! responses in exactly one place, `router::errors`.
 #![forbid(unsafe_code)]
 
 pub mod app;

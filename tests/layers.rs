@@ -52,7 +52,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config::cli",
             "config::check",
             "config::doc",
-            "http::errors",
         ],
     ),
 ];
@@ -68,7 +67,6 @@ const UPWARD: &[(&str, &str)] = &[
     ("config::gate", "storage"),
     ("config::local", "storage"),
     ("notifications", "cli"),
-    ("portal", "http::errors"),
     ("storage", "notifications"),
     ("storage", "sessions"),
 ];

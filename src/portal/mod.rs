@@ -55,7 +55,7 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 /// must show them).
 pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16) -> Response {
     if req.wants_json() {
-        return crate::http::errors::portal_json(code, json_status, &conf.portal);
+        return portal_json(code, json_status, &conf.portal);
     }
     let url = req.param("url").filter(|u| decode_url(u).is_some());
     let user = req.form_param("user").unwrap_or_default();
@@ -204,6 +204,21 @@ impl Origin {
             Some(p) => format!("{}:{p}", self.host),
             None => self.host.clone(),
         }
+    }
+}
+
+/// The JSON form of a portal answer (`router::errors` gives it to every portal error) with an error code, `{"result":0,"error":"N"}`, for the
+/// portal pages that render their own HTML but answer JSON clients like any portal error.
+pub fn portal_json(code: crate::error::PortalCode, status: u16, portal: &str) -> Response {
+    let resp = Response::json(status, &json!({"result": 0, "error": code.as_str()}));
+    with_sso_challenge(resp, status, portal)
+}
+
+pub(crate) fn with_sso_challenge(resp: Response, status: u16, portal: &str) -> Response {
+    if status == 401 {
+        resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
+    } else {
+        resp
     }
 }
 

@@ -1,8 +1,9 @@
-//! THE error -> response table. One exhaustive match, no catch-all arm: a new error variant
+//! THE error -> response table, at the top with the router that picks the flavour. One exhaustive match, no catch-all arm: a new error variant
 //! does not compile until it has a wire form here. The flavour (JSON or HTML) follows the
 //! `Accept` header, except for the REST servers, which always answer JSON.
 use crate::error::{Error, OAuthCode};
 use crate::http::{Request, Response};
+use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
 use serde_json::json;
 
@@ -84,21 +85,6 @@ fn portal_error(
         status,
         portal,
     )
-}
-
-/// The JSON form of a portal answer with an error code, `{"result":0,"error":"N"}`, for the
-/// portal pages that render their own HTML but answer JSON clients like any portal error.
-pub fn portal_json(code: crate::error::PortalCode, status: u16, portal: &str) -> Response {
-    let resp = Response::json(status, &json!({"result": 0, "error": code.as_str()}));
-    with_sso_challenge(resp, status, portal)
-}
-
-fn with_sso_challenge(resp: Response, status: u16, portal: &str) -> Response {
-    if status == 401 {
-        resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
-    } else {
-        resp
-    }
 }
 
 /// RFC 6749 5.2 error JSON; `WWW-Authenticate: Basic` only when Basic credentials were sent.

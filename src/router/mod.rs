@@ -1,10 +1,13 @@
 //! The ordered prefix table: which module owns which path. First match wins; each area answers
-//! with its error flavour (the REST servers always JSON, the portal by `Accept`).
+//! with its error flavour (the REST servers always JSON, the portal by `Accept`), and `errors`,
+//! THE error -> response table, turns any error into the response of that flavour.
+pub mod errors;
+
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
-use crate::http::errors::{to_response, Flavour};
 use crate::http::{Method, Request, Response};
+use errors::{to_response, Flavour};
 
 /// Routes one request and turns any error into its response.
 pub fn dispatch(app: &App, req: &Request) -> Response {
