@@ -19,6 +19,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
             "log",
             "util",
+            "crypto",
             "upstream",
             "pause",
             "http",
@@ -49,7 +50,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "router",
             "server",
             "cli",
-            "config::cli",
             "config::check",
             "config::doc",
         ],
@@ -66,9 +66,7 @@ const UPWARD: &[(&str, &str)] = &[
     ("config", "storage"),
     ("config::gate", "storage"),
     ("config::local", "storage"),
-    ("notifications", "cli"),
     ("storage", "notifications"),
-    ("storage", "sessions"),
 ];
 
 #[test]

@@ -1,9 +1,8 @@
 //! The main configuration: numbered `lmConf-N.json` documents with LemonLDAP::NG's key names,
 //! loaded from the configured store, merged over the defaults table, overridden by `[portal]`
 //! keys of the local file, and parsed once into `Conf`. Unknown keys are kept in `raw`.
-//! `proxy` serves them over REST; `cli` administers them.
+//! `proxy` serves them over REST; the top's `cli::config` administers them.
 pub mod check;
-pub mod cli;
 pub mod defaults;
 pub mod doc;
 pub mod gate;

@@ -1,9 +1,9 @@
 //! Notifications: the model (`model`: JSON and old XML, validation), the store (`store`: trait
 //! and `open`), the REST/JSON server (`server`) and SOAP/XML server (`soap`) at
-//! `/notifications`, the CLI (`cli`), and the portal flow and explorer (`portal`). `Settings`
-//! holds every notification key of the configuration, parsed once.
+//! `/notifications`, and the portal flow and explorer (`portal`). `Settings`
+//! holds every notification key of the configuration, parsed once. The `limette notifications`
+//! command is the top's (`cli::notifications`).
 pub mod accept;
-pub mod cli;
 pub mod explorer;
 pub mod form;
 pub mod model;

@@ -3,9 +3,10 @@
 //! ids and types, one key as JSON, and `PUT` with a valid `__secret` creating the session (the
 //! protocol of LemonLDAP::NG's own session client). Handlers decode and encode; the decisions
 //! are in the plain functions below them.
-use super::{export, secret, Settings};
+use super::{export, Settings};
 use crate::app::App;
 use crate::config::Conf;
+use crate::crypto::secret;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::log;

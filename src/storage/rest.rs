@@ -105,7 +105,7 @@ impl SessionStore for RestSessions {
             return Ok(());
         }
         let mut body = data.clone();
-        let secret = crate::sessions::secret::fresh(&self.key, crate::util::now());
+        let secret = crate::crypto::secret::fresh(&self.key, crate::util::now());
         body.insert("__secret".into(), Value::String(secret));
         let reply = self.call("PUT", id, Some(&Value::Object(body)))?;
         match reply.status {
@@ -261,7 +261,7 @@ mod tests {
             serde_json::from_str(got.split("\r\n\r\n").nth(1).unwrap()).unwrap();
         assert_eq!(body["uid"], "dwho");
         let secret = body["__secret"].as_str().unwrap();
-        crate::sessions::secret::check("the key", secret, crate::util::now(), 15).unwrap();
+        crate::crypto::secret::check("the key", secret, crate::util::now(), 15).unwrap();
     }
 
     #[test]

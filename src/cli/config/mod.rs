@@ -12,9 +12,9 @@ pub mod hash;
 pub mod show;
 pub mod write;
 
-use super::local::LocalConf;
-use super::proxy::keys;
 use crate::cli::Options;
+use crate::config::local::LocalConf;
+use crate::config::proxy::keys;
 use crate::config::{as_i64, defaults, value_string};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
@@ -66,11 +66,11 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     };
     if let Command::Check(json) = cmd {
         let args: &[String] = if json { &[String::from("--json")] } else { &[] };
-        return super::check::run(&local, args);
+        return crate::config::check::run(&local, args);
     }
-    let res = super::open_store(&local).and_then(|store| {
+    let res = crate::config::open_store(&local).and_then(|store| {
         if local.source == "embedded default" {
-            super::seed_if_empty(store.as_ref())?;
+            crate::config::seed_if_empty(store.as_ref())?;
         }
         execute(store.as_ref(), &cmd, &flags)
     });

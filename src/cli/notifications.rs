@@ -2,12 +2,12 @@
 //! `purge-done --before DATE`: administration of the notification store in force. `add` takes
 //! JSON (one object or an array) or an old-format XML document, told apart by the first
 //! character, and inserts all or nothing, as the server does.
-use super::model::{parse_date, parse_json, parse_xml, Format};
-use super::server::insert_all;
-use super::store::{NotificationStore, Record};
 use crate::app::App;
 use crate::cli::Options;
 use crate::error::{Error, Result};
+use crate::notifications::model::{parse_date, parse_json, parse_xml, Format};
+use crate::notifications::server::insert_all;
+use crate::notifications::store::{NotificationStore, Record};
 use std::io::Read;
 
 /// Runs a `notifications` subcommand; returns the exit code.
