@@ -29,6 +29,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config::local",
             "config::support",
             "config::gate",
+            "config::stores",
         ],
     ),
     ("storage", &["storage", "config::rest", "config::save"]),
@@ -64,8 +65,6 @@ const UPWARD: &[(&str, &str)] = &[
     ("config", "portal"),
     ("config", "sessions"),
     ("config", "storage"),
-    ("config::gate", "storage"),
-    ("config::local", "storage"),
     ("storage", "notifications"),
 ];
 

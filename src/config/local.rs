@@ -1,8 +1,8 @@
 //! Local settings: the INI file (`limette.ini`, LemonLDAP::NG's `lemonldap-ng.ini` layout) or
 //! the embedded default, parsed once into typed values. Errors name the file and the key.
 use super::ini;
+use crate::config::stores::StorageSpec;
 use crate::http::adapter::Limits;
-use crate::storage::StorageSpec;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -322,7 +322,8 @@ fn conf_backend(
         "SQLite" | "CDBI" | "RDBI" => {
             let chain = get("dbiChain")
                 .ok_or_else(|| err("dbiChain", format!("required for type {ty}")))?;
-            let path = crate::storage::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
+            let path =
+                crate::config::stores::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
             Ok(ConfBackend::Sqlite {
                 path: path.into(),
                 table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()),

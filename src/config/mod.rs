@@ -11,6 +11,7 @@ pub mod local;
 pub mod proxy;
 pub mod rest;
 pub mod save;
+pub mod stores;
 pub mod support;
 
 use crate::error::{Error, Result};
