@@ -44,7 +44,7 @@ impl App {
             return Err(err("data", e).into());
         }
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
-        let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
+        let confs = storage::open_conf(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
         let node = config::Node {
             listen: &local.listen,
@@ -288,7 +288,7 @@ fn seed(local: &LocalConf, store: &dyn ConfStore) -> Result<()> {
     ) {
         return Ok(());
     }
-    if config::seed_if_empty(store)? {
+    if config::save::seed_if_empty(store)? {
         log::notice(&format!(
             "first start: the embedded default configuration, with a random key, saved as number 1 in {}",
             store.describe()

@@ -64,7 +64,6 @@ const UPWARD: &[(&str, &str)] = &[
     ("config", "oidc"),
     ("config", "portal"),
     ("config", "sessions"),
-    ("config", "storage"),
     ("storage", "notifications"),
 ];
 

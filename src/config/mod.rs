@@ -14,13 +14,8 @@ pub mod save;
 pub mod stores;
 pub mod support;
 
-use crate::error::{Error, Result};
-use crate::storage::file::conf::FileConf;
-use crate::storage::sqlite::conf::SqliteConf;
-use crate::storage::ConfStore;
-use local::{ConfBackend, LocalConf};
+use crate::error::Result;
 use serde_json::{Map, Value};
-use std::sync::Arc;
 
 /// The embedded default main configuration (`conf/lmConf-1.json`).
 pub const EMBEDDED_CONF: &str = include_str!("../../conf/lmConf-1.json");
@@ -229,59 +224,6 @@ pub fn as_u64(v: &Value) -> Option<u64> {
     as_i64(v).and_then(|n| u64::try_from(n).ok())
 }
 
-/// Opens the configuration store named by the local file.
-pub fn open_store(local: &LocalConf) -> Result<Arc<dyn ConfStore>> {
-    Ok(match &local.conf_backend {
-        ConfBackend::File { dir } => Arc::new(FileConf::open(dir)?),
-        ConfBackend::Sqlite { path, table } => Arc::new(SqliteConf::open(path, table)?),
-        ConfBackend::Rest {
-            base_url,
-            user,
-            password,
-            timeout,
-        } => Arc::new(rest::RestConf::new(
-            base_url,
-            user.clone(),
-            password.clone(),
-            *timeout,
-        )),
-    })
-}
-
-/// Seeds an empty store with the embedded default configuration (first start); true when it
-/// wrote number 1. The copy written leaves `portal` out, so that it follows the listening
-/// address, and carries a random `key`, so that every node sharing it agrees on its secrets.
-pub fn seed_if_empty(store: &dyn ConfStore) -> Result<bool> {
-    if store.latest()?.is_some() {
-        return Ok(false);
-    }
-    store.save(&first_start(crate::util::now())?)?;
-    Ok(true)
-}
-
-/// The document written at first start: the embedded default, its own random key, no
-/// `portal`, and the metadata of a save that says so.
-fn first_start(now: i64) -> Result<Map<String, Value>> {
-    let mut conf = match serde_json::from_str(EMBEDDED_CONF) {
-        Ok(Value::Object(m)) => m,
-        _ => {
-            return Err(Error::internal(
-                "embedded configuration is not a JSON object",
-            ))
-        }
-    };
-    conf.remove("portal");
-    conf.insert("key".into(), Value::from(crate::util::random_hex(32)));
-    let author = save::Author {
-        name: "limette".into(),
-        ip: "127.0.0.1".into(),
-        log: "Embedded default configuration, written at first start with a random key: \
-              Demo users and a demo relying party; the portal URL follows the listening address"
-            .into(),
-    };
-    Ok(save::stamp(&conf, &author, now))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,8 +237,8 @@ mod tests {
 
     #[test]
     fn first_start_has_its_own_key_and_no_portal() {
-        let a = first_start(1_800_000_000).unwrap();
-        let b = first_start(1_800_000_000).unwrap();
+        let a = save::first_start(1_800_000_000).unwrap();
+        let b = save::first_start(1_800_000_000).unwrap();
         let key = a["key"].as_str().unwrap();
         assert_eq!(key.len(), 64);
         assert_ne!(a["key"], b["key"], "each first start draws its own key");

@@ -62,6 +62,40 @@ pub fn save_new(store: &dyn ConfStore, conf: &Map<String, Value>, author: &Autho
     store.save(&stamp(conf, author, crate::util::now()))
 }
 
+/// Seeds an empty store with the embedded default configuration (first start); true when it
+/// wrote number 1. The copy written leaves `portal` out, so that it follows the listening
+/// address, and carries a random `key`, so that every node sharing it agrees on its secrets.
+pub fn seed_if_empty(store: &dyn ConfStore) -> Result<bool> {
+    if store.latest()?.is_some() {
+        return Ok(false);
+    }
+    store.save(&first_start(crate::util::now())?)?;
+    Ok(true)
+}
+
+/// The document written at first start: the embedded default, its own random key, no
+/// `portal`, and the metadata of a save that says so.
+pub(crate) fn first_start(now: i64) -> Result<Map<String, Value>> {
+    let mut conf = match serde_json::from_str(super::EMBEDDED_CONF) {
+        Ok(Value::Object(m)) => m,
+        _ => {
+            return Err(Error::internal(
+                "embedded configuration is not a JSON object",
+            ))
+        }
+    };
+    conf.remove("portal");
+    conf.insert("key".into(), Value::from(crate::util::random_hex(32)));
+    let author = Author {
+        name: "limette".into(),
+        ip: "127.0.0.1".into(),
+        log: "Embedded default configuration, written at first start with a random key: \
+              Demo users and a demo relying party; the portal URL follows the listening address"
+            .into(),
+    };
+    Ok(stamp(&conf, &author, now))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -103,6 +103,30 @@ pub fn check_id(id: &str) -> Result<()> {
     }
 }
 
+/// Opens the configuration store named by the local file: with `open_sessions` and
+/// `notifications::open` (the notification store), the openers of every store from its settings.
+pub fn open_conf(local: &crate::config::local::LocalConf) -> Result<Arc<dyn ConfStore>> {
+    Ok(match &local.conf_backend {
+        crate::config::local::ConfBackend::File { dir } => {
+            Arc::new(file::conf::FileConf::open(dir)?)
+        }
+        crate::config::local::ConfBackend::Sqlite { path, table } => {
+            Arc::new(sqlite::conf::SqliteConf::open(path, table)?)
+        }
+        crate::config::local::ConfBackend::Rest {
+            base_url,
+            user,
+            password,
+            timeout,
+        } => Arc::new(crate::config::rest::RestConf::new(
+            base_url,
+            user.clone(),
+            password.clone(),
+            *timeout,
+        )),
+    })
+}
+
 /// Opens a session store from its spec; `key` is the configuration key for the REST protocol.
 pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionStore>> {
     let opt = |k: &str| {

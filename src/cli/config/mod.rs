@@ -68,9 +68,9 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
         let args: &[String] = if json { &[String::from("--json")] } else { &[] };
         return crate::config::check::run(&local, args);
     }
-    let res = crate::config::open_store(&local).and_then(|store| {
+    let res = crate::storage::open_conf(&local).and_then(|store| {
         if local.source == "embedded default" {
-            crate::config::seed_if_empty(store.as_ref())?;
+            crate::config::save::seed_if_empty(store.as_ref())?;
         }
         execute(store.as_ref(), &cmd, &flags)
     });
