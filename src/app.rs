@@ -21,7 +21,7 @@ pub struct App {
     global: Arc<dyn SessionStore>,
     persistent: Arc<dyn SessionStore>,
     /// Notification storage.
-    pub notifications: Arc<dyn crate::notifications::store::NotificationStore>,
+    pub notifications: Arc<dyn storage::notifications::NotificationStore>,
     data_key: String,
     /// The address the default portal URL follows: `listen`, then the bound one (port 0).
     listen: RwLock<String>,
@@ -60,8 +60,12 @@ impl App {
             .map_err(|e| err("globalStorage", e))?;
         let persistent = storage::open_sessions(&local.persistent_storage, &store_key)
             .map_err(|e| err("persistentStorage", e))?;
-        let notifications = crate::notifications::store::open(&local, &conf)
-            .map_err(|e| err("notificationStorage", e))?;
+        let notifications = storage::notifications::open(
+            &local,
+            conf.notifications.storage.as_ref(),
+            &conf.notifications.separator,
+        )
+        .map_err(|e| err("notificationStorage", e))?;
         Ok(App {
             listen: RwLock::new(local.listen.clone()),
             store_key,

@@ -1,8 +1,9 @@
 //! What the settings say about stores, as plain values: a store named by a spec (kind and
 //! options, as `[portal] globalStorage` and friends give it), the SQLite file of a `dbiChain`,
-//! and LemonLDAP::NG's module names mapped to ours. Opening the stores is `storage`'s; this file
+//! LemonLDAP::NG's module names mapped to ours, and where notifications are stored. Opening the stores is `storage`'s; this file
 //! only reads settings, so that the settings readers need nothing above them.
 use serde_json::{Map, Value};
+use std::path::PathBuf;
 
 /// What `[portal] globalStorage`/`globalStorageOptions` (and friends) name.
 #[derive(Debug, Clone)]
@@ -63,5 +64,74 @@ pub fn normalize_kind(kind: &str) -> String {
         "sqlite" | "sqlite3" => "sqlite".into(),
         "rest" => "rest".into(),
         other => other.into(),
+    }
+}
+
+/// Where notifications are stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageChoice {
+    /// A folder of LemonLDAP::NG-named files.
+    File {
+        /// `dirName`.
+        dir: PathBuf,
+        /// `fileNameSeparator` (default `_`).
+        separator: String,
+    },
+    /// A SQLite database file and table.
+    Sqlite {
+        /// From `dbiChain` (`dbi:SQLite:dbname=<path>`).
+        path: PathBuf,
+        /// `dbiTable` (default `notifications`).
+        table: String,
+    },
+}
+
+/// `notificationStorage` / `notificationStorageOptions`; errors name the key.
+pub fn notification_storage(
+    raw: &Map<String, Value>,
+    separator: &str,
+) -> Result<Option<StorageChoice>, String> {
+    let kind = raw
+        .get("notificationStorage")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let empty = Map::new();
+    let opts = match raw.get("notificationStorageOptions") {
+        Some(Value::Object(m)) => m,
+        _ => &empty,
+    };
+    let opt = |k: &str| {
+        opts.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    match kind.to_ascii_lowercase().as_str() {
+        "" => Ok(None),
+        "file" => {
+            let dir = opt("dirName")
+                .ok_or("notificationStorageOptions: dirName is required for type File")?;
+            let separator = opt("fileNameSeparator").unwrap_or(separator).to_string();
+            Ok(Some(StorageChoice::File {
+                dir: dir.into(),
+                separator,
+            }))
+        }
+        "sqlite" | "dbi" | "rdbi" | "cdbi" => {
+            let chain = opt("dbiChain")
+                .ok_or("notificationStorageOptions: dbiChain is required for type SQLite")?;
+            let path = dbi_sqlite_path(chain)
+                .map_err(|e| format!("notificationStorageOptions: dbiChain {e}"))?;
+            let table = opt("dbiTable").unwrap_or("notifications").to_string();
+            Ok(Some(StorageChoice::Sqlite {
+                path: path.into(),
+                table,
+            }))
+        }
+        other => Err(format!(
+            "notificationStorage: unknown type {other} (File or SQLite)"
+        )),
     }
 }

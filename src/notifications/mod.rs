@@ -12,28 +12,10 @@ pub mod server;
 pub mod soap;
 pub mod store;
 
+use crate::config::stores::notification_storage;
+pub use crate::config::stores::StorageChoice;
 use crate::config::{as_i64, truthy};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
-
-/// Where notifications are stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StorageChoice {
-    /// A folder of LemonLDAP::NG-named files.
-    File {
-        /// `dirName`.
-        dir: PathBuf,
-        /// `fileNameSeparator` (default `_`).
-        separator: String,
-    },
-    /// A SQLite database file and table.
-    Sqlite {
-        /// From `dbiChain` (`dbi:SQLite:dbname=<path>`).
-        path: PathBuf,
-        /// `dbiTable` (default `notifications`).
-        table: String,
-    },
-}
 
 /// Notification settings parsed from the configuration.
 #[derive(Debug, Clone)]
@@ -124,59 +106,9 @@ impl Settings {
                 .to_string(),
             wildcard: text("notificationWildcard", "allusers"),
             old_format: on("oldNotifFormat", false),
-            storage: storage_choice(raw, &separator)?,
+            storage: notification_storage(raw, &separator)?,
             separator,
         })
-    }
-}
-
-/// `notificationStorage` / `notificationStorageOptions`; errors name the key.
-fn storage_choice(
-    raw: &Map<String, Value>,
-    separator: &str,
-) -> Result<Option<StorageChoice>, String> {
-    let kind = raw
-        .get("notificationStorage")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let empty = Map::new();
-    let opts = match raw.get("notificationStorageOptions") {
-        Some(Value::Object(m)) => m,
-        _ => &empty,
-    };
-    let opt = |k: &str| {
-        opts.get(k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    };
-    match kind.to_ascii_lowercase().as_str() {
-        "" => Ok(None),
-        "file" => {
-            let dir = opt("dirName")
-                .ok_or("notificationStorageOptions: dirName is required for type File")?;
-            let separator = opt("fileNameSeparator").unwrap_or(separator).to_string();
-            Ok(Some(StorageChoice::File {
-                dir: dir.into(),
-                separator,
-            }))
-        }
-        "sqlite" | "dbi" | "rdbi" | "cdbi" => {
-            let chain = opt("dbiChain")
-                .ok_or("notificationStorageOptions: dbiChain is required for type SQLite")?;
-            let path = crate::storage::dbi_sqlite_path(chain)
-                .map_err(|e| format!("notificationStorageOptions: dbiChain {e}"))?;
-            let table = opt("dbiTable").unwrap_or("notifications").to_string();
-            Ok(Some(StorageChoice::Sqlite {
-                path: path.into(),
-                table,
-            }))
-        }
-        other => Err(format!(
-            "notificationStorage: unknown type {other} (File or SQLite)"
-        )),
     }
 }
 

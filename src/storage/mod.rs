@@ -1,11 +1,13 @@
-//! The stores behind small object-safe traits: sessions by kind, numbered configurations (and
-//! notifications, in `notifications`' own trait). Backends: `file` (one JSON document per
+//! The stores behind small object-safe traits: sessions by kind, numbered configurations and
+//! notifications (`notifications`), each opened from its settings here (`open_sessions`,
+//! `open_conf`, `notifications::open`). Backends: `file` (one JSON document per
 //! record, atomic temp-file-and-rename writes), `sqlite` (the only rusqlite user) and `rest`
 //! (a remote session server, through `upstream`). Every id is validated before it can reach a
 //! path or a query: see `util::is_safe_id`.
 #[cfg(test)]
 pub mod contract;
 pub mod file;
+pub mod notifications;
 pub mod rest;
 pub mod sqlite;
 

@@ -5,8 +5,8 @@
 //! never trusted: a file that does not parse is skipped. Inserts hold one lock, check the whole
 //! batch against the folder, create each file atomically and remove them all again on failure.
 use crate::error::{Error, Result};
-use crate::notifications::model::parse_date;
-use crate::notifications::store::{check_batch, duplicate, NotificationStore, Record};
+use crate::storage::notifications::{check_batch, duplicate, NotificationStore, Record};
+use crate::util::parse_date;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use std::collections::HashSet;
