@@ -27,13 +27,15 @@ pub struct App {
     listen: RwLock<String>,
     /// The `__secret` key the REST session stores were opened with.
     store_key: String,
+    /// The areas' settings parsers (the top's list), run on every configuration loaded.
+    areas: config::CheckAreas,
 }
 
 impl App {
     /// Opens the stores and loads the latest configuration. A configuration that names what
     /// Limette does not implement is refused whole (`StartError::Refused`), before any store
     /// of it is opened.
-    pub fn open(mut local: LocalConf) -> Result<App, StartError> {
+    pub fn open(mut local: LocalConf, areas: config::CheckAreas) -> Result<App, StartError> {
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {
             file: src.clone(),
@@ -50,7 +52,7 @@ impl App {
             listen: &local.listen,
             data_key: &data_key,
         };
-        let conf = load_latest(confs.as_ref(), &local, &node)
+        let conf = load_latest(confs.as_ref(), &local, &node, areas)
             .map_err(|e| err("configuration", Error::bad(e)))?;
         local.adopt_conf_storage(&conf.stored);
         report(&local, &conf)?;
@@ -60,12 +62,10 @@ impl App {
             .map_err(|e| err("globalStorage", e))?;
         let persistent = storage::open_sessions(&local.persistent_storage, &store_key)
             .map_err(|e| err("persistentStorage", e))?;
-        let notifications = storage::notifications::open(
-            &local,
-            conf.notifications.storage.as_ref(),
-            &conf.notifications.separator,
-        )
-        .map_err(|e| err("notificationStorage", e))?;
+        let notifications = config::stores::notification_store_of(&conf.raw)
+            .map_err(Error::bad)
+            .and_then(|(choice, sep)| storage::notifications::open(&local, choice.as_ref(), &sep))
+            .map_err(|e| err("notificationStorage", e))?;
         Ok(App {
             listen: RwLock::new(local.listen.clone()),
             store_key,
@@ -76,6 +76,7 @@ impl App {
             persistent,
             notifications,
             data_key,
+            areas,
         })
     }
 
@@ -108,7 +109,7 @@ impl App {
             listen: &listen,
             data_key: &self.data_key,
         };
-        let loaded = load_num(self.confs.as_ref(), latest, &self.local, &node)
+        let loaded = load_num(self.confs.as_ref(), latest, &self.local, &node, self.areas)
             .and_then(|conf| match config::gate::refusals(&conf.raw).as_slice() {
                 [] => self.same_stores(&conf).map(|()| conf),
                 refused => Err(refused.join("; ")),
@@ -179,6 +180,7 @@ impl App {
             data_key: &self.data_key,
         };
         let conf = Conf::build_on(current.stored.clone(), &self.local.overrides, &node)
+            .and_then(|c| (self.areas)(&c).map(|()| c))
             .map_err(Error::internal)?;
         match self.conf.write() {
             Ok(mut w) => *w = Arc::new(conf),
@@ -315,12 +317,13 @@ fn load_latest(
     store: &dyn ConfStore,
     local: &LocalConf,
     node: &config::Node,
+    areas: config::CheckAreas,
 ) -> Result<Conf, String> {
     let latest = store
         .latest()
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
-    load_num(store, latest, local, node)
+    load_num(store, latest, local, node, areas)
 }
 
 fn load_num(
@@ -328,9 +331,12 @@ fn load_num(
     num: u64,
     local: &LocalConf,
     node: &config::Node,
+    areas: config::CheckAreas,
 ) -> Result<Conf, String> {
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    Conf::build_on(stored, &local.overrides, node).map_err(|e| format!("lmConf-{num}: {e}"))
+    Conf::build_on(stored, &local.overrides, node)
+        .and_then(|c| areas(&c).map(|()| c))
+        .map_err(|e| format!("lmConf-{num}: {e}"))
 }
 
 /// This node's own key, for the tokens it issues when the configuration sets no `key` (never

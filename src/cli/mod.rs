@@ -142,7 +142,7 @@ fn run(opts: Options) -> i32 {
     if opts.free.first().map(String::as_str) == Some("config") {
         return config::run(&local, &rest, &opts);
     }
-    let app = match App::open(local) {
+    let app = match App::open(local, crate::router::area_settings) {
         Ok(a) => Arc::new(a),
         Err(e) => {
             eprintln!("{e}");

@@ -13,7 +13,11 @@ use std::io::Read;
 /// Runs a `notifications` subcommand; returns the exit code.
 pub fn run(app: &App, args: &[String], opts: &Options) -> i32 {
     let store = app.notifications.as_ref();
-    let wildcard = app.conf().notifications.wildcard.clone();
+    let wildcard = app
+        .conf()
+        .area::<crate::notifications::Settings>()
+        .wildcard
+        .clone();
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let res = match words.as_slice() {
         ["add", file] => add(store, file).map(|n| println!("{n} notification(s) inserted")),

@@ -71,7 +71,7 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
             out.push(finding(Level::Error, key, e));
         }
     }
-    for d in &conf.oidc.disabled {
+    for d in &conf.area::<crate::oidc::Settings>().disabled {
         out.push(finding(
             Level::Disabled,
             &format!("oidcRPMetaDataOptions/{}", d.name),
@@ -310,8 +310,9 @@ fn load(local: &LocalConf) -> Result<Vec<Finding>, String> {
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    let conf =
-        Conf::build(stored, &local.overrides, "").map_err(|e| format!("lmConf-{num}: {e}"))?;
+    let conf = Conf::build(stored, &local.overrides, "")
+        .and_then(|c| crate::router::area_settings(&c).map(|()| c))
+        .map_err(|e| format!("lmConf-{num}: {e}"))?;
     let mut local = local.clone();
     local.adopt_conf_storage(&conf.stored);
     Ok(findings(&local, &conf))

@@ -16,6 +16,9 @@ pub mod support;
 
 use crate::error::Result;
 use serde_json::{Map, Value};
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::sync::{Arc, RwLock};
 
 /// The embedded default main configuration (`conf/lmConf-1.json`).
 pub const EMBEDDED_CONF: &str = include_str!("../../conf/lmConf-1.json");
@@ -56,14 +59,31 @@ pub struct Conf {
     /// True when the configuration (or a local override) sets a non-empty `key`; false means
     /// `crypto_key` is empty and `__secret` is keyed with a secret everybody knows.
     pub key_set: bool,
-    /// OpenID Connect settings.
-    pub oidc: crate::oidc::Settings,
-    /// Access rules and REST session server settings.
-    pub sessions: crate::sessions::Settings,
-    /// Notification settings.
-    pub notifications: crate::notifications::Settings,
-    /// The compiled `macros` and `groups` applied at login.
-    pub macros: crate::portal::macros::Compiled,
+    /// The areas' own settings, each parsed from `raw` once (`area`).
+    areas: AreaCache,
+}
+
+/// The settings an area reads from the configuration (OpenID Connect, sessions, notifications,
+/// the portal's macros): the area owns the type and its parser; `Conf` parses each once and
+/// keeps it (`Conf::area`). Which areas there are is the top's to say (`router::area_settings`
+/// parses them all when a configuration is loaded, so a broken one is refused then).
+pub trait AreaSettings: Default + Send + Sync + 'static {
+    /// Parses the area's keys from the merged configuration; errors name the key.
+    fn from_conf(raw: &Map<String, Value>) -> Result<Self, String>;
+}
+
+/// Parses every area's settings of a configuration, the first error naming its key: the top
+/// gives it (`router::area_settings`) to whatever loads or saves a configuration.
+pub type CheckAreas = fn(&Conf) -> Result<(), String>;
+
+/// Each area's parsed settings, by type.
+#[derive(Default)]
+struct AreaCache(RwLock<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>);
+
+impl fmt::Debug for AreaCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AreaCache")
+    }
 }
 
 /// What a node brings to a configuration it loads.
@@ -159,12 +179,40 @@ impl Conf {
             key,
             crypto_key,
             key_set,
-            oidc: crate::oidc::Settings::from_conf(&raw)?,
-            sessions: crate::sessions::Settings::from_conf(&raw)?,
-            notifications: crate::notifications::Settings::from_conf(&raw)?,
-            macros: crate::portal::macros::Compiled::from_conf(&raw),
+            areas: AreaCache::default(),
             stored,
             raw,
+        })
+    }
+
+    /// An area's settings, parsed on first use and kept with this configuration. A loaded
+    /// configuration has had them all parsed (`router::area_settings`), so the error here is
+    /// the parser's, for one that was not: checks and tests.
+    pub fn try_area<T: AreaSettings>(&self) -> Result<Arc<T>, String> {
+        let id = TypeId::of::<T>();
+        let found = |v: &[(TypeId, Arc<dyn Any + Send + Sync>)]| {
+            v.iter()
+                .find(|(t, _)| *t == id)
+                .and_then(|(_, a)| a.clone().downcast::<T>().ok())
+        };
+        if let Some(t) = found(&self.areas.0.read().unwrap_or_else(|p| p.into_inner())) {
+            return Ok(t);
+        }
+        let parsed = Arc::new(T::from_conf(&self.raw)?);
+        let mut w = self.areas.0.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = found(&w) {
+            return Ok(t);
+        }
+        w.push((id, parsed.clone()));
+        Ok(parsed)
+    }
+
+    /// An area's settings (`try_area`). A configuration in force was checked when loaded, so
+    /// they parse; were they not to, the area gets its defaults and the log says why.
+    pub fn area<T: AreaSettings>(&self) -> Arc<T> {
+        self.try_area::<T>().unwrap_or_else(|e| {
+            crate::log::error(&format!("configuration {}: {e}", self.num));
+            Arc::new(T::default())
         })
     }
 

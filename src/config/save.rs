@@ -2,7 +2,7 @@
 //! with LemonLDAP::NG's metadata (`cfgAuthor`, `cfgAuthorIP`, `cfgDate`, `cfgLog`,
 //! `cfgVersion`), then handed to the store, which alone picks the number (latest + 1,
 //! atomically). Every writer (the CLI today) goes through `save_new`; the stores never stamp.
-use super::Conf;
+use super::{CheckAreas, Conf};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
@@ -45,20 +45,22 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
     out
 }
 
-/// Checks that `conf` would load in a portal: the same parser and the same start-up gate as a
-/// reload, so a document the CLI accepts is never rejected by a running server. The message
-/// names the key.
-pub fn check(conf: &Map<String, Value>) -> Result<()> {
+/// Checks that `conf` would load in a portal: the same parser, the same areas' settings
+/// (`areas`, the top's list) and the same start-up gate as a reload, so a document the CLI
+/// accepts is never rejected by a running server. The message names the key.
+pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
     let built = Conf::build(conf.clone(), &Map::new(), "check").map_err(Error::BadRequest)?;
+    areas(&built).map_err(Error::BadRequest)?;
     match super::gate::refusals(&built.raw).as_slice() {
         [] => Ok(()),
         refused => Err(Error::BadRequest(refused.join("; "))),
     }
 }
 
-/// Checks, stamps and saves `conf` as a new number; returns the number.
+/// Checks (as this layer knows it: the writer checks the areas' settings first, with `check`),
+/// stamps and saves `conf` as a new number; returns the number.
 pub fn save_new(store: &dyn ConfStore, conf: &Map<String, Value>, author: &Author) -> Result<u64> {
-    check(conf)?;
+    check(conf, |_| Ok(()))?;
     store.save(&stamp(conf, author, crate::util::now()))
 }
 

@@ -135,3 +135,17 @@ pub fn notification_storage(
         )),
     }
 }
+
+/// Where the notifications of a configuration are stored, as `storage::notifications::open`
+/// takes it: `notificationStorage` (`None`: beside the configuration store) and the file name
+/// separator (`fileNameSeparator`, default `_`). Errors name the key.
+pub fn notification_store_of(
+    raw: &Map<String, Value>,
+) -> Result<(Option<StorageChoice>, String), String> {
+    let separator = match raw.get("fileNameSeparator") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => "_".to_string(),
+    };
+    Ok((notification_storage(raw, &separator)?, separator))
+}

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 /// Serves `/mynotifications` and `/mynotifications/<ref>`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.notifications.explorer {
+    if !conf.area::<crate::notifications::Settings>().explorer {
         return Err(Error::not_found("Not found"));
     }
     if !req.method.is_read() && req.method != crate::http::Method::Post {
@@ -34,7 +34,10 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     match segs.as_slice() {
         [] => Ok(list(
             req,
-            &accepted(&persistent, conf.notifications.max_retrieve),
+            &accepted(
+                &persistent,
+                conf.area::<crate::notifications::Settings>().max_retrieve,
+            ),
         )),
         [reference] => one(app, conf, req, &s, &persistent, reference),
         _ => Err(Error::not_found("Not found")),
@@ -145,9 +148,10 @@ fn accepted_notification(
     let uid = trace(s);
     let record = match app.notifications.get(&uid, reference)? {
         Some(r) => Some(r),
-        None => app
-            .notifications
-            .get(&conf.notifications.wildcard, reference)?,
+        None => app.notifications.get(
+            &conf.area::<crate::notifications::Settings>().wildcard,
+            reference,
+        )?,
     };
     Ok(record.as_ref().and_then(super::portal::readable))
 }

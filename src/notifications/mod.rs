@@ -12,7 +12,7 @@ pub mod server;
 pub mod soap;
 pub mod store;
 
-use crate::config::stores::notification_storage;
+use crate::config::stores::notification_store_of;
 pub use crate::config::stores::StorageChoice;
 use crate::config::{as_i64, truthy};
 use serde_json::{Map, Value};
@@ -77,7 +77,7 @@ impl Settings {
             Some(Value::Number(n)) => n.to_string(),
             _ => dflt.to_string(),
         };
-        let separator = text("fileNameSeparator", "_");
+        let (storage, separator) = notification_store_of(raw)?;
         let max_retrieve = raw
             .get("notificationsMaxRetrieve")
             .and_then(as_i64)
@@ -106,9 +106,15 @@ impl Settings {
                 .to_string(),
             wildcard: text("notificationWildcard", "allusers"),
             old_format: on("oldNotifFormat", false),
-            storage: notification_storage(raw, &separator)?,
+            storage,
             separator,
         })
+    }
+}
+
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
     }
 }
 

@@ -21,7 +21,7 @@ pub fn intercept(
     s: &Session,
     url: Option<&str>,
 ) -> Result<Option<Response>> {
-    if !conf.notifications.enabled {
+    if !conf.area::<crate::notifications::Settings>().enabled {
         return Ok(None);
     }
     let list = due_for(app, conf, s)?;
@@ -49,7 +49,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if req.path.starts_with("/mynotifications") {
         return super::explorer::handle(app, req, conf);
     }
-    if req.path != "/notifback" || !conf.notifications.enabled {
+    if req.path != "/notifback" || !conf.area::<crate::notifications::Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
     if req.has_query("cancel") || req.form_param("cancel").is_some() {
@@ -102,7 +102,10 @@ fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification])
     }
     app.sessions(Kind::Persistent)
         .put(Kind::Persistent, &pid, &ps)?;
-    for n in list.iter().filter(|n| n.uid != conf.notifications.wildcard) {
+    for n in list
+        .iter()
+        .filter(|n| n.uid != conf.area::<crate::notifications::Settings>().wildcard)
+    {
         app.notifications.mark_done(&n.uid, &n.reference, now)?;
     }
     Ok(())
@@ -111,9 +114,11 @@ fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification])
 /// The notifications due for a session: own and wildcard ones, filtered by `accept::due`.
 pub fn due_for(app: &App, conf: &Conf, s: &Session) -> Result<Vec<Notification>> {
     let uid = trace(s);
-    let records = app
-        .notifications
-        .pending_for(&uid, &conf.notifications.wildcard, None)?;
+    let records = app.notifications.pending_for(
+        &uid,
+        &conf.area::<crate::notifications::Settings>().wildcard,
+        None,
+    )?;
     let candidates = records.iter().filter_map(readable).collect();
     let (_, persistent) = session::persistent(app, &uid)?;
     Ok(accept::due(

@@ -54,7 +54,8 @@ pub enum Refusal {
 /// `/oauth2/authorize`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
-    let (rp, ar) = match check(&conf.oidc, &p) {
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let (rp, ar) = match check(&oidc, &p) {
         Ok(v) => v,
         Err(r) => return refusal(r, &p),
     };

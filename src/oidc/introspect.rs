@@ -12,7 +12,8 @@ use serde_json::json;
 /// `/oauth2/introspect`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = super::params(req);
-    let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
     let token = p
         .get("token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;

@@ -14,7 +14,12 @@ use serde_json::{json, Value};
 /// `/oauth2/logout`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = super::params(req);
-    let target = destination(&conf.oidc, &super::issuer(conf), &p).map_err(Error::bad)?;
+    let target = destination(
+        &conf.area::<crate::oidc::Settings>(),
+        &super::issuer(conf),
+        &p,
+    )
+    .map_err(Error::bad)?;
     if let CookieState::Valid(s) = crate::portal::session::from_request(app, conf, req)? {
         if let Some(id) = s.get("_session_id").and_then(Value::as_str) {
             app.sessions(Kind::Global).delete(Kind::Global, id)?;

@@ -27,7 +27,7 @@ pub use settings::{DisabledRp, Rp, Settings};
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.oidc.enabled {
+    if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
     let endpoint = req

@@ -232,6 +232,12 @@ fn exported_vars(raw: &Map<String, Value>, name: &str) -> Vec<(String, String)> 
     }
 }
 
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

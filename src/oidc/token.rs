@@ -26,7 +26,8 @@ pub enum Grant {
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
     let grant = grant_type(p.get("grant_type"))?;
-    let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
     let answer = match grant {
         Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,
         Grant::RefreshToken => refresh(app, conf, rp, &p)?,
@@ -136,7 +137,7 @@ fn issue(
             store::of(app),
             RecordType::Refresh,
             base,
-            conf.oidc.refresh_ttl,
+            conf.area::<crate::oidc::Settings>().refresh_ttl,
         )?;
         out.insert("refresh_token".into(), json!(refresh));
     }

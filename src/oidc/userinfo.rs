@@ -25,8 +25,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         .ok_or(Error::Bearer(None))?;
     let invalid = || Error::Bearer(Some(OAuthCode::InvalidToken));
     let rec = store::get(store::of(app), RecordType::Access, &token)?.ok_or_else(invalid)?;
-    let rp = conf
-        .oidc
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let rp = oidc
         .rp(field(&rec, "client_id").unwrap_or(""))
         .ok_or_else(invalid)?;
     let sid = field(&rec, "_session_id").unwrap_or("");

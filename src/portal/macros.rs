@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 pub const DEFAULT_SEPARATOR: &str = "; ";
 
 /// The compiled `macros` and `groups` of one configuration.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Compiled {
     /// (name, expression), sorted by name.
     macros: Vec<(String, Expression)>,
@@ -159,6 +159,12 @@ fn compile_table<T>(
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+impl crate::config::AreaSettings for Compiled {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Ok(Compiled::from_conf(raw))
+    }
 }
 
 #[cfg(test)]

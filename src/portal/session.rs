@@ -115,7 +115,9 @@ pub fn build(
     apply_macros_and_groups(conf, req, attrs, &mut s);
     // A `_whatToTrace` macro names the user itself (LemonLDAP::NG sets that key nowhere
     // else); otherwise it is the `whatToTrace` attribute, the login name when that is empty.
-    let by_macro = conf.macros.has_macro("_whatToTrace")
+    let by_macro = conf
+        .area::<super::macros::Compiled>()
+        .has_macro("_whatToTrace")
         && s.get("_whatToTrace")
             .is_some_and(|v| !crate::config::value_string(v).is_empty());
     if !by_macro {
@@ -144,7 +146,7 @@ fn apply_macros_and_groups(
     s: &mut Session,
 ) {
     let env = super::macros::request_env(req);
-    let compiled = &conf.macros;
+    let compiled = conf.area::<super::macros::Compiled>();
     if compiled.groups_before_macros() {
         directory_groups(attrs, compiled.separator(), s);
         compiled.apply_macros(s, &env);

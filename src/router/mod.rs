@@ -19,6 +19,17 @@ pub fn dispatch(app: &App, req: &Request) -> Response {
     }
 }
 
+/// Parses every area's settings of a configuration (each is kept in it for its life): a
+/// configuration whose settings do not parse is refused where it is loaded or saved. Each area
+/// owns its settings type and parser; this list says which areas there are.
+pub fn area_settings(conf: &Conf) -> Result<(), String> {
+    conf.try_area::<crate::oidc::Settings>()?;
+    conf.try_area::<crate::sessions::Settings>()?;
+    conf.try_area::<crate::notifications::Settings>()?;
+    conf.try_area::<crate::portal::macros::Compiled>()?;
+    Ok(())
+}
+
 /// The areas, in the order their paths are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Area {

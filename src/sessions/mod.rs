@@ -50,3 +50,9 @@ impl Settings {
         })
     }
 }
+
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
+    }
+}

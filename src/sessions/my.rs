@@ -22,7 +22,13 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     };
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
         let env = crate::portal::macros::request_env(req);
-        let value = mysession(&conf.sessions, conf, &s, &req.query_pairs(), &env)?;
+        let value = mysession(
+            &conf.area::<crate::sessions::Settings>(),
+            conf,
+            &s,
+            &req.query_pairs(),
+            &env,
+        )?;
         return Ok(Response::json(200, &value));
     }
     let parts = req.segments_after("/session/my");
@@ -35,7 +41,11 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             let kind = Kind::from_rest(kind)
                 .ok_or_else(|| Error::not_found("Unknown (or unconfigured) session type"))?;
             let target = own_session(app, kind, s)?;
-            let value = my_attributes(&conf.sessions, &target, rest.first().map(String::as_str));
+            let value = my_attributes(
+                &conf.area::<crate::sessions::Settings>(),
+                &target,
+                rest.first().map(String::as_str),
+            );
             Ok(Response::json(200, &value))
         }
         (Method::Get | Method::Head | Method::Delete, _) => Err(Error::not_found("Not found")),

@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 
 /// Serves the REST session server; `rest` is the path without any prefix (`/sessions/...`).
 pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Response> {
-    let st = &conf.sessions;
+    let settings = conf.area::<super::Settings>();
+    let st = settings.as_ref();
     if !st.rest_server {
         return Err(Error::not_found("Not found"));
     }

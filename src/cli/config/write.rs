@@ -19,7 +19,7 @@ pub fn set(store: &dyn ConfStore, pairs: &[(String, String)], flags: &Flags) -> 
     let stored = editable(store, flags)?;
     let conf = edit::apply(&stored, pairs, &flags.sep)?;
     // Checked before the question: nobody is asked to confirm a change that cannot be saved.
-    save::check(&conf)?;
+    save::check(&conf, crate::router::area_settings)?;
     if !flags.yes {
         let merged = defaults::merged(&stored);
         let rows: Vec<(String, String, String)> = pairs
@@ -90,6 +90,7 @@ fn saved(
     summary: String,
 ) -> Result<Output> {
     let log = flags.log.clone().unwrap_or(summary);
+    save::check(conf, crate::router::area_settings)?;
     let num = save::save_new(store, conf, &author(log))?;
     Ok(Output {
         notes: vec![format!("Saved under number {num}")],
