@@ -294,7 +294,7 @@ fn seed(local: &LocalConf, store: &dyn ConfStore) -> Result<()> {
     ) {
         return Ok(());
     }
-    if config::save::seed_if_empty(store)? {
+    if storage::save::seed_if_empty(store)? {
         log::notice(&format!(
             "first start: the embedded default configuration, with a random key, saved as number 1 in {}",
             store.describe()

@@ -10,6 +10,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod config_proxy;
 pub mod crypto;
 pub mod directory;
 pub mod error;

@@ -32,7 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config::stores",
         ],
     ),
-    ("storage", &["storage", "config::rest", "config::save"]),
+    ("storage", &["storage"]),
     ("domain", &["directory", "rules", "app"]),
     (
         "areas",
@@ -41,7 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sessions",
             "notifications",
             "portal",
-            "config::proxy",
+            "config_proxy",
         ],
     ),
     (

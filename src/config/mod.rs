@@ -1,16 +1,15 @@
 //! The main configuration: numbered `lmConf-N.json` documents with LemonLDAP::NG's key names,
 //! loaded from the configured store, merged over the defaults table, overridden by `[portal]`
 //! keys of the local file, and parsed once into `Conf`. Unknown keys are kept in `raw`.
-//! `proxy` serves them over REST; the top's `cli::config` administers them.
+//! Reading them from a store is `storage`'s, saving them `storage::save`'s; the `config_proxy`
+//! area serves them over REST; the top's `cli::config` administers them. Each area parses its
+//! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
 pub mod check;
 pub mod defaults;
 pub mod doc;
 pub mod gate;
 pub mod ini;
 pub mod local;
-pub mod proxy;
-pub mod rest;
-pub mod save;
 pub mod stores;
 pub mod support;
 
@@ -275,6 +274,7 @@ pub fn as_u64(v: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::save;
 
     fn node(listen: &str) -> Node<'_> {
         Node {

@@ -108,7 +108,7 @@ fn is_under(path: &str, p: &str) -> bool {
 }
 
 fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
-    use crate::{config::proxy, notifications, portal, sessions};
+    use crate::{config_proxy as proxy, notifications, portal, sessions};
     let Some((area, rest)) = area(app, req) else {
         return (Flavour::Negotiated, Err(Error::not_found("Not found")));
     };

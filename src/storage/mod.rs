@@ -2,13 +2,15 @@
 //! notifications (`notifications`), each opened from its settings here (`open_sessions`,
 //! `open_conf`, `notifications::open`). Backends: `file` (one JSON document per
 //! record, atomic temp-file-and-rename writes), `sqlite` (the only rusqlite user) and `rest`
-//! (a remote session server, through `upstream`). Every id is validated before it can reach a
+//! (a remote session server, and `rest::conf` a remote configuration, through `upstream`);
+//! `save` is the one path that writes a configuration. Every id is validated before it can reach a
 //! path or a query: see `util::is_safe_id`.
 #[cfg(test)]
 pub mod contract;
 pub mod file;
 pub mod notifications;
 pub mod rest;
+pub mod save;
 pub mod sqlite;
 
 pub use crate::config::stores::{dbi_sqlite_path, normalize_kind, StorageSpec, DBI_DRIVERS};
@@ -120,7 +122,7 @@ pub fn open_conf(local: &crate::config::local::LocalConf) -> Result<Arc<dyn Conf
             user,
             password,
             timeout,
-        } => Arc::new(crate::config::rest::RestConf::new(
+        } => Arc::new(crate::storage::rest::conf::RestConf::new(
             base_url,
             user.clone(),
             password.clone(),

@@ -6,7 +6,7 @@
 //! be known to Limette (stored or in the defaults table). Saving is the caller's.
 use super::edit::{current_value, split_path, typed};
 use crate::config::defaults;
-use crate::config::proxy::keys;
+use crate::config_proxy::keys;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 

@@ -2,7 +2,7 @@
 //! `addKey`, `delKey`, `save`, `restore`, with its options and output formats) and Limette's
 //! own (`list`, `export`, `import`), on Limette's stores. It opens only the configuration store
 //! named by the `-c` file (so it works on an empty or a broken store) and saves through
-//! `config::save`, like every writer. Bad arguments, keys or values: one clear line on stderr,
+//! `storage::save`, like every writer. Bad arguments, keys or values: one clear line on stderr,
 //! exit code 2, nothing saved; an unknown key for `get`, an aborted confirmation or a store
 //! failure: exit 1. `args` reads the command line, `show` holds the output formats, `write`
 //! the verbs that save, `edit` and `hash` the changes they make.
@@ -14,8 +14,8 @@ pub mod write;
 
 use crate::cli::Options;
 use crate::config::local::LocalConf;
-use crate::config::proxy::keys;
 use crate::config::{as_i64, defaults, value_string};
+use crate::config_proxy::keys;
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use args::{Command, Flags};
@@ -70,7 +70,7 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     }
     let res = crate::storage::open_conf(&local).and_then(|store| {
         if local.source == "embedded default" {
-            crate::config::save::seed_if_empty(store.as_ref())?;
+            crate::storage::save::seed_if_empty(store.as_ref())?;
         }
         execute(store.as_ref(), &cmd, &flags)
     });

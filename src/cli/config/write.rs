@@ -1,14 +1,14 @@
 //! The verbs of `limette config` that save: `set` (with `lemonldap-ng-cli`'s confirmation
 //! prompt unless `-yes 1`), `addKey`, `delKey`, `restore` and Limette's `import`. Each builds
-//! the whole new document, checks it, and saves it through `config::save::save_new` as a new
+//! the whole new document, checks it, and saves it through `storage::save::save_new` as a new
 //! number (the `-log` text as `cfgLog`). Like `lemonldap-ng-cli`, the saving verbs report
 //! `Saved under number N` on stderr; `import` keeps printing it on stdout.
 use super::args::Flags;
 use super::{edit, hash, latest, show, Output};
-use crate::config::proxy::keys;
-use crate::config::save::{self, Author};
 use crate::config::{defaults, value_string};
+use crate::config_proxy::keys;
 use crate::error::{Error, Result};
+use crate::storage::save::{self, Author};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
 use std::io::{BufRead, Read, Write};

@@ -7,6 +7,8 @@
 //!
 //! The remote serves only SSO and persistent sessions; the portal's internal short-lived
 //! records (OpenID Connect codes and tokens, pending logins) stay in this process's memory.
+pub mod conf;
+
 use super::{check_id, Kind, Session, SessionStore};
 use crate::error::{Error, Result};
 use crate::upstream::{self, Call};

@@ -2,7 +2,7 @@
 //! with LemonLDAP::NG's metadata (`cfgAuthor`, `cfgAuthorIP`, `cfgDate`, `cfgLog`,
 //! `cfgVersion`), then handed to the store, which alone picks the number (latest + 1,
 //! atomically). Every writer (the CLI today) goes through `save_new`; the stores never stamp.
-use super::{CheckAreas, Conf};
+use crate::config::{gate, CheckAreas, Conf, EMBEDDED_CONF};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
@@ -51,7 +51,7 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
 pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
     let built = Conf::build(conf.clone(), &Map::new(), "check").map_err(Error::BadRequest)?;
     areas(&built).map_err(Error::BadRequest)?;
-    match super::gate::refusals(&built.raw).as_slice() {
+    match gate::refusals(&built.raw).as_slice() {
         [] => Ok(()),
         refused => Err(Error::BadRequest(refused.join("; "))),
     }
@@ -78,7 +78,7 @@ pub fn seed_if_empty(store: &dyn ConfStore) -> Result<bool> {
 /// The document written at first start: the embedded default, its own random key, no
 /// `portal`, and the metadata of a save that says so.
 pub(crate) fn first_start(now: i64) -> Result<Map<String, Value>> {
-    let mut conf = match serde_json::from_str(super::EMBEDDED_CONF) {
+    let mut conf = match serde_json::from_str(EMBEDDED_CONF) {
         Ok(Value::Object(m)) => m,
         _ => {
             return Err(Error::internal(
@@ -114,7 +114,7 @@ mod tests {
     }
 
     fn base() -> Map<String, Value> {
-        match serde_json::from_str(super::super::EMBEDDED_CONF) {
+        match serde_json::from_str(crate::config::EMBEDDED_CONF) {
             Ok(Value::Object(m)) => m,
             _ => panic!("embedded configuration"),
         }
