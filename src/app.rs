@@ -31,11 +31,22 @@ pub struct App {
     areas: config::CheckAreas,
 }
 
+/// What the top gives `App::open`: the checks that know the areas.
+#[derive(Clone, Copy)]
+pub struct Checks {
+    /// Parses every area's settings (`router::area_settings`): on every configuration loaded.
+    pub areas: config::CheckAreas,
+    /// The start-up findings (`cli::config::check::at_start`): the lines that refuse the start;
+    /// it logs the warnings itself.
+    pub at_start: fn(&LocalConf, &Conf) -> Result<(), Vec<String>>,
+}
+
 impl App {
     /// Opens the stores and loads the latest configuration. A configuration that names what
     /// Limette does not implement is refused whole (`StartError::Refused`), before any store
     /// of it is opened.
-    pub fn open(mut local: LocalConf, areas: config::CheckAreas) -> Result<App, StartError> {
+    pub fn open(mut local: LocalConf, checks: Checks) -> Result<App, StartError> {
+        let areas = checks.areas;
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {
             file: src.clone(),
@@ -55,7 +66,7 @@ impl App {
         let conf = load_latest(confs.as_ref(), &local, &node, areas)
             .map_err(|e| err("configuration", Error::bad(e)))?;
         local.adopt_conf_storage(&conf.stored);
-        report(&local, &conf)?;
+        (checks.at_start)(&local, &conf).map_err(StartError::Refused)?;
         warn_if_keyless(&conf);
         let store_key = conf.crypto_key.clone();
         let global = storage::open_sessions(&local.global_storage, &store_key)
@@ -257,31 +268,6 @@ impl std::fmt::Display for StartError {
             }
         }
     }
-}
-
-/// Start-up findings: errors refuse the start (one line each); warnings go to the log (a
-/// disabled relying party was logged when the configuration was parsed).
-fn report(local: &LocalConf, conf: &Conf) -> Result<(), StartError> {
-    let findings = config::check::findings(local, conf);
-    let errors: Vec<String> = findings
-        .iter()
-        .filter(|f| f.level == config::check::Level::Error)
-        .map(|f| f.message.clone())
-        .collect();
-    if !errors.is_empty() {
-        return Err(StartError::Refused(errors));
-    }
-    // Macros and groups outside the rules language were logged when the configuration was
-    // compiled; a missing key is said by `warn_if_keyless`.
-    let logged = |f: &config::check::Finding| {
-        f.key.starts_with("macros/") || f.key.starts_with("groups/") || f.key == "key"
-    };
-    for f in &findings {
-        if f.level == config::check::Level::Warning && !logged(f) {
-            log::warn(&f.message);
-        }
-    }
-    Ok(())
 }
 
 /// Writes configuration 1 into an empty local store (File or SQLite; a REST store is never

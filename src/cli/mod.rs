@@ -142,7 +142,13 @@ fn run(opts: Options) -> i32 {
     if opts.free.first().map(String::as_str) == Some("config") {
         return config::run(&local, &rest, &opts);
     }
-    let app = match App::open(local, crate::router::area_settings) {
+    let app = match App::open(
+        local,
+        crate::app::Checks {
+            areas: crate::router::area_settings,
+            at_start: config::check::at_start,
+        },
+    ) {
         Ok(a) => Arc::new(a),
         Err(e) => {
             eprintln!("{e}");

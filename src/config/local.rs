@@ -265,7 +265,7 @@ impl LocalConf {
                 self.persistent_storage.options = json_object(v)?;
                 self.storage_set.1 = true;
             }
-            other if super::check::is_known_key(other) => {
+            other if super::support::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);
             }

@@ -7,6 +7,8 @@
 //! failure: exit 1. `args` reads the command line, `show` holds the output formats, `write`
 //! the verbs that save, `edit` and `hash` the changes they make.
 pub mod args;
+pub mod check;
+pub mod doc;
 pub mod edit;
 pub mod hash;
 pub mod show;
@@ -66,7 +68,7 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     };
     if let Command::Check(json) = cmd {
         let args: &[String] = if json { &[String::from("--json")] } else { &[] };
-        return crate::config::check::run(&local, args);
+        return check::run(&local, args);
     }
     let res = crate::storage::open_conf(&local).and_then(|store| {
         if local.source == "embedded default" {
@@ -145,7 +147,7 @@ fn execute(store: &dyn ConfStore, cmd: &Command, flags: &Flags) -> Result<Output
             write::import(store, file, flags)
         }
         Command::Help(verb) => Ok(Output::text(args::help(*verb))),
-        // Answered by `config::check` before a store is opened here.
+        // Answered by `check` before a store is opened here.
         Command::Check(_) => Err(Error::internal("config check runs on its own")),
     }
 }
