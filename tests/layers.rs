@@ -3,6 +3,8 @@
 //! module of the same layer or a lower one. The layers, bottom first: base, storage, domain,
 //! areas, top (see the README, "How it is built").
 //!
+//! A second check refuses any import circle between top-level modules.
+//!
 //! `UPWARD` lists the upward imports that are still there, as (from, to) units of `LAYERS`. It
 //! may only shrink: the check fails on an upward import it does not list, and on an entry no
 //! longer needed.
@@ -110,6 +112,55 @@ fn imports_point_down() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// No import circle between top-level modules (`oidc`, `portal`, ...), sideways ones included:
+/// a module that reaches another which reaches back is one thing in two files.
+#[test]
+fn no_circle_between_top_level_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let tops: BTreeSet<String> = files.iter().map(|f| top_of(&module_of(&src, f))).collect();
+    for file in &files {
+        let from = top_of(&module_of(&src, file));
+        let text = code_only(&fs::read_to_string(file).expect("read a source file"));
+        for path in crate_paths(&text) {
+            let to = top_of(&path);
+            if to != from && tops.contains(&to) && from != "crate" {
+                edges.entry(from.clone()).or_default().insert(to);
+            }
+        }
+    }
+    let reaches = |a: &str, b: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![a.to_string()];
+        while let Some(m) = todo.pop() {
+            if m == b {
+                return true;
+            }
+            if seen.insert(m.clone()) {
+                todo.extend(edges.get(&m).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    let circles: Vec<String> = edges
+        .iter()
+        .flat_map(|(a, bs)| bs.iter().map(move |b| (a.clone(), b.clone())))
+        .filter(|(a, b)| reaches(b, a))
+        .map(|(a, b)| format!("{a} -> {b}, and {b} reaches {a}"))
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+}
+
+fn top_of(module: &str) -> String {
+    module.split("::").next().unwrap_or(module).to_string()
 }
 
 #[test]

@@ -19,14 +19,14 @@ use base64::Engine;
 use serde_json::json;
 use session::CookieState;
 
-/// Serves `/` (and the login POST on `/oauth2/`).
-pub fn handle_root(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+/// Serves `/` (and the login POST on `/oauth2/`); `hold` may keep a login back (`login::Hold`).
+pub fn handle_root(app: &App, req: &Request, conf: &Conf, hold: login::Hold) -> Result<Response> {
     if req.has_query("logout") {
         return logout(app, req, conf);
     }
     match req.method {
         Method::Get | Method::Head => show(app, req, conf),
-        Method::Post => login::post(app, req, conf),
+        Method::Post => login::post(app, req, conf, hold),
         _ => Err(Error::MethodNotAllowed),
     }
 }
