@@ -2,9 +2,15 @@
 //!
 //! The request path is one straight line: `server` (accept loop and worker pool) hands each
 //! request, converted by `http::adapter` into our own `http::Request`, to `router`, which picks
-//! the area module (oidc, sessions, config, notifications, portal). Areas read the running
-//! configuration and the stores through `app::App`. Errors travel as `error::Error` and become
-//! responses in exactly one place, `router::errors`.
+//! the area module (oidc, sessions, config_proxy, notifications, portal). Areas read the running
+//! configuration and the stores through `app::App`, and their own settings from the
+//! configuration (`config::Conf::area`). Errors travel as `error::Error` and become responses
+//! in exactly one place, `router::errors`.
+//!
+//! Modules sit in layers, every import pointing down (README, "How it is built";
+//! `tests/layers.rs` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
+//! `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`, `http`, `upstream`,
+//! `config`, `pause`).
 #![forbid(unsafe_code)]
 
 pub mod app;
