@@ -85,44 +85,10 @@ pub fn is_token(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Result;
     use serde_json::Map;
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
 
-    /// An in-memory store: `take` is atomic under its lock, as the trait requires.
-    #[derive(Default)]
-    struct Mem(Mutex<HashMap<String, Session>>);
-
-    impl SessionStore for Mem {
-        fn get(&self, _: Kind, id: &str) -> Result<Option<Session>> {
-            Ok(self.0.lock().unwrap().get(id).cloned())
-        }
-        fn put(&self, _: Kind, id: &str, data: &Session) -> Result<()> {
-            self.0.lock().unwrap().insert(id.into(), data.clone());
-            Ok(())
-        }
-        fn update(&self, _: Kind, id: &str, data: &Session) -> Result<bool> {
-            let mut m = self.0.lock().unwrap();
-            Ok(m.get_mut(id).map(|s| *s = data.clone()).is_some())
-        }
-        fn create(&self, _: Kind, id: &str, data: &Session) -> Result<bool> {
-            let mut m = self.0.lock().unwrap();
-            Ok(!m.contains_key(id) && m.insert(id.into(), data.clone()).is_none())
-        }
-        fn delete(&self, _: Kind, id: &str) -> Result<bool> {
-            Ok(self.0.lock().unwrap().remove(id).is_some())
-        }
-        fn take(&self, _: Kind, id: &str) -> Result<Option<Session>> {
-            Ok(self.0.lock().unwrap().remove(id))
-        }
-        fn ids(&self, _: Kind) -> Result<Vec<String>> {
-            Ok(self.0.lock().unwrap().keys().cloned().collect())
-        }
-        fn describe(&self) -> String {
-            "memory".into()
-        }
-    }
+    type Mem = crate::storage::memory::MemorySessions;
 
     #[test]
     fn records_are_typed_expiring_and_single_use() {

@@ -182,61 +182,8 @@ pub fn delete(store: &dyn SessionStore, kind: Kind, id: &str) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Result;
-    use std::collections::HashMap;
-    use std::sync::Mutex;
 
-    /// An in-memory store for handler-level tests.
-    #[derive(Default)]
-    struct Mem(Mutex<HashMap<(Kind, String), Session>>);
-
-    impl SessionStore for Mem {
-        fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
-            Ok(self.0.lock().unwrap().get(&(kind, id.to_string())).cloned())
-        }
-        fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
-            self.0
-                .lock()
-                .unwrap()
-                .insert((kind, id.to_string()), data.clone());
-            Ok(())
-        }
-        fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-            let mut m = self.0.lock().unwrap();
-            Ok(m.get_mut(&(kind, id.to_string()))
-                .map(|s| *s = data.clone())
-                .is_some())
-        }
-        fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-            let mut m = self.0.lock().unwrap();
-            if m.contains_key(&(kind, id.to_string())) {
-                return Ok(false);
-            }
-            m.insert((kind, id.to_string()), data.clone());
-            Ok(true)
-        }
-        fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
-            Ok(self
-                .0
-                .lock()
-                .unwrap()
-                .remove(&(kind, id.to_string()))
-                .is_some())
-        }
-        fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
-            Ok(self.0.lock().unwrap().remove(&(kind, id.to_string())))
-        }
-        fn ids(&self, kind: Kind) -> Result<Vec<String>> {
-            let m = self.0.lock().unwrap();
-            Ok(m.keys()
-                .filter(|(k, _)| *k == kind)
-                .map(|(_, i)| i.clone())
-                .collect())
-        }
-        fn describe(&self) -> String {
-            "memory".into()
-        }
-    }
+    type Mem = crate::storage::memory::MemorySessions;
 
     fn obj(v: Value) -> Map<String, Value> {
         match v {

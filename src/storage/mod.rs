@@ -8,6 +8,7 @@
 #[cfg(test)]
 pub mod contract;
 pub mod file;
+pub mod memory;
 pub mod notifications;
 pub mod rest;
 pub mod save;
