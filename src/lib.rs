@@ -30,6 +30,7 @@ pub mod router;
 pub mod rules;
 pub mod server;
 pub mod sessions;
+pub mod sso;
 pub mod storage;
 pub mod upstream;
 pub mod util;

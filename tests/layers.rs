@@ -35,7 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("storage", &["storage"]),
-    ("domain", &["directory", "rules", "app"]),
+    ("domain", &["directory", "rules", "app", "sso"]),
     (
         "areas",
         &[

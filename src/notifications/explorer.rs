@@ -29,7 +29,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             crate::util::url_encode(&b64)
         )));
     };
-    let (_, persistent) = session::persistent(app, &trace(&s))?;
+    let (_, persistent) = crate::sso::persistent(app, &trace(&s))?;
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(

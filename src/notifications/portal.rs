@@ -8,7 +8,7 @@ use crate::app::App;
 use crate::config::{value_string, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::{cookies, login, pending, session};
+use crate::portal::{cookies, login, pending};
 use crate::storage::{Kind, Session};
 use serde_json::json;
 
@@ -95,7 +95,7 @@ fn accept_form(app: &App, conf: &Conf, req: &Request, p: pending::Pending) -> Re
 /// the user's own notifications done. Idempotent.
 fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification]) -> Result<()> {
     let uid = trace(s);
-    let (pid, mut ps) = session::persistent(app, &uid)?;
+    let (pid, mut ps) = crate::sso::persistent(app, &uid)?;
     let now = crate::util::now();
     for n in list {
         ps.insert(accept::accepted_key(&n.reference), json!(now));
@@ -120,7 +120,7 @@ pub fn due_for(app: &App, conf: &Conf, s: &Session) -> Result<Vec<Notification>>
         None,
     )?;
     let candidates = records.iter().filter_map(readable).collect();
-    let (_, persistent) = session::persistent(app, &uid)?;
+    let (_, persistent) = crate::sso::persistent(app, &uid)?;
     Ok(accept::due(
         candidates,
         s,

@@ -221,10 +221,7 @@ fn user_session(
             ))))
         }
     };
-    let auth_time = session
-        .get("_lastAuthnUTime")
-        .and_then(crate::config::as_i64)
-        .unwrap_or(0);
+    let auth_time = session.auth_time().unwrap_or(0);
     let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
     if ar.prompt.iter().any(|p| p == "login") || too_old {
         if none {
@@ -235,7 +232,7 @@ fn user_session(
             portal::login_redirect(conf, req, &back).with_cookie(&portal::cookies::clear_sso(conf));
         return Ok(Err(UserStep::Respond(r)));
     }
-    Ok(Ok(session))
+    Ok(Ok(session.into_map()))
 }
 
 /// Stores the code with what the token endpoint needs.

@@ -8,7 +8,6 @@ use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
 use crate::portal::{cookies, pages, session::CookieState};
-use crate::storage::Kind;
 use serde_json::{json, Value};
 
 /// `/oauth2/logout`.
@@ -21,9 +20,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     )
     .map_err(Error::bad)?;
     if let CookieState::Valid(s) = crate::portal::session::from_request(app, conf, req)? {
-        if let Some(id) = s.get("_session_id").and_then(Value::as_str) {
-            app.sessions(Kind::Global).delete(Kind::Global, id)?;
-        }
+        crate::sso::logout(app, &s)?;
     }
     let resp = match target {
         Some(url) => Response::redirect(&url),

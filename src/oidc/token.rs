@@ -97,7 +97,9 @@ fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Va
 
 fn live_session(app: &App, conf: &Conf, rec: &Session) -> Result<Session> {
     let sid = field(rec, "_session_id").unwrap_or("");
-    crate::portal::session::lookup(app, conf, sid)?.ok_or_else(invalid_grant)
+    crate::sso::lookup(app, conf, sid)?
+        .map(crate::sso::SsoSession::into_map)
+        .ok_or_else(invalid_grant)
 }
 
 /// The token response: access token, ID token, and a refresh token on the code grant when

@@ -30,7 +30,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         .rp(field(&rec, "client_id").unwrap_or(""))
         .ok_or_else(invalid)?;
     let sid = field(&rec, "_session_id").unwrap_or("");
-    let session = crate::portal::session::lookup(app, conf, sid)?.ok_or_else(invalid)?;
+    let session = crate::sso::lookup(app, conf, sid)?.ok_or_else(invalid)?;
     let claims = super::claims::userinfo(
         rp,
         field(&rec, "scope").unwrap_or(""),

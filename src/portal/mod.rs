@@ -83,10 +83,7 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
 
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
-        if let Some(id) = s.get("_session_id").and_then(|v| v.as_str()) {
-            app.sessions(crate::storage::Kind::Global)
-                .delete(crate::storage::Kind::Global, id)?;
-        }
+        crate::sso::logout(app, &s)?;
     }
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "47"}))
