@@ -13,24 +13,27 @@
 //! `config`, `pause`).
 #![forbid(unsafe_code)]
 
-pub mod app;
+// `pub` only for what the binary, the integration tests, the example and the fuzz targets use;
+// every other module is the crate's own.
+
+pub(crate) mod app;
 pub mod cli;
 pub mod config;
-pub mod config_proxy;
+pub(crate) mod config_proxy;
 pub mod crypto;
-pub mod directory;
+pub(crate) mod directory;
 pub mod error;
 pub mod http;
-pub mod log;
+pub(crate) mod log;
 pub mod notifications;
 pub mod oidc;
-pub mod pause;
-pub mod portal;
-pub mod router;
+pub(crate) mod pause;
+pub(crate) mod portal;
+pub(crate) mod router;
 pub mod rules;
 pub mod server;
-pub mod sessions;
-pub mod sso;
+pub(crate) mod sessions;
+pub(crate) mod sso;
 pub mod storage;
-pub mod upstream;
+pub(crate) mod upstream;
 pub mod util;

@@ -102,7 +102,7 @@ pub fn release(
     s: &Session,
     url: Option<&str>,
 ) -> Result<Response> {
-    let id = session::store(app, s)?;
+    let id = crate::sso::store(app, s)?;
     crate::log::notice(&format!(
         "user {} authenticated",
         sanitize(
