@@ -2,9 +2,9 @@
 //! (swapped when a newer one is saved) and the stores. It also seeds an empty local store at
 //! first start, and keeps what the node brings to every configuration it loads: the
 //! listening address (the portal URL when the configuration sets none) and its own key.
-use crate::config::local::{ConfError, LocalConf};
+use crate::config::local::LocalConf;
 use crate::config::{self, Conf};
-use crate::error::{Error, Result};
+use crate::error::{ConfError, Error, Result, StartError};
 use crate::log;
 use crate::storage::{self, ConfStore, Kind, SessionStore};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -240,33 +240,6 @@ impl App {
                 }
             }
         })
-    }
-}
-
-/// Why the portal cannot start.
-#[derive(Debug)]
-pub enum StartError {
-    /// A file or store cannot be read or opened.
-    Conf(ConfError),
-    /// The configuration names what Limette does not implement: one line per key.
-    Refused(Vec<String>),
-}
-
-impl From<ConfError> for StartError {
-    fn from(e: ConfError) -> StartError {
-        StartError::Conf(e)
-    }
-}
-
-impl std::fmt::Display for StartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StartError::Conf(e) => write!(f, "limette: {e}"),
-            StartError::Refused(lines) => {
-                let lines: Vec<String> = lines.iter().map(|l| format!("error: {l}")).collect();
-                f.write_str(&lines.join("\n"))
-            }
-        }
     }
 }
 

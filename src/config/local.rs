@@ -2,28 +2,11 @@
 //! the embedded default, parsed once into typed values. Errors name the file and the key.
 use super::ini;
 use crate::config::stores::StorageSpec;
+pub use crate::error::ConfError;
 use crate::http::adapter::Limits;
 use serde_json::{Map, Value};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// A configuration error: which file, which key, what is wrong.
-#[derive(Debug)]
-pub struct ConfError {
-    /// The file (or `embedded default`).
-    pub file: String,
-    /// The key or section at fault.
-    pub key: String,
-    /// What is wrong.
-    pub msg: String,
-}
-
-impl fmt::Display for ConfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.key, self.msg)
-    }
-}
 
 /// Where numbered configurations live.
 #[derive(Debug, Clone)]
