@@ -1,8 +1,10 @@
-//! Notifications: the model (`model`: JSON and old XML, validation), the store (`store`: trait
-//! and `open`), the REST/JSON server (`server`) and SOAP/XML server (`soap`) at
-//! `/notifications`, and the portal flow and explorer (`portal`). `Settings`
-//! holds every notification key of the configuration, parsed once. The `limette notifications`
-//! command is the top's (`cli::notifications`).
+//! Notifications: the model (`model`: JSON and old XML, validation), the store as this area
+//! sees it (`store`; the trait, the record and the backends are `storage::notifications`'), the
+//! REST/JSON server (`server`) and SOAP/XML server (`soap`) at `/notifications`, and the portal
+//! flow and explorer (`portal`; the login's hold is `portal::intercept`, wired by the router).
+//! `Settings` holds every notification key of the configuration, parsed once per configuration
+//! (`config::AreaSettings`). The `limette notifications` command is the top's
+//! (`cli::notifications`).
 pub mod accept;
 pub mod explorer;
 pub mod form;
