@@ -69,14 +69,11 @@ impl App {
         (checks.at_start)(&local, &conf).map_err(StartError::Refused)?;
         warn_if_keyless(&conf);
         let store_key = conf.crypto_key.clone();
-        let global = storage::open_sessions(&local.global_storage, &store_key)
-            .map_err(|e| err("globalStorage", e))?;
-        let persistent = storage::open_sessions(&local.persistent_storage, &store_key)
-            .map_err(|e| err("persistentStorage", e))?;
-        let notifications = config::stores::notification_store_of(&conf.raw)
-            .map_err(Error::bad)
-            .and_then(|(choice, sep)| storage::notifications::open(&local, choice.as_ref(), &sep))
-            .map_err(|e| err("notificationStorage", e))?;
+        let storage::Stores {
+            global,
+            persistent,
+            notifications,
+        } = storage::open_stores(&local, &conf.raw, &store_key).map_err(|(k, e)| err(k, e))?;
         Ok(App {
             listen: RwLock::new(local.listen.clone()),
             store_key,

@@ -1,10 +1,11 @@
 //! The stores behind small object-safe traits: sessions by kind, numbered configurations and
-//! notifications (`notifications`), each opened from its settings here (`open_sessions`,
-//! `open_conf`, `notifications::open`). Backends: `file` (one JSON document per
-//! record, atomic temp-file-and-rename writes), `sqlite` (the only rusqlite user) and `rest`
-//! (a remote session server, and `rest::conf` a remote configuration, through `upstream`);
-//! `save` is the one path that writes a configuration. Every id is validated before it can reach a
-//! path or a query: see `util::is_safe_id`.
+//! notifications (`notifications`), opened from their settings here: the configuration store
+//! first (`open_conf`, it names the others), then every other one at once (`open_stores`).
+//! Backends: `file` (one JSON document per record, atomic temp-file-and-rename writes),
+//! `sqlite` (the only rusqlite user), `rest` (a remote session server, and `rest::conf` a
+//! remote configuration, through `upstream`) and `memory` (tests, and the REST store's
+//! internal kinds); `save` is the one path that writes a configuration. Every id is validated
+//! before it can reach a path or a query: see `util::is_safe_id`.
 #[cfg(test)]
 pub mod contract;
 pub mod file;
@@ -106,6 +107,38 @@ pub fn check_id(id: &str) -> Result<()> {
     } else {
         Err(Error::bad("Invalid identifier"))
     }
+}
+
+/// The stores of a running portal besides the configuration store (which names them).
+pub struct Stores {
+    /// SSO sessions and the internal kinds (`globalStorage`).
+    pub global: Arc<dyn SessionStore>,
+    /// Persistent sessions (`persistentStorage`).
+    pub persistent: Arc<dyn SessionStore>,
+    /// Notifications (`notificationStorage`).
+    pub notifications: Arc<dyn notifications::NotificationStore>,
+}
+
+/// THE opener: every store a running portal uses, from the local settings (with the
+/// configuration's storage keys adopted) and the configuration `raw`; `key` is the
+/// configuration key for the REST session protocol. An error names the key at fault.
+pub fn open_stores(
+    local: &crate::config::local::LocalConf,
+    raw: &Map<String, Value>,
+    key: &str,
+) -> std::result::Result<Stores, (&'static str, Error)> {
+    let global = open_sessions(&local.global_storage, key).map_err(|e| ("globalStorage", e))?;
+    let persistent =
+        open_sessions(&local.persistent_storage, key).map_err(|e| ("persistentStorage", e))?;
+    let notifications = crate::config::stores::notification_store_of(raw)
+        .map_err(Error::bad)
+        .and_then(|(choice, sep)| notifications::open(local, choice.as_ref(), &sep))
+        .map_err(|e| ("notificationStorage", e))?;
+    Ok(Stores {
+        global,
+        persistent,
+        notifications,
+    })
 }
 
 /// Opens the configuration store named by the local file: with `open_sessions` and
