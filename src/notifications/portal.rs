@@ -1,6 +1,6 @@
 //! Notifications at login: after a successful login and before the SSO cookie is released,
 //! the user's due notifications are shown in one form; the login waits as a pending record
-//! (see `portal::pending`) named by its own cookie until every box is checked. Also serves
+//! (see `sso::pending`) named by its own cookie until every box is checked. Also serves
 //! `/notifback` (the form's answer, `?cancel=1`) and hands `/mynotifications` to `explorer`.
 use super::accept;
 use super::model::Notification;
@@ -8,7 +8,8 @@ use crate::app::App;
 use crate::config::{value_string, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::{cookies, login, pending};
+use crate::portal::{cookies, login};
+use crate::sso::pending;
 use crate::storage::{Kind, Session};
 use serde_json::json;
 

@@ -8,7 +8,6 @@ pub mod login;
 pub mod macros;
 pub mod messages;
 pub mod pages;
-pub mod pending;
 pub mod session;
 
 use crate::app::App;

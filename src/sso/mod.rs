@@ -1,8 +1,11 @@
 //! The SSO session, the domain's one type for it: LemonLDAP::NG's hash of keys behind methods
 //! for the keys the code reads (`id`, `trace`, `auth_time`), found again by id (expired ones
-//! are deleted on sight), stored, ended (`logout`: the one place that does), and the user's
-//! persistent session beside it. The portal builds it at login and reads it from the cookie
-//! (`portal::session`); oidc, sessions and notifications use it from here. No HTTP here.
+//! are deleted on sight), stored, ended (`logout`: the one place that does), the user's
+//! persistent session beside it, and the logins held back before one exists (`pending`). The
+//! portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
+//! and notifications use it from here. No HTTP here.
+pub mod pending;
+
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::Result;
