@@ -37,3 +37,4 @@ pub(crate) mod sso;
 pub mod storage;
 pub(crate) mod upstream;
 pub mod util;
+pub(crate) mod web;

@@ -25,6 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "upstream",
             "pause",
             "http",
+            "web",
             "config",
             "config::ini",
             "config::defaults",

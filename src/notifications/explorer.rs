@@ -87,10 +87,7 @@ fn list(req: &Request, items: &[(String, i64)]) -> Response {
         word("date"),
         word("reference")
     );
-    Response::html(
-        200,
-        crate::portal::pages::layout("Limette: notifications", &body),
-    )
+    Response::html(200, crate::web::layout("Limette: notifications", &body))
 }
 
 fn one(
@@ -118,7 +115,7 @@ fn one(
     match fragment {
         Some(f) => Ok(Response::html(
             200,
-            crate::portal::pages::layout(
+            crate::web::layout(
                 "Limette: notification",
                 &format!(
                     "{f}<p><a class=\"button secondary\" href=\"/mynotifications\">Back</a></p>"
@@ -157,7 +154,7 @@ fn accepted_notification(
 }
 
 fn word(key: &str) -> String {
-    html_escape(&crate::portal::messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
+    html_escape(&crate::web::messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@ use crate::app::App;
 use crate::config::{value_string, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::{cookies, login};
+use crate::portal::login;
 use crate::sso::pending;
 use crate::storage::{Kind, Session};
+use crate::web::cookies;
 use serde_json::json;
 
 /// Called after a successful login: when notifications are due, stores the login as pending

@@ -212,7 +212,7 @@ fn user_session(
         _ if none => return Ok(Err(UserStep::LoginRequired)),
         CookieState::Unknown => {
             let r = portal::login_redirect(conf, req, &back)
-                .with_cookie(&portal::cookies::clear_sso(conf));
+                .with_cookie(&crate::web::cookies::clear_sso(conf));
             return Ok(Err(UserStep::Respond(r)));
         }
         CookieState::Absent => {
@@ -228,8 +228,8 @@ fn user_session(
             return Ok(Err(UserStep::LoginRequired));
         }
         // A fresh login: the browser drops its cookie, so the form really authenticates.
-        let r =
-            portal::login_redirect(conf, req, &back).with_cookie(&portal::cookies::clear_sso(conf));
+        let r = portal::login_redirect(conf, req, &back)
+            .with_cookie(&crate::web::cookies::clear_sso(conf));
         return Ok(Err(UserStep::Respond(r)));
     }
     Ok(Ok(session.into_map()))

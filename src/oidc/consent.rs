@@ -8,9 +8,9 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{OAuthCode, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::{csrf, pages};
 use crate::storage::{Kind, Session};
 use crate::util::{self, html_escape};
+use crate::web::{self, csrf};
 use serde_json::{json, Value};
 
 /// What the consent step decided.
@@ -143,7 +143,7 @@ fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params, binding: &str) -> St
         html_escape(&conf.portal),
         html_escape(&csrf::issue_for(conf, binding)),
     );
-    pages::layout("Limette: consent", &body)
+    web::layout("Limette: consent", &body)
 }
 
 #[cfg(test)]

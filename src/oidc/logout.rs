@@ -7,7 +7,8 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
-use crate::portal::{cookies, pages, session::CookieState};
+use crate::portal::session::CookieState;
+use crate::web::{self, cookies};
 use serde_json::{json, Value};
 
 /// `/oauth2/logout`.
@@ -27,7 +28,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         None if req.wants_json() => Response::json(200, &json!({"result": 1})),
         None => Response::html(
             200,
-            pages::layout(
+            web::layout(
                 "Limette",
                 "<h1>Limette</h1>\n<p id=\"loggedout\">You are signed out.</p>",
             ),

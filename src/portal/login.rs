@@ -1,12 +1,13 @@
 //! The login: check the credentials against the directory, build the SSO session, let the
 //! hold (`Hold`: the notifications to accept, as the router gives it) keep it back if needed,
 //! then store it and release the cookie. The portal does not know the notifications area.
-use super::{cookies, login_page, pages, pending_url, session, session::CookieState};
+use super::{login_page, pages, pending_url, session, session::CookieState};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Request, Response};
 use crate::storage::Session;
+use crate::web::{cookies, csrf};
 use serde_json::{json, Map, Value};
 
 /// `POST /` or `POST /oauth2/` with `user` and `password`.
@@ -26,8 +27,8 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
         });
     }
     if !json && conf.get_bool("requireToken") {
-        if let Err(r) = super::csrf::check(conf, req.form_param("token").as_deref()) {
-            let code = if r == super::csrf::Refusal::Missing {
+        if let Err(r) = csrf::check(conf, req.form_param("token").as_deref()) {
+            let code = if r == csrf::Refusal::Missing {
                 PortalCode::NoToken
             } else {
                 PortalCode::TokenExpired

@@ -2,11 +2,8 @@
 //! `GET /?logout=1`. JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
-pub mod cookies;
-pub mod csrf;
 pub mod login;
 pub mod macros;
-pub mod messages;
 pub mod pages;
 pub mod session;
 
@@ -14,6 +11,7 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
+use crate::web::{cookies, csrf};
 use base64::Engine;
 use serde_json::json;
 use session::CookieState;

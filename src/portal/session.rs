@@ -49,7 +49,7 @@ pub fn require_user(
         CookieState::Valid(s) => Ok(s),
         CookieState::Unknown => Err(
             super::login_page(conf, req, PortalCode::SessionExpired, 401)
-                .with_cookie(&super::cookies::clear_sso(conf)),
+                .with_cookie(&crate::web::cookies::clear_sso(conf)),
         ),
         CookieState::Absent => Err(super::login_page(conf, req, PortalCode::FirstAccess, 401)),
     })

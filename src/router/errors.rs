@@ -79,7 +79,7 @@ fn portal_error(
     if req.wants_json() {
         return portal_json(code, status, portal);
     }
-    let msg = crate::portal::messages::text("en", code as u16);
+    let msg = crate::web::messages::text("en", code as u16);
     with_sso_challenge(
         Response::html(status, error_page(status, &msg)),
         status,

@@ -8,10 +8,10 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::cookies;
 use crate::portal::session;
 use crate::sso::SsoSession;
 use crate::storage::{Kind, Session};
+use crate::web::cookies;
 use base64::Engine;
 use serde_json::{json, Value};
 
