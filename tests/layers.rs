@@ -53,10 +53,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// Upward imports, and imports from one area into another, still to remove: (from unit, to
 /// unit). Only ever shrinks.
 const UPWARD: &[(&str, &str)] = &[
-    // The portal's pages, cookies, CSRF tokens, pending logins and the SSO cookie lookup,
-    // used by the other areas: to become a shared layer below the areas (web pieces) or the
-    // portal's own small interface.
-    ("notifications", "portal"),
+    // The portal's answer to a request without a session (`login_redirect`, `require_user`:
+    // the login form), which the OIDC authorization and the connected user's endpoints give.
     ("oidc", "portal"),
     ("sessions", "portal"),
 ];

@@ -7,7 +7,7 @@ use crate::app::App;
 use crate::config::{as_i64, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
-use crate::portal::session::{self, CookieState};
+use crate::sso::CookieState;
 use crate::util::html_escape;
 use base64::Engine;
 use serde_json::{json, Map, Value};
@@ -20,7 +20,9 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if !req.method.is_read() && req.method != crate::http::Method::Post {
         return Err(Error::MethodNotAllowed);
     }
-    let CookieState::Valid(s) = session::from_request(app, conf, req)? else {
+    let CookieState::Valid(s) =
+        crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?
+    else {
         let back = format!("{}mynotifications", conf.portal);
         let b64 = base64::engine::general_purpose::STANDARD.encode(back);
         return Ok(Response::redirect(&format!(

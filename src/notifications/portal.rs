@@ -8,7 +8,6 @@ use crate::app::App;
 use crate::config::{value_string, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::login;
 use crate::sso::pending;
 use crate::storage::{Kind, Session};
 use crate::web::cookies;
@@ -46,8 +45,12 @@ pub fn intercept(
     Ok(Some(resp.with_cookie(&cookie)))
 }
 
-/// Serves `/notifback` and `/mynotifications...`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+/// The portal's release of a held login once every notification is accepted: stores the SSO
+/// session and answers with its cookie (`portal::login::release`, given by the router).
+pub type Release = fn(&App, &Conf, &Request, &Session, Option<&str>) -> Result<Response>;
+
+/// Serves `/notifback` and `/mynotifications...`; `release` lets an accepted login through.
+pub fn handle(app: &App, req: &Request, conf: &Conf, release: Release) -> Result<Response> {
     if req.path.starts_with("/mynotifications") {
         return super::explorer::handle(app, req, conf);
     }
@@ -73,12 +76,18 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if !pending::check_token(conf, &p.id, &req.form_param("token").unwrap_or_default()) {
         return Err(Error::bad("Invalid form token"));
     }
-    accept_form(app, conf, req, p)
+    accept_form(app, conf, req, p, release)
 }
 
 /// Checks the posted form against what is due now; stores the acceptance and releases the
 /// login when complete, else shows the form again.
-fn accept_form(app: &App, conf: &Conf, req: &Request, p: pending::Pending) -> Result<Response> {
+fn accept_form(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    p: pending::Pending,
+    release: Release,
+) -> Result<Response> {
     let list = due_for(app, conf, &p.session)?;
     if !accept::all_accepted(&list, &req.form()) {
         let page = super::form::page(&list, &pending::token(conf, &p.id), true);
@@ -90,7 +99,7 @@ fn accept_form(app: &App, conf: &Conf, req: &Request, p: pending::Pending) -> Re
         return Ok(Response::redirect(&conf.portal));
     }
     let clear = cookies::portal_cookie(conf, pending::COOKIE, "0", true);
-    Ok(login::release(app, conf, req, &p.session, p.url.as_deref())?.with_cookie(&clear))
+    Ok(release(app, conf, req, &p.session, p.url.as_deref())?.with_cookie(&clear))
 }
 
 /// Stores reference and acceptance epoch in the persistent session (only those), and marks

@@ -14,7 +14,8 @@ use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::http::{Request, Response};
 use crate::log;
-use crate::portal::{self, session::CookieState};
+use crate::portal;
+use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
 use base64::Engine;
@@ -199,7 +200,8 @@ fn user_session(
     req: &Request,
     ar: &AuthRequest,
 ) -> Result<std::result::Result<Session, UserStep>> {
-    let state = portal::session::from_request(app, conf, req)?;
+    let state =
+        crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?;
     let none = ar.prompt.iter().any(|p| p == "none");
     // Come back here after the login, without the parameters that asked for it.
     let back = format!(

@@ -7,7 +7,7 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
-use crate::portal::session::CookieState;
+use crate::sso::CookieState;
 use crate::web::{self, cookies};
 use serde_json::{json, Value};
 
@@ -20,7 +20,9 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         &p,
     )
     .map_err(Error::bad)?;
-    if let CookieState::Valid(s) = crate::portal::session::from_request(app, conf, req)? {
+    if let CookieState::Valid(s) =
+        crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?
+    {
         crate::sso::logout(app, &s)?;
     }
     let resp = match target {

@@ -6,35 +6,16 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{PortalCode, Result};
 use crate::http::{Request, Response};
-use crate::sso::lookup;
+pub use crate::sso::CookieState;
 use crate::sso::SsoSession;
 use crate::storage::Session;
 use crate::util;
+use crate::web::cookies;
 use serde_json::{json, Map, Value};
-
-/// What the SSO cookie of a request names.
-#[derive(Debug)]
-pub enum CookieState {
-    /// No cookie (or the cleared value `0`).
-    Absent,
-    /// A cookie naming no live session.
-    Unknown,
-    /// A live session.
-    Valid(SsoSession),
-}
 
 /// Looks up the session named by the request's SSO cookie.
 pub fn from_request(app: &App, conf: &Conf, req: &Request) -> Result<CookieState> {
-    let Some(id) = req
-        .cookie(&conf.cookie_name)
-        .filter(|v| !v.is_empty() && v != "0")
-    else {
-        return Ok(CookieState::Absent);
-    };
-    Ok(match lookup(app, conf, &id)? {
-        Some(s) => CookieState::Valid(s),
-        None => CookieState::Unknown,
-    })
+    crate::sso::from_cookie(app, conf, cookies::sso_id(conf, req).as_deref())
 }
 
 /// The connected user's SSO session, or the portal's answer to a request without one: the
@@ -49,7 +30,7 @@ pub fn require_user(
         CookieState::Valid(s) => Ok(s),
         CookieState::Unknown => Err(
             super::login_page(conf, req, PortalCode::SessionExpired, 401)
-                .with_cookie(&crate::web::cookies::clear_sso(conf)),
+                .with_cookie(&cookies::clear_sso(conf)),
         ),
         CookieState::Absent => Err(super::login_page(conf, req, PortalCode::FirstAccess, 401)),
     })

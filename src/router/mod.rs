@@ -125,7 +125,7 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
         Area::NotificationPortal => (
             Flavour::Negotiated,
-            notifications::portal::handle(app, req, conf),
+            notifications::portal::handle(app, req, conf, portal::login::release),
         ),
         Area::Static => (Flavour::Negotiated, portal::assets::serve(req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),

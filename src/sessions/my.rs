@@ -22,7 +22,10 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         Err(login) => return Ok(login),
     };
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
-        let env = crate::portal::macros::request_env(req);
+        let env = crate::rules::Env::from_request(
+            req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            &req.ip(),
+        );
         let value = mysession(
             &conf.area::<crate::sessions::Settings>(),
             conf,

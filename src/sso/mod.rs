@@ -58,6 +58,28 @@ impl Deref for SsoSession {
     }
 }
 
+/// What a request's SSO cookie names.
+#[derive(Debug)]
+pub enum CookieState {
+    /// No cookie (or the cleared value `0`).
+    Absent,
+    /// A cookie naming no live session.
+    Unknown,
+    /// A live session.
+    Valid(SsoSession),
+}
+
+/// The session an SSO cookie's id names (`web::cookies::sso_id` reads it from a request).
+pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieState> {
+    let Some(id) = id else {
+        return Ok(CookieState::Absent);
+    };
+    Ok(match lookup(app, conf, id)? {
+        Some(s) => CookieState::Valid(s),
+        None => CookieState::Unknown,
+    })
+}
+
 /// Ends an SSO session: deletes it from the global store (its cookie is the caller's).
 pub fn logout(app: &App, s: &SsoSession) -> Result<()> {
     if !s.id().is_empty() {
