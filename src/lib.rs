@@ -8,9 +8,9 @@
 //! in exactly one place, `router::errors`.
 //!
 //! Modules sit in layers, every import pointing down (README, "How it is built";
-//! `tests/layers.rs` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
-//! `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`, `http`, `upstream`,
-//! `config`, `pause`).
+//! `tests/layers.rs` checks it): top (`cli`, `router`, `server`), areas, domain (`app`, `sso`,
+//! `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`, `http`, `web`,
+//! `upstream`, `config`, `pause`).
 #![forbid(unsafe_code)]
 
 // `pub` only for what the binary, the integration tests, the example and the fuzz targets use;
