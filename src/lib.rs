@@ -8,9 +8,9 @@
 //! in exactly one place, `router::errors`.
 //!
 //! Modules sit in layers, every import pointing down (README, "How it is built";
-//! `tests/layers.rs` checks it): top (`cli`, `router`, `server`), areas, domain (`app`, `sso`,
-//! `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`, `http`, `web`,
-//! `upstream`, `config`, `pause`).
+//! `tests/layers.rs` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
+//! `sso`, `grants`, `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`,
+//! `http`, `web`, `upstream`, `config`, `pause`).
 #![forbid(unsafe_code)]
 
 // `pub` only for what the binary, the integration tests, the example and the fuzz targets use;
@@ -23,6 +23,7 @@ pub(crate) mod config_proxy;
 pub mod crypto;
 pub(crate) mod directory;
 pub mod error;
+pub(crate) mod grants;
 pub mod http;
 pub(crate) mod log;
 pub mod notifications;

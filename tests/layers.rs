@@ -36,7 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("storage", &["storage"]),
-    ("domain", &["directory", "rules", "app", "sso"]),
+    ("domain", &["directory", "rules", "app", "sso", "grants"]),
     (
         "areas",
         &[

@@ -7,11 +7,11 @@
 //! rule, its authentication level; a refusal is a portal error page, never a redirect), then
 //! consent, then the code.
 use super::access::{admit, level};
-use super::store::{self, RecordType};
 use super::{consent, params, with_params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
+use crate::grants::{self as store, RecordType};
 use crate::http::{Request, Response};
 use crate::log;
 use crate::portal;
@@ -19,7 +19,7 @@ use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
 use base64::Engine;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 /// A checked authorization request.
@@ -239,28 +239,21 @@ fn user_session(
 
 /// Stores the code with what the token endpoint needs.
 fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
-    let mut rec = Map::new();
-    rec.insert("client_id".into(), json!(ar.client_id));
-    rec.insert("redirect_uri".into(), json!(ar.redirect_uri));
-    rec.insert("scope".into(), json!(ar.scope));
-    rec.insert("nonce".into(), json!(ar.nonce));
-    if let Some((c, m)) = &ar.pkce {
-        rec.insert("code_challenge".into(), json!(c));
-        rec.insert("code_challenge_method".into(), json!(m));
-    }
-    rec.insert(
-        "_session_id".into(),
-        s.get("_session_id").cloned().unwrap_or(Value::Null),
-    );
-    rec.insert("sub".into(), json!(subject(s)));
-    rec.insert(
-        "auth_time".into(),
-        s.get("_lastAuthnUTime")
+    let grant = store::CodeGrant {
+        client_id: &ar.client_id,
+        redirect_uri: &ar.redirect_uri,
+        scope: &ar.scope,
+        nonce: ar.nonce.as_deref(),
+        pkce: ar.pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
+        session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
+        sub: subject(s),
+        auth_time: s
+            .get("_lastAuthnUTime")
             .cloned()
             .unwrap_or(json!(util::now())),
-    );
-    rec.insert("acr".into(), json!(format!("loa-{}", level(s))));
-    store::create(store::of(app), RecordType::Code, rec, rp.code_ttl)
+        acr: format!("loa-{}", level(s)),
+    };
+    store::create(store::of(app), RecordType::Code, grant, rp.code_ttl)
 }
 
 /// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.

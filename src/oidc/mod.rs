@@ -1,6 +1,7 @@
 //! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
 //! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
-//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP.
+//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP. The codes
+//! and tokens the endpoints issue are typed records of the domain (`crate::grants`).
 pub mod access;
 pub mod authorize;
 pub mod claims;
@@ -13,7 +14,6 @@ pub mod logout;
 pub mod options;
 pub mod pkce;
 pub mod settings;
-pub mod store;
 pub mod token;
 pub mod userinfo;
 
