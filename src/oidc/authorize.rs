@@ -14,7 +14,6 @@ use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::grants::{self as store, RecordType};
 use crate::http::{Request, Response};
 use crate::log;
-use crate::portal;
 use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
@@ -53,14 +52,19 @@ pub enum Refusal {
 }
 
 /// `/oauth2/authorize`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    login: super::LoginRedirect,
+) -> Result<Response> {
     let p = params(req);
     let oidc = conf.area::<crate::oidc::Settings>();
     let (rp, ar) = match check(&oidc, &p) {
         Ok(v) => v,
         Err(r) => return refusal(r, &p),
     };
-    let session = match user_session(app, conf, req, &ar)? {
+    let session = match user_session(app, conf, req, &ar, login)? {
         Ok(s) => s,
         Err(UserStep::Respond(r)) => return Ok(r),
         Err(UserStep::LoginRequired) => {
@@ -199,6 +203,7 @@ fn user_session(
     conf: &Conf,
     req: &Request,
     ar: &AuthRequest,
+    login: super::LoginRedirect,
 ) -> Result<std::result::Result<Session, UserStep>> {
     let state =
         crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?;
@@ -213,15 +218,10 @@ fn user_session(
         CookieState::Valid(s) => s,
         _ if none => return Ok(Err(UserStep::LoginRequired)),
         CookieState::Unknown => {
-            let r = portal::login_redirect(conf, req, &back)
-                .with_cookie(&crate::web::cookies::clear_sso(conf));
+            let r = login(conf, req, &back).with_cookie(&crate::web::cookies::clear_sso(conf));
             return Ok(Err(UserStep::Respond(r)));
         }
-        CookieState::Absent => {
-            return Ok(Err(UserStep::Respond(portal::login_redirect(
-                conf, req, &back,
-            ))))
-        }
+        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back)))),
     };
     let auth_time = session.auth_time().unwrap_or(0);
     let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
@@ -230,8 +230,7 @@ fn user_session(
             return Ok(Err(UserStep::LoginRequired));
         }
         // A fresh login: the browser drops its cookie, so the form really authenticates.
-        let r = portal::login_redirect(conf, req, &back)
-            .with_cookie(&crate::web::cookies::clear_sso(conf));
+        let r = login(conf, req, &back).with_cookie(&crate::web::cookies::clear_sso(conf));
         return Ok(Err(UserStep::Respond(r)));
     }
     Ok(Ok(session.into_map()))

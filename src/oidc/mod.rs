@@ -25,8 +25,12 @@ use crate::util;
 
 pub use settings::{DisabledRp, Rp, Settings};
 
+/// The portal's login form that comes back to a URL once signed in (`portal::login_redirect`,
+/// given by the router): what the authorization endpoint answers a user who must sign in.
+pub type LoginRedirect = fn(&Conf, &Request, &str) -> Response;
+
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Result<Response> {
     if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
@@ -42,7 +46,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks()),
-        "authorize" => authorize::handle(app, req, conf),
+        "authorize" => authorize::handle(app, req, conf, login),
         "token" => token::handle(app, req, conf),
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),

@@ -116,12 +116,18 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
         Area::Config => (Flavour::Json, proxy::handle_config(app, req, rest)),
         Area::ErrorRefs => (Flavour::Json, proxy::handle_error(app, req)),
-        Area::MySession => (Flavour::Negotiated, sessions::my::handle(app, req, conf)),
+        Area::MySession => (
+            Flavour::Negotiated,
+            sessions::my::handle(app, req, conf, portal::session::require_user),
+        ),
         Area::Login | Area::Root => (
             Flavour::Negotiated,
             portal::handle_root(app, req, conf, notifications::portal::intercept),
         ),
-        Area::Oidc => (Flavour::Negotiated, crate::oidc::handle(app, req, conf)),
+        Area::Oidc => (
+            Flavour::Negotiated,
+            crate::oidc::handle(app, req, conf, portal::login_redirect),
+        ),
         Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
         Area::NotificationPortal => (
             Flavour::Negotiated,

@@ -8,16 +8,25 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::session;
 use crate::sso::SsoSession;
 use crate::storage::{Kind, Session};
 use crate::web::cookies;
 use base64::Engine;
 use serde_json::{json, Value};
 
-/// Serves the connected user's endpoints.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    let s = match session::require_user(app, conf, req)? {
+/// The connected user's SSO session, or the portal's answer to a request without one
+/// (`portal::session::require_user`, given by the router).
+pub type RequireUser =
+    fn(&App, &Conf, &Request) -> Result<std::result::Result<SsoSession, Response>>;
+
+/// Serves the connected user's endpoints; `require_user` answers a request without a session.
+pub fn handle(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    require_user: RequireUser,
+) -> Result<Response> {
+    let s = match require_user(app, conf, req)? {
         Ok(s) => s,
         Err(login) => return Ok(login),
     };
