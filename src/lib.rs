@@ -8,7 +8,7 @@
 //! in exactly one place, `router::errors`.
 //!
 //! Modules sit in layers, every import pointing down (README, "How it is built";
-//! `tests/layers.rs` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
+//! `tests/layers/` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
 //! `sso`, `grants`, `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`,
 //! `http`, `web`, `upstream`, `config`, `pause`).
 #![forbid(unsafe_code)]
