@@ -4,7 +4,6 @@
 //! the workers finish what they hold and are joined.
 pub mod accept;
 pub mod listener;
-pub mod log;
 pub mod pool;
 
 use crate::app::App;
