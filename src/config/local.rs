@@ -1,29 +1,12 @@
 //! Local settings: the INI file (`limette.ini`, LemonLDAP::NG's `lemonldap-ng.ini` layout) or
 //! the embedded default, parsed once into typed values. Errors name the file and the key.
 use super::ini;
+use crate::config::stores::StorageSpec;
+pub use crate::error::ConfError;
 use crate::http::adapter::Limits;
-use crate::storage::StorageSpec;
 use serde_json::{Map, Value};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// A configuration error: which file, which key, what is wrong.
-#[derive(Debug)]
-pub struct ConfError {
-    /// The file (or `embedded default`).
-    pub file: String,
-    /// The key or section at fault.
-    pub key: String,
-    /// What is wrong.
-    pub msg: String,
-}
-
-impl fmt::Display for ConfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.key, self.msg)
-    }
-}
 
 /// Where numbered configurations live.
 #[derive(Debug, Clone)]
@@ -193,7 +176,7 @@ impl LocalConf {
         let section = |name: &str| ini.get(name).cloned().unwrap_or_default();
         for (k, v) in section("all") {
             if k == "logLevel" {
-                if !crate::server::log::set_level(&v) {
+                if !crate::log::set_level(&v) {
                     return Err(err("logLevel", format!("unknown level {v}")));
                 }
                 lc.log_level = v;
@@ -275,7 +258,7 @@ impl LocalConf {
                 self.storage_set.1 = true;
             }
             other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
-            other if super::check::is_known_key(other) => {
+            other if super::support::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);
             }
@@ -332,7 +315,8 @@ fn conf_backend(
         "SQLite" | "CDBI" | "RDBI" => {
             let chain = get("dbiChain")
                 .ok_or_else(|| err("dbiChain", format!("required for type {ty}")))?;
-            let path = crate::storage::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
+            let path =
+                crate::config::stores::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
             Ok(ConfBackend::Sqlite {
                 path: path.into(),
                 table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()),

@@ -242,7 +242,7 @@ pub fn serialize(resp: &Response, close: bool, head_only: bool) -> Vec<u8> {
     let bad = resp.headers.iter().any(|(k, v)| has_ctl(k) || has_ctl(v));
     let owned;
     let resp = if bad {
-        crate::server::log::error("dropped a response whose header held CR/LF");
+        crate::log::error("dropped a response whose header held CR/LF");
         owned = Response::bytes(500, "text/plain; charset=utf-8", "Internal error\n");
         &owned
     } else {

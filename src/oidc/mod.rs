@@ -1,6 +1,7 @@
 //! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
 //! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
-//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP.
+//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP. The codes
+//! and tokens the endpoints issue are typed records of the domain (`crate::grants`).
 pub mod access;
 pub mod authorize;
 pub mod claims;
@@ -13,7 +14,6 @@ pub mod logout;
 pub mod options;
 pub mod pkce;
 pub mod settings;
-pub mod store;
 pub mod token;
 pub mod userinfo;
 
@@ -25,9 +25,13 @@ use crate::util;
 
 pub use settings::{DisabledRp, Rp, Settings};
 
+/// The portal's login form that comes back to a URL once signed in (`portal::login_redirect`,
+/// given by the router): what the authorization endpoint answers a user who must sign in.
+pub type LoginRedirect = fn(&Conf, &Request, &str) -> Response;
+
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.oidc.enabled {
+pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Result<Response> {
+    if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
     let endpoint = req
@@ -42,7 +46,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks()),
-        "authorize" => authorize::handle(app, req, conf),
+        "authorize" => authorize::handle(app, req, conf, login),
         "token" => token::handle(app, req, conf),
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),

@@ -123,7 +123,7 @@ impl Settings {
         }
         disable_shared_client_ids(&mut rps, &mut disabled);
         for d in &disabled {
-            crate::server::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
+            crate::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
         }
         Ok(Settings {
             enabled: truthy(raw.get("issuerDBOpenIDConnectActivation")),
@@ -229,6 +229,12 @@ fn exported_vars(raw: &Map<String, Value>, name: &str) -> Vec<(String, String)> 
             .map(|(k, v)| (k.clone(), value_string(v)))
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
     }
 }
 

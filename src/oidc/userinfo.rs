@@ -2,10 +2,10 @@
 //! header, the `access_token` form field or the query (RFC 6750 2.1-2.3); claims by scope.
 //! Errors follow RFC 6750 3.1 (a documented difference from LemonLDAP::NG's bare header):
 //! no token -> 401 `Bearer`; unknown, expired, or its SSO session gone -> 401 `invalid_token`.
-use super::store::{self, field, RecordType};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
+use crate::grants::{self as store, RecordType};
 use crate::http::{Method, Request, Response};
 use serde_json::Value;
 
@@ -25,16 +25,13 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         .ok_or(Error::Bearer(None))?;
     let invalid = || Error::Bearer(Some(OAuthCode::InvalidToken));
     let rec = store::get(store::of(app), RecordType::Access, &token)?.ok_or_else(invalid)?;
-    let rp = conf
-        .oidc
-        .rp(field(&rec, "client_id").unwrap_or(""))
-        .ok_or_else(invalid)?;
-    let sid = field(&rec, "_session_id").unwrap_or("");
-    let session = crate::portal::session::lookup(app, conf, sid)?.ok_or_else(invalid)?;
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
+    let session = crate::sso::lookup(app, conf, rec.session_id())?.ok_or_else(invalid)?;
     let claims = super::claims::userinfo(
         rp,
-        field(&rec, "scope").unwrap_or(""),
-        field(&rec, "sub").unwrap_or(""),
+        rec.scope().unwrap_or(""),
+        rec.sub().unwrap_or(""),
         &session,
         conf.get_bool("oidcServiceIgnoreScopeForClaims"),
     );

@@ -2,7 +2,8 @@
 //! reading stage, `front`) and queues it for the workers, answering 503 at once when the queue
 //! is full. Nothing else happens on this thread.
 use crate::http::{adapter, Response};
-use crate::server::{log, pool::Pool};
+use crate::log;
+use crate::server::pool::Pool;
 use serde_json::json;
 use std::os::unix::net::UnixListener;
 use std::sync::atomic::{AtomicBool, Ordering};

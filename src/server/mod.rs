@@ -8,7 +8,6 @@
 pub mod accept;
 pub mod front;
 pub mod listener;
-pub mod log;
 pub mod pool;
 
 use crate::app::App;

@@ -7,7 +7,7 @@
 //! Every slot is a guard that gives itself back when dropped, so no path can leak one.
 use super::head::Reject;
 use crate::config::front::FrontLimits;
-use crate::server::log;
+use crate::log;
 use std::collections::HashMap;
 use std::net::{IpAddr, Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

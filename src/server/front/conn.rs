@@ -9,7 +9,7 @@ use super::head::{self, Head, Reject};
 use super::wire::{Fail, Pace, Wire};
 use crate::config::front::RATE_GRACE;
 use crate::http::{adapter, Response};
-use crate::server::log;
+use crate::log;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};

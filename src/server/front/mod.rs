@@ -18,7 +18,7 @@ pub mod conn;
 pub mod head;
 pub mod wire;
 
-use crate::server::log;
+use crate::log;
 use conn::Ctx;
 use std::io::{ErrorKind, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
