@@ -90,6 +90,40 @@ pub fn debug(msg: &str) {
     emit(5, "debug", msg);
 }
 
+/// An audit line, written at every level: `<time> [audit] event=<event> key=value ...`.
+/// The format is stable (docs/security.md): keys in the order given, a value that is empty or
+/// holds a space, `"`, `=` or `\` is quoted with `"` and its `"` and `\` escaped by `\`,
+/// control characters are dropped, and the line passes [`redact`] like any other.
+pub fn audit(event: &str, fields: &[(&str, &str)]) {
+    let mut line = format!("event={}", audit_value(event));
+    for (k, v) in fields {
+        line.push(' ');
+        line.push_str(k);
+        line.push('=');
+        line.push_str(&audit_value(v));
+    }
+    emit(1, "audit", &line);
+}
+
+/// One value of an audit line, quoted when it must be.
+fn audit_value(v: &str) -> String {
+    let v: String = v.chars().filter(|c| !c.is_control()).collect();
+    let plain = !v.is_empty() && !v.contains([' ', '"', '=', '\\']);
+    if plain {
+        return v;
+    }
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
 /// The access line: time, method, path, status, duration in ms.
 pub fn access(method: &str, path: &str, status: u16, ms: u128) {
     if LEVEL.load(Ordering::Relaxed) >= 3 {
@@ -104,7 +138,18 @@ pub fn access(method: &str, path: &str, status: u16, ms: u128) {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{audit_value, redact};
+
+    #[test]
+    fn audit_values_are_quoted_only_when_they_must_be() {
+        assert_eq!(audit_value("dwho"), "dwho");
+        assert_eq!(audit_value("127.0.0.1"), "127.0.0.1");
+        assert_eq!(audit_value(""), "\"\"");
+        assert_eq!(audit_value("a b"), "\"a b\"");
+        assert_eq!(audit_value("a=b"), "\"a=b\"");
+        assert_eq!(audit_value("say \"hi\" \\o/"), "\"say \\\"hi\\\" \\\\o/\"");
+        assert_eq!(audit_value("two\nlines"), "twolines");
+    }
 
     #[test]
     fn ids_and_tokens_are_cut_other_words_kept() {

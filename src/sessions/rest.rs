@@ -47,7 +47,19 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Respo
             update(store, kind, id, body_object(req)?, &proof)?
         }
         (Method::Put | Method::Delete, None) => return Err(Error::bad("ID is required")),
-        (Method::Delete, Some(id)) => delete(store, kind, id)?,
+        (Method::Delete, Some(id)) => {
+            let value = delete(store, kind, id)?;
+            let shown: String = id.chars().take(4).collect();
+            log::audit(
+                "session_delete",
+                &[
+                    ("kind", kind.as_str()),
+                    ("session", &format!("{shown}…")),
+                    ("address", &req.ip()),
+                ],
+            );
+            value
+        }
         _ => return Err(Error::MethodNotAllowed),
     };
     Ok(Response::json(200, &value))
