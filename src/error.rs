@@ -104,6 +104,9 @@ pub enum Error {
     BadRequest(String),
     /// 401 for REST clients: not authenticated; the text is shown.
     Unauthenticated(String),
+    /// 401 asking for HTTP basic credentials (`WWW-Authenticate: Basic`): the REST servers'
+    /// `restUser`/`restPassword` were missing or wrong; the text is shown.
+    BasicRequired(String),
     /// 403: authenticated but not allowed.
     Forbidden(String),
     /// 404: unknown resource; the text is shown.
@@ -178,6 +181,7 @@ impl fmt::Display for Error {
         match self {
             Error::BadRequest(m) => write!(f, "bad request: {m}"),
             Error::Unauthenticated(m) => write!(f, "not authenticated: {m}"),
+            Error::BasicRequired(m) => write!(f, "basic credentials required: {m}"),
             Error::Forbidden(m) => write!(f, "forbidden: {m}"),
             Error::NotFound(m) => write!(f, "not found: {m}"),
             Error::MethodNotAllowed => write!(f, "method not allowed"),

@@ -140,7 +140,7 @@ fn prefix_eq(a: &[u8], b: &[u8], bits: u8) -> bool {
 }
 
 /// A list of blocks separated by commas or spaces (LemonLDAP::NG writes lists either way).
-fn parse_ranges(v: &str) -> Result<Vec<IpRange>, String> {
+pub(crate) fn parse_ranges(v: &str) -> Result<Vec<IpRange>, String> {
     v.split([',', ' ', '\t'])
         .filter(|s| !s.is_empty())
         .map(IpRange::parse)

@@ -69,6 +69,8 @@ pub struct LocalConf {
     pub test_hooks: bool,
     /// The reading stage's limits (header deadline, body rate, per-address caps).
     pub front: super::front::FrontLimits,
+    /// Who may call the REST session, configuration and notification servers.
+    pub access: super::access::ServerAccess,
 }
 
 /// Keys of `[portal]` that are local settings, not main-configuration overrides.
@@ -157,6 +159,7 @@ impl LocalConf {
                 .map(|v| v == "1")
                 .unwrap_or(false),
             front: super::front::FrontLimits::default(),
+            access: super::access::ServerAccess::default(),
         }
     }
 
@@ -197,6 +200,8 @@ impl LocalConf {
                 err(&k, format!("line {line}: {m}"))
             })?;
         }
+        lc.access.finish().map_err(|(k, m)| err(k, m))?;
+        lc.warnings.extend(lc.access.warnings());
         Ok(lc)
     }
 
@@ -214,6 +219,7 @@ impl LocalConf {
                 .chain(
                     super::front::KEYS
                         .iter()
+                        .chain(super::access::KEYS)
                         .copied()
                         .filter(|_| section == "portal"),
                 )
@@ -258,6 +264,7 @@ impl LocalConf {
                 self.storage_set.1 = true;
             }
             other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
+            other if super::access::KEYS.contains(&other) => self.access.apply(other, v)?,
             other if super::support::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);

@@ -4,6 +4,7 @@
 //! Reading them from a store is `storage`'s, saving them `storage::save`'s; the `config_proxy`
 //! area serves them over REST; the top's `cli::config` administers them. Each area parses its
 //! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
+pub mod access;
 pub mod defaults;
 pub mod front;
 pub mod gate;

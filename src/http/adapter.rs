@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::http::{Method, Request, Response};
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,11 @@ pub type RawRequest = tiny_http::Request;
 /// tiny_http listens on a private local socket and sees no TCP peer. The stage removes any
 /// such header a client sends, so only the stage can set it.
 pub const PEER_HEADER: &str = "x-limette-peer";
+
+/// The header in which the reading stage states the client's address: the peer, or behind a
+/// trusted proxy (`trustedProxies`) the address its `X-Forwarded-For` names. Removed from what
+/// a client sends, like [`PEER_HEADER`].
+pub const CLIENT_HEADER: &str = "x-limette-client";
 
 /// Announced bodies above this are never drained by tiny_http (see the module doc).
 const ABSURD_BODY: usize = 1 << 30;
@@ -93,7 +98,9 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
         .collect();
     let stated = headers.iter().find(|(k, _)| k == PEER_HEADER);
     let stated: Option<SocketAddr> = stated.and_then(|(_, v)| v.parse().ok());
-    headers.retain(|(k, _)| k != PEER_HEADER);
+    let client = headers.iter().find(|(k, _)| k == CLIENT_HEADER);
+    let client: Option<IpAddr> = client.and_then(|(_, v)| v.parse().ok());
+    headers.retain(|(k, _)| k != PEER_HEADER && k != CLIENT_HEADER);
     if head_size(&path, &query, &headers) > MAX_HEAD {
         return Err(Error::bad("Request line and headers too large"));
     }
@@ -105,6 +112,7 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
         headers,
         body: Vec::new(),
         remote,
+        client: client.or(remote.map(|a| a.ip())),
         id,
     };
     if let Some(len) = raw.body_length() {

@@ -2,7 +2,7 @@
 //! the whole body (already bounded by the adapter), and the client address.
 use crate::util;
 use base64::Engine;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// HTTP methods the portal routes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +63,11 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// The body (at most the configured limit).
     pub body: Vec<u8>,
-    /// Client address, when known.
+    /// The TCP peer, when known (the reading stage states it).
     pub remote: Option<SocketAddr>,
+    /// The client's address, when known: the peer, or behind a trusted proxy the address its
+    /// `X-Forwarded-For` names (decided once, by the reading stage). Address rules use this.
+    pub client: Option<IpAddr>,
     /// Request id used in log lines.
     pub id: u64,
 }
@@ -83,6 +86,7 @@ impl Request {
             headers: Vec::new(),
             body: Vec::new(),
             remote: None,
+            client: None,
             id: 0,
         }
     }
@@ -221,8 +225,8 @@ impl Request {
 
     /// Client IP as text, for the session's `ipAddr`.
     pub fn ip(&self) -> String {
-        self.remote
-            .map(|a| a.ip().to_string())
+        self.client
+            .map(|a| a.to_string())
             .unwrap_or_else(|| "127.0.0.1".to_string())
     }
 }

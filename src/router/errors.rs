@@ -16,6 +16,9 @@ pub enum Flavour {
     Json,
 }
 
+/// The realm of the REST servers' basic authentication challenge.
+pub const REST_REALM: &str = "Limette REST servers";
+
 /// Turns an error into the response the client sees. 5xx details go to the log, with the
 /// request id, never to the client.
 pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -> Response {
@@ -23,6 +26,12 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
     let (status, text): (u16, String) = match err {
         Error::BadRequest(m) => (400, m.clone()),
         Error::Unauthenticated(m) => (401, m.clone()),
+        Error::BasicRequired(m) => {
+            return Response::json(401, &json!({ "error": m })).with_header(
+                "WWW-Authenticate",
+                &format!("Basic realm=\"{REST_REALM}\", charset=\"UTF-8\""),
+            )
+        }
         Error::Forbidden(m) => (403, m.clone()),
         Error::NotFound(m) => (404, m.clone()),
         Error::MethodNotAllowed => (405, "Method not allowed".into()),

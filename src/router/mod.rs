@@ -112,6 +112,9 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
     let Some((area, rest)) = area(app, req) else {
         return (Flavour::Negotiated, Err(Error::not_found("Not found")));
     };
+    if let Err(e) = admit_server(app, req, area) {
+        return (Flavour::Json, Err(e));
+    }
     match area {
         Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
         Area::Config => (Flavour::Json, proxy::handle_config(app, req, rest)),
@@ -135,6 +138,50 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         ),
         Area::Static => (Flavour::Negotiated, portal::assets::serve(req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),
+    }
+}
+
+/// The address rule and the basic credentials of the REST servers (`config::access`), applied
+/// before the server's handler runs and so before any store is touched: 403 outside the rule,
+/// then 401 without the right credentials. Other areas pass.
+fn admit_server(app: &App, req: &Request, area: Area) -> Result<()> {
+    use crate::config::access::{Server, Verdict};
+    let server = match area {
+        Area::Sessions => Server::Sessions,
+        Area::Config => Server::Config,
+        Area::NotificationServer => Server::Notifications,
+        _ => return Ok(()),
+    };
+    let client = req.client;
+    let shown = client.map_or_else(|| "an unknown address".to_string(), |ip| ip.to_string());
+    let path: String = req
+        .path
+        .chars()
+        .take(200)
+        .filter(|c| !c.is_control())
+        .collect();
+    match app
+        .local
+        .access
+        .check(server, client, req.header("authorization"))
+    {
+        Verdict::Allowed => Ok(()),
+        Verdict::Forbidden => {
+            crate::log::warn(&format!(
+                "{path}: refused to {shown}, outside {}",
+                server.key()
+            ));
+            Err(Error::Forbidden(format!(
+                "Access refused from this address ({})",
+                server.key()
+            )))
+        }
+        Verdict::Unauthorized => {
+            crate::log::warn(&format!(
+                "{path}: refused to {shown}, missing or wrong restUser/restPassword"
+            ));
+            Err(Error::BasicRequired("Authentication required".into()))
+        }
     }
 }
 

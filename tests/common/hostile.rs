@@ -34,13 +34,29 @@ pub fn request(
     headers: &str,
     body: &[u8],
 ) -> std::io::Result<Resp> {
+    raw(port, &request_bytes(method, target, headers, body))
+}
+
+/// [`request`] from another loopback address.
+pub fn request_from(
+    from: &str,
+    port: u16,
+    method: &str,
+    target: &str,
+    headers: &str,
+    body: &[u8],
+) -> std::io::Result<Resp> {
+    raw_from(from, port, &request_bytes(method, target, headers, body))
+}
+
+fn request_bytes(method: &str, target: &str, headers: &str, body: &[u8]) -> Vec<u8> {
     let mut bytes = format!(
         "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n",
         body.len()
     )
     .into_bytes();
     bytes.extend_from_slice(body);
-    raw(port, &bytes)
+    bytes
 }
 
 /// One `Name: value` field of /proc/<pid>/status, as a number (kB for memory fields). A read

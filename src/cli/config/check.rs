@@ -226,18 +226,8 @@ fn security(conf: &Conf, out: &mut Vec<Finding>) {
             "authentication = Demo: the demo accounts (dwho, rtyler, msmith) can log in",
         );
     }
-    for key in [
-        "restSessionServer",
-        "restConfigServer",
-        "notificationServer",
-    ] {
-        if truthy(conf.raw.get(key)) {
-            warn(
-                key,
-                &format!("{key} is on: protect it with an address rule in front of Limette"),
-            );
-        }
-    }
+    // The servers' own address rules (`[portal] ...AllowFrom`) are the INI's findings: a
+    // server open to every address is one of `local.warnings`.
     if truthy(conf.raw.get("restExportSecretKeys")) {
         warn(
             "restExportSecretKeys",

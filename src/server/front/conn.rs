@@ -12,7 +12,7 @@ use crate::http::{adapter, Response};
 use crate::log;
 use serde_json::json;
 use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -51,7 +51,7 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
         slot.set_idle(false);
         let _busy = ctx.admit.busy();
         let t0 = Instant::now();
-        let (head, body) = match read_request(&mut wire, peer, ctx) {
+        let (head, body, client) = match read_request(&mut wire, peer, ctx) {
             Ok(request) => request,
             Err((Fail::Closed, _)) => return,
             Err((Fail::Reject(r), head)) => {
@@ -60,7 +60,7 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
         };
         wire.shrink();
         let keep = head.keep_alive() && n < ctx.max_requests;
-        let answer = match forward(ctx, &head, &body, peer) {
+        let answer = match forward(ctx, &head, &body, peer, client) {
             Ok(answer) => with_connection(&answer, keep),
             Err(e) => {
                 log::error(&format!("handing a request to the workers failed: {e}"));
@@ -79,12 +79,13 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
 
 type Failed = (Fail, Option<Head>);
 
-/// Reads one request whole, holding a read slot (per client) while it does.
+/// Reads one request whole, holding a read slot (per client) while it does. With it comes the
+/// client's address: the peer, or behind a trusted proxy the address it forwards.
 fn read_request(
     wire: &mut Wire<TcpStream>,
     peer: SocketAddr,
     ctx: &Ctx,
-) -> Result<(Head, Vec<u8>), Failed> {
+) -> Result<(Head, Vec<u8>, IpAddr), Failed> {
     let limits = &ctx.admit.limits;
     let trusted = limits.is_trusted(peer.ip());
     let direct = (!trusted).then_some(peer.ip());
@@ -94,12 +95,14 @@ fn read_request(
         .map_err(|f| (f, None))?;
     let lines: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
     let head = head::parse(&lines).map_err(|r| (r.into(), None))?;
+    let mut client = peer.ip();
     if trusted {
         let xff: Vec<&str> = header_values(&head, "x-forwarded-for");
-        if let Some(client) = forwarded_client(limits, peer.ip(), &xff) {
-            if let Err(r) = slot.name_client(client) {
+        if let Some(forwarded) = forwarded_client(limits, peer.ip(), &xff) {
+            if let Err(r) = slot.name_client(forwarded) {
                 return Err((r.into(), Some(head)));
             }
+            client = forwarded;
         }
     }
     if head.has_token("expect", "100-continue") && fits(&head, ctx.max_body) {
@@ -108,7 +111,7 @@ fn read_request(
     }
     let mut pace = Pace::rated(ctx.body_timeout, limits.body_min_rate, RATE_GRACE);
     match wire.read_body(head.framing, ctx.max_body, &mut pace) {
-        Ok(body) => Ok((head, body)),
+        Ok(body) => Ok((head, body, client)),
         Err(f) => Err((f, Some(head))),
     }
 }
@@ -129,7 +132,7 @@ fn header_values<'a>(head: &'a Head, name: &str) -> Vec<&'a str> {
 }
 
 /// Headers the stage sets itself: framing, the connection, the expectation it already met,
-/// and the peer, which only the stage may state.
+/// and the peer and client, which only the stage may state.
 const OWN_HEADERS: &[&str] = &[
     "content-length",
     "transfer-encoding",
@@ -137,11 +140,18 @@ const OWN_HEADERS: &[&str] = &[
     "keep-alive",
     "expect",
     adapter::PEER_HEADER,
+    adapter::CLIENT_HEADER,
 ];
 
 /// Hands a complete request to tiny_http on a fresh private connection and reads the whole
 /// answer (the connection is closed after it, so the end of stream ends the answer).
-fn forward(ctx: &Ctx, head: &Head, body: &[u8], peer: SocketAddr) -> std::io::Result<Vec<u8>> {
+fn forward(
+    ctx: &Ctx,
+    head: &Head,
+    body: &[u8],
+    peer: SocketAddr,
+    client: IpAddr,
+) -> std::io::Result<Vec<u8>> {
     let mut inner = UnixStream::connect(&ctx.inner)?;
     inner.set_read_timeout(Some(ANSWER_WAIT))?;
     let version = if head.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
@@ -153,8 +163,9 @@ fn forward(ctx: &Ctx, head: &Head, body: &[u8], peer: SocketAddr) -> std::io::Re
         }
     }
     let own = format!(
-        "{}: {peer}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{}: {peer}\r\n{}: {client}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         adapter::PEER_HEADER,
+        adapter::CLIENT_HEADER,
         body.len()
     );
     req.extend_from_slice(own.as_bytes());

@@ -1,0 +1,1 @@
+//! File modes in the data folder.
