@@ -178,3 +178,43 @@ fn the_proxy_lives_under_the_path_prefix() {
         "restConfigServer = 1\n"
     );
 }
+
+/// The first instance keeps `/config` behind `restUser`/`restPassword`: a second one whose
+/// `[configuration]` names the right `User` and `Password` starts on it; with a wrong password
+/// it refuses to start, saying so.
+#[test]
+fn the_rest_client_sends_its_credentials_to_a_credentialed_limette() {
+    let mut first = Portal::builder();
+    for (k, v) in proxy_conf() {
+        first = first.conf(&k, v);
+    }
+    let first = first
+        .ini("restUser = reader")
+        .ini("restPassword = s3cret pass")
+        .start();
+    assert_eq!(get(&first, "/config/latest").status, 401);
+    let section = |password: &str| {
+        format!(
+            "type = REST\nbaseUrl = {}\nUser = reader\nPassword = {password}\nproxyOptions = {{\"timeout\": 5}}",
+            first.url("/config/")
+        )
+    };
+    let second = Portal::builder()
+        .ini_configuration(&section("s3cret pass"))
+        .start();
+    let r = second.client().post_form(
+        "/",
+        &[("user", "dwho"), ("password", "dwho")],
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let dir = TempDir::new("wrongpw");
+    let ini = dir.path().join("limette.ini");
+    std::fs::write(&ini, format!("[configuration]\n{}\n", section("wrong"))).unwrap();
+    let r: Run = cli_command(&ini, dir.path(), &["info"])
+        .output()
+        .unwrap()
+        .into();
+    assert_ne!(r.code, Some(0), "{r:?}");
+    assert!(r.stderr.contains("check User and Password"), "{r:?}");
+}

@@ -116,3 +116,62 @@ fn sessions_command_line() {
     assert_eq!(run(&["get", "../x"]).0, Some(1));
     assert_eq!(run(&["frobnicate"]).0, Some(2));
 }
+
+/// A keeps its REST session server behind `restUser`/`restPassword` (a salted hash): B, whose
+/// session store names the right `user` and `password`, logs users in and A reads them; a B
+/// with a wrong password gets nothing stored (A answers 401).
+#[test]
+fn a_rest_session_client_sends_the_credentials_of_its_options() {
+    use super::common::sessions::b64;
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new()
+        .chain_update("replica pw")
+        .chain_update(b"salt1234")
+        .finalize()
+        .to_vec();
+    hash.extend_from_slice(b"salt1234");
+    let port = free_port();
+    let a = builder()
+        .port(port)
+        .ini("restUser = replica")
+        .ini(&format!("restPassword = {{SSHA256}}{}", b64(&hash)))
+        .start();
+    let b_with = |password: &str| {
+        let opts = json!({
+            "baseUrl": format!("http://127.0.0.1:{port}/sessions/global"),
+            "user": "replica",
+            "password": password,
+            "timeout": 3,
+        });
+        Portal::builder()
+            .conf("key", json!(KEY))
+            .ini("globalStorage = REST")
+            .ini(&format!("globalStorageOptions = {opts}"))
+            .start()
+    };
+    let b = b_with("replica pw");
+    let id = b.login("dwho");
+    assert_eq!(
+        b.client()
+            .get("/", &[JSON, ("Cookie", &cookie(&id))])
+            .json(),
+        json!({"result": 1, "error": "0"})
+    );
+    let auth = format!("Basic {}", b64(b"replica:replica pw"));
+    let on_a = a.client().get(
+        &format!("/sessions/global/{id}/uid"),
+        &[JSON, ("Authorization", &auth)],
+    );
+    assert_eq!((on_a.status, on_a.json()), (200, json!("dwho")));
+    assert_eq!(
+        a.client()
+            .get_json(&format!("/sessions/global/{id}"))
+            .status,
+        401
+    );
+    let wrong = b_with("replica");
+    let r = wrong
+        .client()
+        .post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
+    assert_eq!(r.status, 502, "{}", r.text());
+}
