@@ -53,6 +53,15 @@ impl App {
             key: key.into(),
             msg: e.to_string(),
         };
+        if let Err(msg) = crate::storage::file::check_private_dir(&local.data_dir) {
+            let key = "data".into();
+            return Err(ConfError {
+                file: src,
+                key,
+                msg,
+            }
+            .into());
+        }
         if let Err(e) = crate::storage::file::ensure_dir(&local.data_dir) {
             return Err(err("data", e).into());
         }

@@ -2,15 +2,37 @@
 //! a temp data folder, listening where the test says.
 use super::{bin, Portal, TempDir};
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Starts `limette --data <dir> -l <listen> <args>` and waits for its listening line, which
 /// it returns with the portal.
 pub fn start(dir: TempDir, listen: &str, args: &[&str]) -> (Portal, String) {
+    let data = dir.path().to_path_buf();
+    start_with(dir, &data, Command::new(bin()), listen, args)
+}
+
+/// [`start`] with the data folder `data` (which the server creates when absent), through
+/// `sh -c 'umask <mask>; exec ...'`; the log stays in `dir`.
+pub fn start_umask(dir: TempDir, data: &Path, mask: &str, args: &[&str]) -> (Portal, String) {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+        .arg(bin());
+    start_with(dir, data, sh, "127.0.0.1:0", args)
+}
+
+fn start_with(
+    dir: TempDir,
+    data: &Path,
+    mut cmd: Command,
+    listen: &str,
+    args: &[&str],
+) -> (Portal, String) {
     let log = dir.path().join("server.log");
-    let mut child = Command::new(bin())
+    let mut child = cmd
         .arg("--data")
-        .arg(dir.path())
+        .arg(data)
         .arg("-l")
         .arg(listen)
         .args(args)

@@ -38,7 +38,13 @@ impl TempDir {
             N.fetch_add(1, Ordering::SeqCst)
         ));
         let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
+        // 0700 whatever the umask: the server refuses a data folder others may write.
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&p)
+            .unwrap();
         TempDir(p)
     }
     pub fn path(&self) -> &Path {
@@ -68,6 +74,7 @@ pub struct Builder {
     dir: Option<TempDir>,
     args: Vec<String>,
     port: Option<u16>,
+    umask: Option<String>,
 }
 
 impl Builder {
@@ -111,6 +118,11 @@ impl Builder {
         self.port = Some(port);
         self
     }
+    /// Starts the server through `sh -c 'umask <mask>; exec ...'`.
+    pub fn umask(mut self, mask: &str) -> Builder {
+        self.umask = Some(mask.to_string());
+        self
+    }
     /// Extra command-line arguments.
     pub fn arg(mut self, a: &str) -> Builder {
         self.args.push(a.into());
@@ -149,7 +161,16 @@ impl Builder {
         );
         let ini_path = data.join("limette.ini");
         std::fs::write(&ini_path, ini).unwrap();
-        let mut cmd = Command::new(bin());
+        let mut cmd = match &self.umask {
+            Some(mask) => {
+                let mut sh = Command::new("sh");
+                sh.arg("-c")
+                    .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+                    .arg(bin());
+                sh
+            }
+            None => Command::new(bin()),
+        };
         cmd.arg("-c")
             .arg(&ini_path)
             .arg("--data")
@@ -202,6 +223,7 @@ impl Portal {
             dir: None,
             args: Vec::new(),
             port: None,
+            umask: None,
         }
     }
     /// The embedded default as is.

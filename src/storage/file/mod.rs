@@ -8,6 +8,9 @@
 //! outlives the process), and only a power loss can lose the last seconds of sessions or leave
 //! one empty, which then reads as absent (its user logs in again). One sync per session write
 //! cost about 80 % of the login and token throughput on File storage.
+//!
+//! Whatever the umask: every file is created 0600 (sessions are named by the SSO cookie, and
+//! configurations, tokens and the key are secrets) and every folder 0700.
 pub mod conf;
 pub mod notifications;
 pub mod sessions;
@@ -18,9 +21,46 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 
-/// Creates the folder (and parents) if missing.
+/// Mode of every file Limette creates.
+pub const FILE_MODE: u32 = 0o600;
+
+/// Mode of every folder Limette creates.
+pub const DIR_MODE: u32 = 0o700;
+
+/// Creates the folder (and parents) if missing, [`DIR_MODE`]; an existing one is left as is.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
-    fs::create_dir_all(dir).map_err(|e| Error::storage(format!("{}: {e}", dir.display())))
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(DIR_MODE)
+        .create(dir)
+        .map_err(|e| Error::storage(format!("{}: {e}", dir.display())))
+}
+
+/// Opens a new file for writing, [`FILE_MODE`]; fails when it exists.
+pub fn create_new(path: &Path) -> std::io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(path)
+}
+
+/// Refuses a folder that its group or others may write (they could replace the key, plant a
+/// session or a configuration); `Ok` when it is absent.
+pub fn check_private_dir(dir: &Path) -> std::result::Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    match fs::metadata(dir) {
+        Ok(m) if m.permissions().mode() & 0o022 != 0 => Err(format!(
+            "{} is writable by its group or others (mode {:o}): chmod 700 it",
+            dir.display(),
+            m.permissions().mode() & 0o7777
+        )),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("{}: {e}", dir.display())),
+    }
 }
 
 /// Whether a write must be on the disk before it counts.
@@ -39,11 +79,7 @@ fn write_temp(target: &Path, bytes: &[u8], durability: Durability) -> Result<Pat
         .ok_or_else(|| Error::internal("path without parent"))?;
     let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("x");
     let tmp = dir.join(format!(".{name}.tmp.{}", crate::util::random_hex(6)));
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| Error::storage(format!("{}: {e}", tmp.display())))?;
+    let mut f = create_new(&tmp).map_err(|e| Error::storage(format!("{}: {e}", tmp.display())))?;
     let res = f.write_all(bytes).and_then(|_| match durability {
         Durability::Synced => f.sync_data(),
         Durability::Cached => Ok(()),

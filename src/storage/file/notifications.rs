@@ -185,11 +185,7 @@ fn create_unsynced(target: &Path, bytes: &[u8]) -> Result<bool> {
     let seq = SEQ.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".notif.tmp.{}.{seq}", std::process::id()));
     let io = |e: std::io::Error| Error::storage(format!("{}: {e}", target.display()));
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(io)?;
+    let mut f = super::create_new(&tmp).map_err(io)?;
     let written = std::io::Write::write_all(&mut f, bytes);
     drop(f);
     let res = written.and_then(|_| fs::hard_link(&tmp, target));

@@ -39,6 +39,13 @@ impl Db {
                 crate::storage::file::ensure_dir(parent)?;
             }
         }
+        // Created 0600 before SQLite opens it: SQLite gives its journal files the database's
+        // mode, and the database holds sessions and tokens.
+        match crate::storage::file::create_new(path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::storage(format!("{}: {e}", path.display()))),
+        }
         let mut conns = Vec::new();
         for i in 0..=size.max(1) {
             let c = Connection::open(path)
