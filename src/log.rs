@@ -81,35 +81,25 @@ pub fn warn(msg: &str) {
 pub fn notice(msg: &str) {
     emit(3, "notice", msg);
 }
-/// Routine detail.
-pub fn info(msg: &str) {
-    emit(4, "info", msg);
-}
-/// Debug detail.
-pub fn debug(msg: &str) {
-    emit(5, "debug", msg);
-}
-
-/// An audit line, written at every level: `<time> [audit] event=<event> key=value ...`.
-/// The format is stable (docs/security.md): keys in the order given, a value that is empty or
-/// holds a space, `"`, `=` or `\` is quoted with `"` and its `"` and `\` escaped by `\`,
-/// control characters are dropped, and the line passes [`redact`] like any other.
+/// An audit event, at notice level: one line `audit event=<event> k=v k=v` in a stable format
+/// (login success and failure, lock, logout, ...). A value with a space, a quote, a backslash or
+/// an `=` is quoted (`"..."`, with `\\` and `\"` escaped); control characters are dropped, so
+/// a value cannot forge a second line or a second field.
 pub fn audit(event: &str, fields: &[(&str, &str)]) {
-    let mut line = format!("event={}", audit_value(event));
+    let mut line = format!("audit event={}", audit_value(event));
     for (k, v) in fields {
         line.push(' ');
         line.push_str(k);
         line.push('=');
         line.push_str(&audit_value(v));
     }
-    emit(1, "audit", &line);
+    notice(&line);
 }
 
-/// One value of an audit line, quoted when it must be.
+/// A value of an audit line: bare when it holds no space, quote, backslash or `=`.
 fn audit_value(v: &str) -> String {
-    let v: String = v.chars().filter(|c| !c.is_control()).collect();
-    let plain = !v.is_empty() && !v.contains([' ', '"', '=', '\\']);
-    if plain {
+    let v: String = v.chars().filter(|c| !c.is_control()).take(256).collect();
+    if !v.is_empty() && !v.contains([' ', '"', '\\', '=']) {
         return v;
     }
     let mut out = String::with_capacity(v.len() + 2);
@@ -122,6 +112,15 @@ fn audit_value(v: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Routine detail.
+pub fn info(msg: &str) {
+    emit(4, "info", msg);
+}
+/// Debug detail.
+pub fn debug(msg: &str) {
+    emit(5, "debug", msg);
 }
 
 /// The access line: time, method, path, status, duration in ms.
@@ -141,14 +140,17 @@ mod tests {
     use super::{audit_value, redact};
 
     #[test]
-    fn audit_values_are_quoted_only_when_they_must_be() {
+    fn audit_values_are_quoted_when_they_could_split_the_line() {
         assert_eq!(audit_value("dwho"), "dwho");
         assert_eq!(audit_value("127.0.0.1"), "127.0.0.1");
+        assert_eq!(audit_value("Doctor Who"), "\"Doctor Who\"");
+        assert_eq!(audit_value("a\"b"), "\"a\\\"b\"");
+        assert_eq!(audit_value("x=1 y=2"), "\"x=1 y=2\"");
+        assert_eq!(
+            audit_value("evil\naudit event=login"),
+            "\"evilaudit event=login\""
+        );
         assert_eq!(audit_value(""), "\"\"");
-        assert_eq!(audit_value("a b"), "\"a b\"");
-        assert_eq!(audit_value("a=b"), "\"a=b\"");
-        assert_eq!(audit_value("say \"hi\" \\o/"), "\"say \\\"hi\\\" \\\\o/\"");
-        assert_eq!(audit_value("two\nlines"), "twolines");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::app::App;
 use crate::cli::Options;
 use crate::error::{Error, Result};
 use crate::notifications::model::{parse_date, parse_json, parse_xml, Format};
-use crate::notifications::server::insert_all;
+use crate::notifications::server::{audit_delete, audit_insert, insert_all};
 use crate::notifications::store::{NotificationStore, Record};
 use std::io::Read;
 
@@ -20,7 +20,10 @@ pub fn run(app: &App, args: &[String], opts: &Options) -> i32 {
         .clone();
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let res = match words.as_slice() {
-        ["add", file] => add(store, file).map(|n| println!("{n} notification(s) inserted")),
+        ["add", file] => add(store, file).map(|n| {
+            audit_insert(&n.to_string(), "cli", "local");
+            println!("{n} notification(s) inserted")
+        }),
         ["list"] => list(store, None, &wildcard),
         ["list", uid] => list(store, Some(uid), &wildcard),
         ["delete", uid, reference] => match store.delete(uid, reference) {
@@ -28,6 +31,7 @@ pub fn run(app: &App, args: &[String], opts: &Options) -> i32 {
                 "no notification {reference} for {uid}"
             ))),
             Ok(n) => {
+                audit_delete(uid, reference, &n.to_string(), "cli", "local");
                 println!("{n} notification(s) deleted");
                 Ok(())
             }

@@ -61,6 +61,16 @@ fn delete(app: &App, id: &str) -> Result<(), String> {
     crate::storage::check_id(id).map_err(|_| format!("invalid session id {id}"))?;
     match app.sessions(Kind::Global).delete(Kind::Global, id) {
         Ok(true) => {
+            let shown: String = id.chars().take(4).collect();
+            crate::log::audit(
+                "session_delete",
+                &[
+                    ("kind", Kind::Global.as_str()),
+                    ("session", &format!("{shown}…")),
+                    ("via", "cli"),
+                    ("address", "local"),
+                ],
+            );
             println!("session {id} deleted");
             Ok(())
         }

@@ -25,7 +25,33 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     }
     let segs = req.segments_after("/notifications");
     let result = rest(store, s, req.method, &segs, &req.body)?;
+    let count = result.as_u64().unwrap_or(0).to_string();
+    match (req.method, segs.as_slice()) {
+        (Method::Post, _) => audit_insert(&count, "rest", &req.ip()),
+        (Method::Delete, [uid, reference]) => {
+            audit_delete(uid, reference, &count, "rest", &req.ip())
+        }
+        _ => {}
+    }
     Ok(Response::json(200, &json!({ "result": result })))
+}
+
+/// The audit line of an insert: how many, through what (`rest`, `soap`, `cli`), from where.
+pub fn audit_insert(count: &str, via: &str, address: &str) {
+    let fields = [("count", count), ("via", via), ("address", address)];
+    crate::log::audit("notification_insert", &fields);
+}
+
+/// The audit line of a deletion.
+pub fn audit_delete(uid: &str, reference: &str, count: &str, via: &str, address: &str) {
+    let fields = [
+        ("uid", uid),
+        ("reference", reference),
+        ("count", count),
+        ("via", via),
+        ("address", address),
+    ];
+    crate::log::audit("notification_delete", &fields);
 }
 
 /// One REST call, decoded: the `result` value to answer, or the error. Each method has its

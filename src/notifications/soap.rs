@@ -38,6 +38,14 @@ pub fn handle(store: &dyn NotificationStore, req: &Request) -> Result<Response> 
     }
     let call = decode(&req.body).map_err(|m| fault(true, m))?;
     let count = dispatch(store, &call).map_err(to_fault)?;
+    let (n, ip) = (count.to_string(), req.ip());
+    match (call.operation.as_str(), call.args.as_slice()) {
+        ("newNotification", _) => super::server::audit_insert(&n, "soap", &ip),
+        ("deleteNotification", [uid, reference, ..]) => {
+            super::server::audit_delete(uid, reference, &n, "soap", &ip)
+        }
+        _ => {}
+    }
     Ok(Response::bytes(
         200,
         "text/xml; charset=utf-8",

@@ -55,6 +55,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Respo
                 &[
                     ("kind", kind.as_str()),
                     ("session", &format!("{shown}…")),
+                    ("via", "rest"),
                     ("address", &req.ip()),
                 ],
             );
