@@ -306,3 +306,20 @@ fn a_bad_rule_or_half_credentials_stop_start_up() {
         assert!(errors[0].contains(shown), "{line}: {}", o.stderr);
     }
 }
+
+#[test]
+fn the_path_prefix_aliases_follow_the_same_rules() {
+    let p = servers()
+        .ini("pathPrefix = /index.fcgi")
+        .ini("sessionsAllowFrom = 127.0.0.1")
+        .ini("configAllowFrom = 127.0.0.1")
+        .start();
+    let id = p.login("dwho");
+    for path in [
+        format!("/index.fcgi/sessions/global/{id}"),
+        "/index.fcgi/config/latest".to_string(),
+    ] {
+        assert_eq!(get(&p, "127.0.0.1", &path).status, 200, "{path}");
+        assert_eq!(get(&p, "127.0.0.2", &path).status, 403, "{path}");
+    }
+}
