@@ -46,6 +46,7 @@ impl App {
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
+        crate::oidc::keygen::save_missing(confs.as_ref());
         let node = config::Node {
             listen: &local.listen,
             data_key: &data_key,
@@ -94,6 +95,9 @@ impl App {
     /// Loads the latest configuration if it is newer than the one in force. A broken one is
     /// logged and the old one stays.
     pub fn reload_if_newer(&self) -> Result<bool> {
+        if self.confs.latest()?.unwrap_or(0) > self.conf().num {
+            crate::oidc::keygen::save_missing(self.confs.as_ref());
+        }
         let latest = self.confs.latest()?.unwrap_or(0);
         let current = self.conf().num;
         if latest <= current {

@@ -79,8 +79,8 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![conf, public],
-            disabled: Vec::new(),
             refresh_ttl: 10,
+            ..Settings::default()
         }
     }
 

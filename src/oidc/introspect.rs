@@ -16,7 +16,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let token = p
         .get("token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
-    let rec = store::get(store::of(app), RecordType::Access, token)?
+    let id = super::access_record_id(&conf.oidc, token).unwrap_or_default();
+    let rec = store::get(store::of(app), RecordType::Access, &id)?
         .filter(|r| field(r, "client_id") == Some(&rp.client_id));
     let Some(rec) = rec else {
         return Ok(Response::json(200, &json!({"active": false})));

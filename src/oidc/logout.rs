@@ -1,6 +1,7 @@
 //! `GET|POST /oauth2/logout` (OpenID Connect RP-Initiated Logout 1.0): ends the SSO session
 //! and goes back to the RP's registered `post_logout_redirect_uri` with its `state`. The RP is
-//! known from `id_token_hint` (verified with its secret, in constant time, issuer checked) or
+//! known from `id_token_hint` (verified with its algorithm: HS* with its secret in constant
+//! time, the others with the published key its `kid` names; issuer checked) or
 //! `client_id`. A forged hint or an unregistered URI is refused before anything is ended.
 use super::{jwt, Params, Rp, Settings};
 use crate::app::App;
@@ -76,7 +77,22 @@ fn check_hint<'a>(
         .and_then(|a| a.get(0).or(Some(a)))
         .and_then(Value::as_str);
     let rp = azp.or(aud).and_then(|c| settings.rp(c)).ok_or_else(bad)?;
-    let claims = jwt::verify_hs256(hint, rp.secret.expose()).map_err(|_| bad())?;
+    // Verified with the RP's own algorithm, pinned: HS* with its secret, the others with
+    // whichever published key (current or retired) the header's kid names.
+    let key = match rp.id_alg.key_kind() {
+        Some(_) => {
+            let header = jwt::peek_header(hint).ok_or_else(bad)?;
+            let kid = header.get("kid").and_then(Value::as_str).ok_or_else(bad)?;
+            jwt::VerifyKey::Public(
+                settings
+                    .keys
+                    .find(kid, crate::util::now())
+                    .ok_or_else(bad)?,
+            )
+        }
+        None => jwt::VerifyKey::Secret(rp.secret.expose()),
+    };
+    let claims = jwt::verify(hint, rp.id_alg, key).map_err(|_| bad())?;
     if claims.get("iss").and_then(Value::as_str) != Some(iss) {
         return Err(bad());
     }
@@ -99,8 +115,8 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![rp],
-            disabled: Vec::new(),
             refresh_ttl: 1,
+            ..Settings::default()
         }
     }
 

@@ -121,12 +121,19 @@ fn issue(
         .filter(|(k, _)| keep.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let access = store::create(
+    let record = store::create(
         store::of(app),
         RecordType::Access,
         base.clone(),
         rp.access_ttl,
     )?;
+    let access = match rp.access_jwt {
+        Some(alg) => {
+            let claims = access_token_claims(app, conf, rp, grant, &record)?;
+            super::sign_for(&conf.oidc, rp, alg, "at+jwt", &claims)?
+        }
+        None => record,
+    };
     let mut out = Map::new();
     out.insert("access_token".into(), json!(access));
     out.insert("token_type".into(), json!("Bearer"));
@@ -143,11 +150,42 @@ fn issue(
     let claims = id_token_claims(&issuer(conf), rp, grant, &access, util::now());
     let sub = field(grant, "sub").unwrap_or("");
     crate::server::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
-    out.insert(
-        "id_token".into(),
-        json!(jwt::sign_hs256(&claims, rp.secret.expose())),
-    );
+    let id_token = super::sign_for(&conf.oidc, rp, rp.id_alg, "JWT", &claims)?;
+    out.insert("id_token".into(), json!(id_token));
     Ok(out)
+}
+
+/// RFC 9068 2.2: the claims of a JWT access token; `jti` is the id of its record, which
+/// userinfo and introspection look up. With `AccessTokenClaims`, the user's claims of the
+/// granted scopes too (as userinfo would release them).
+fn access_token_claims(
+    app: &App,
+    conf: &Conf,
+    rp: &Rp,
+    grant: &Session,
+    record: &str,
+) -> Result<Map<String, Value>> {
+    let now = util::now();
+    let scope = field(grant, "scope").unwrap_or("");
+    let sub = field(grant, "sub").unwrap_or("");
+    let mut c = Map::new();
+    if rp.access_claims {
+        let session = live_session(app, conf, grant)?;
+        let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+        c = super::claims::userinfo(rp, scope, sub, &session, ignore);
+    }
+    c.insert("iss".into(), json!(issuer(conf)));
+    c.insert("sub".into(), json!(sub));
+    c.insert("aud".into(), json!(rp.client_id));
+    c.insert("client_id".into(), json!(rp.client_id));
+    c.insert("exp".into(), json!(now + rp.access_ttl));
+    c.insert("iat".into(), json!(now));
+    c.insert("jti".into(), json!(record));
+    c.insert("scope".into(), json!(scope));
+    if let Some(t) = grant.get("auth_time") {
+        c.insert("auth_time".into(), t.clone());
+    }
+    Ok(c)
 }
 
 /// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token.
@@ -170,7 +208,10 @@ pub fn id_token_claims(
         grant.get("auth_time").cloned().unwrap_or(json!(now)),
     );
     c.insert("acr".into(), json!(field(grant, "acr").unwrap_or("loa-1")));
-    c.insert("at_hash".into(), json!(jwt::at_hash(access_token)));
+    c.insert(
+        "at_hash".into(),
+        json!(jwt::at_hash_for(rp.id_alg, access_token)),
+    );
     if let Some(n) = field(grant, "nonce") {
         c.insert("nonce".into(), json!(n));
     }
