@@ -186,7 +186,7 @@ pub fn longest_lifetime(raw: &Map<String, Value>) -> i64 {
             longest = longest.max(num(opts.get(&super::options::key(k))));
         }
     }
-    longest.max(3600)
+    longest
 }
 
 /// A fresh key of a family, with a new `kid`, in the configuration's three places.

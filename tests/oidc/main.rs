@@ -8,6 +8,7 @@ mod access;
 mod authorize;
 mod directory;
 mod file_processes;
+mod keys;
 mod lifetimes;
 mod resources;
 mod rp;
