@@ -9,8 +9,7 @@ use crate::common::{Portal, TempDir};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-#[path = "../browser/python.rs"]
-mod python;
+use crate::rp::python;
 
 /// Runs the Authlib relying party against `p` for `client`, checking keys as `how` says.
 fn rp_flow(p: &Portal, client: &str, how: &str) -> String {
@@ -201,4 +200,51 @@ print("verified", claims["sub"])
         "token of kid {kid} does not verify: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn signed_userinfo_and_jwt_access_tokens() {
+    let opts = json!({"IDTokenSignAlg": "RS256", "UserInfoSignAlg": "EdDSA",
+        "AccessTokenJWT": 1, "AccessTokenSignAlg": "ES256", "AccessTokenClaims": 1});
+    let p = start(&[("jwt", rp("jwt", opts))]);
+    let sid = p.login("dwho");
+    let c = code(&p, &sid, "jwt", "");
+    let f = [
+        ("grant_type", "authorization_code"),
+        ("code", c.as_str()),
+        ("redirect_uri", CB),
+    ];
+    let t = token(&p, Some(("jwt", SECRET)), &f).json();
+    let at = t["access_token"].as_str().unwrap();
+    // RFC 9068: typ at+jwt, signed with the published ES256 key, the user's claims inside.
+    let h = header(at);
+    assert_eq!(
+        (h["typ"].as_str(), h["alg"].as_str()),
+        (Some("at+jwt"), Some("ES256"))
+    );
+    assert!(kids(&p).contains(&h["kid"].as_str().unwrap().to_string()));
+    verify_with_jwks(&p, at, "access token");
+    // The JWT is a bearer token at userinfo, which answers a signed JWT (OIDC Core 5.3.2).
+    let r = p.client().get(
+        "/oauth2/userinfo",
+        &[("Authorization", &format!("Bearer {at}"))],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("content-type"), Some("application/jwt"));
+    let info = r.text();
+    assert_eq!(header(&info)["alg"], "EdDSA");
+    verify_with_jwks(&p, &info, "userinfo");
+    // A forged access token (another signature) is refused.
+    let forged = format!("{}x", &at[..at.len() - 2]);
+    let r = p.client().get(
+        "/oauth2/userinfo",
+        &[("Authorization", &format!("Bearer {forged}"))],
+    );
+    assert_eq!(r.status, 401);
+    let intro = p.client().post_form(
+        "/oauth2/introspect",
+        &[("token", at)],
+        &[("Authorization", &basic("jwt", SECRET))],
+    );
+    assert_eq!(intro.json()["active"], true, "{}", intro.text());
 }
