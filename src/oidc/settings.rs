@@ -302,7 +302,7 @@ fn has_keys(rp: Rp, keys: &Keyring) -> Result<Rp, String> {
         };
         if keys.signer(kind).is_none() {
             let why = format!(
-                "no usable {} key: {} is missing or does not read",
+                "no usable {} key: {} does not read, or is missing until a portal loads this configuration and generates it",
                 kind.name(),
                 kind.conf_keys()[0]
             );
@@ -407,7 +407,7 @@ mod tests {
         // An algorithm whose key is missing (Settings alone never generates one).
         assert_eq!(
             case(json!({k("AccessTokenJWT"): "1"})),
-            "oidcRPMetaDataOptionsAccessTokenSignAlg = RS256 is not supported (no usable RSA key: oidcServicePrivateKeySig is missing or does not read)"
+            "oidcRPMetaDataOptionsAccessTokenSignAlg = RS256 is not supported (no usable RSA key: oidcServicePrivateKeySig does not read, or is missing until a portal loads this configuration and generates it)"
         );
         assert!(case(json!({k("LogoutUrl"): "http://rp/fc"})).starts_with(&k("LogoutUrl")));
         assert!(case(json!({k("Colour"): "red"})).contains("unknown option"));
