@@ -61,7 +61,7 @@ pub fn generate(kind: KeyKind) -> Result<(String, String), String> {
 pub fn needed(raw: &Map<String, Value>) -> Vec<KeyKind> {
     let mut out = Vec::new();
     for opts in rp_options(raw) {
-        let algs = super::settings::signing_algs(opts);
+        let algs = super::signing::signing_algs(opts);
         for alg in algs.into_iter().filter_map(|a| a.ok().flatten()) {
             if let Some(kind) = alg.key_kind() {
                 if !out.contains(&kind) {

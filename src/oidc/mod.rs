@@ -15,6 +15,7 @@ pub mod logout;
 pub mod options;
 pub mod pkce;
 pub mod settings;
+pub mod signing;
 pub mod store;
 pub mod token;
 pub mod userinfo;
