@@ -44,10 +44,13 @@ bench: bench-tools static
 	$(CARGO) build --release --bin limette --example ceiling
 	bash bench/run.sh
 
-# 64 connections of mixed traffic for 60 s (not in CI).
+# 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow
+# headers and idle connections from 127.0.0.2 and .3 while a user at 127.0.0.1 is timed
+# (bench/hostile.sh; not in CI, whose short version is tests/hostile/soak.rs).
 soak: bench-tools
 	$(CARGO) build --release --bin limette
 	bash bench/soak.sh
+	bash bench/hostile.sh
 
 bench-tools:
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)

@@ -44,6 +44,9 @@ type = File
 dirName = $dir/conf
 [portal]
 threads = $THREADS
+; wrk loads from one address: the cap per address (64 by default) would refuse its
+; connections; bench/hostile.sh keeps the default
+maxConnectionsPerAddress = ${BENCH_PER_ADDRESS:-1024}
 globalStorage = $sess
 persistentStorage = File
 persistentStorageOptions = {"Directory": "$dir/psessions"}

@@ -2,10 +2,10 @@
 //! (swapped when a newer one is saved) and the stores. It also seeds an empty local store at
 //! first start, and keeps what the node brings to every configuration it loads: the
 //! listening address (the portal URL when the configuration sets none) and its own key.
-use crate::config::local::{ConfError, LocalConf};
+use crate::config::local::LocalConf;
 use crate::config::{self, Conf};
-use crate::error::{Error, Result};
-use crate::server::log;
+use crate::error::{ConfError, Error, Result, StartError};
+use crate::log;
 use crate::storage::{self, ConfStore, Kind, SessionStore};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -21,19 +21,37 @@ pub struct App {
     global: Arc<dyn SessionStore>,
     persistent: Arc<dyn SessionStore>,
     /// Notification storage.
-    pub notifications: Arc<dyn crate::notifications::store::NotificationStore>,
+    pub notifications: Arc<dyn storage::notifications::NotificationStore>,
     data_key: String,
     /// The address the default portal URL follows: `listen`, then the bound one (port 0).
     listen: RwLock<String>,
     /// The `__secret` key the REST session stores were opened with.
     store_key: String,
+    /// The areas' settings parsers (the top's list), run on every configuration loaded.
+    areas: config::CheckAreas,
+    /// Completes the latest stored configuration before it is loaded (the top's hook).
+    before_load: fn(&dyn ConfStore),
+}
+
+/// What the top gives `App::open`: the checks that know the areas.
+#[derive(Clone, Copy)]
+pub struct Checks {
+    /// Parses every area's settings (`router::area_settings`): on every configuration loaded.
+    pub areas: config::CheckAreas,
+    /// The start-up findings (`cli::config::check::at_start`): the lines that refuse the start;
+    /// it logs the warnings itself.
+    pub at_start: fn(&LocalConf, &Conf) -> Result<(), Vec<String>>,
+    /// Runs before a newer stored configuration is loaded (`oidc::keygen::save_missing`: the
+    /// signing keys a relying party needs and the configuration lacks, saved as a new number).
+    pub before_load: fn(&dyn ConfStore),
 }
 
 impl App {
     /// Opens the stores and loads the latest configuration. A configuration that names what
     /// Limette does not implement is refused whole (`StartError::Refused`), before any store
     /// of it is opened.
-    pub fn open(mut local: LocalConf) -> Result<App, StartError> {
+    pub fn open(mut local: LocalConf, checks: Checks) -> Result<App, StartError> {
+        let areas = checks.areas;
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {
             file: src.clone(),
@@ -44,25 +62,24 @@ impl App {
             return Err(err("data", e).into());
         }
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
-        let confs = config::open_store(&local).map_err(|e| err("configuration", e))?;
+        let confs = storage::open_conf(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
-        crate::oidc::keygen::save_missing(confs.as_ref());
+        (checks.before_load)(confs.as_ref());
         let node = config::Node {
             listen: &local.listen,
             data_key: &data_key,
         };
-        let conf = load_latest(confs.as_ref(), &local, &node)
+        let conf = load_latest(confs.as_ref(), &local, &node, areas)
             .map_err(|e| err("configuration", Error::bad(e)))?;
         local.adopt_conf_storage(&conf.stored);
-        report(&local, &conf)?;
+        (checks.at_start)(&local, &conf).map_err(StartError::Refused)?;
         warn_if_keyless(&conf);
         let store_key = conf.crypto_key.clone();
-        let global = storage::open_sessions(&local.global_storage, &store_key)
-            .map_err(|e| err("globalStorage", e))?;
-        let persistent = storage::open_sessions(&local.persistent_storage, &store_key)
-            .map_err(|e| err("persistentStorage", e))?;
-        let notifications = crate::notifications::store::open(&local, &conf)
-            .map_err(|e| err("notificationStorage", e))?;
+        let storage::Stores {
+            global,
+            persistent,
+            notifications,
+        } = storage::open_stores(&local, &conf.raw, &store_key).map_err(|(k, e)| err(k, e))?;
         Ok(App {
             listen: RwLock::new(local.listen.clone()),
             store_key,
@@ -73,6 +90,8 @@ impl App {
             persistent,
             notifications,
             data_key,
+            areas,
+            before_load: checks.before_load,
         })
     }
 
@@ -96,7 +115,7 @@ impl App {
     /// logged and the old one stays.
     pub fn reload_if_newer(&self) -> Result<bool> {
         if self.confs.latest()?.unwrap_or(0) > self.conf().num {
-            crate::oidc::keygen::save_missing(self.confs.as_ref());
+            (self.before_load)(self.confs.as_ref());
         }
         let latest = self.confs.latest()?.unwrap_or(0);
         let current = self.conf().num;
@@ -108,7 +127,7 @@ impl App {
             listen: &listen,
             data_key: &self.data_key,
         };
-        let loaded = load_num(self.confs.as_ref(), latest, &self.local, &node)
+        let loaded = load_num(self.confs.as_ref(), latest, &self.local, &node, self.areas)
             .and_then(|conf| match config::gate::refusals(&conf.raw).as_slice() {
                 [] => self.same_stores(&conf).map(|()| conf),
                 refused => Err(refused.join("; ")),
@@ -179,6 +198,7 @@ impl App {
             data_key: &self.data_key,
         };
         let conf = Conf::build_on(current.stored.clone(), &self.local.overrides, &node)
+            .and_then(|c| (self.areas)(&c).map(|()| c))
             .map_err(Error::internal)?;
         match self.conf.write() {
             Ok(mut w) => *w = Arc::new(conf),
@@ -230,58 +250,6 @@ impl App {
     }
 }
 
-/// Why the portal cannot start.
-#[derive(Debug)]
-pub enum StartError {
-    /// A file or store cannot be read or opened.
-    Conf(ConfError),
-    /// The configuration names what Limette does not implement: one line per key.
-    Refused(Vec<String>),
-}
-
-impl From<ConfError> for StartError {
-    fn from(e: ConfError) -> StartError {
-        StartError::Conf(e)
-    }
-}
-
-impl std::fmt::Display for StartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StartError::Conf(e) => write!(f, "limette: {e}"),
-            StartError::Refused(lines) => {
-                let lines: Vec<String> = lines.iter().map(|l| format!("error: {l}")).collect();
-                f.write_str(&lines.join("\n"))
-            }
-        }
-    }
-}
-
-/// Start-up findings: errors refuse the start (one line each); warnings go to the log (a
-/// disabled relying party was logged when the configuration was parsed).
-fn report(local: &LocalConf, conf: &Conf) -> Result<(), StartError> {
-    let findings = config::check::findings(local, conf);
-    let errors: Vec<String> = findings
-        .iter()
-        .filter(|f| f.level == config::check::Level::Error)
-        .map(|f| f.message.clone())
-        .collect();
-    if !errors.is_empty() {
-        return Err(StartError::Refused(errors));
-    }
-    // Macros and groups outside the rules language were logged when the configuration was
-    // compiled; a missing key is said by `warn_if_keyless`.
-    let logged = |f: &config::check::Finding| {
-        f.key.starts_with("macros/") || f.key.starts_with("groups/") || f.key == "key"
-    };
-    for f in &findings {
-        if f.level == config::check::Level::Warning && !logged(f) {
-            log::warn(&f.message);
-        }
-    }
-    Ok(())
-}
-
 /// Writes configuration 1 into an empty local store (File or SQLite; a REST store is never
 /// written): the first start runs the embedded default instead of refusing.
 fn seed(local: &LocalConf, store: &dyn ConfStore) -> Result<()> {
@@ -292,7 +260,7 @@ fn seed(local: &LocalConf, store: &dyn ConfStore) -> Result<()> {
     ) {
         return Ok(());
     }
-    if config::seed_if_empty(store)? {
+    if storage::save::seed_if_empty(store)? {
         log::notice(&format!(
             "first start: the embedded default configuration, with a random key, saved as number 1 in {}",
             store.describe()
@@ -315,12 +283,13 @@ fn load_latest(
     store: &dyn ConfStore,
     local: &LocalConf,
     node: &config::Node,
+    areas: config::CheckAreas,
 ) -> Result<Conf, String> {
     let latest = store
         .latest()
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
-    load_num(store, latest, local, node)
+    load_num(store, latest, local, node, areas)
 }
 
 fn load_num(
@@ -328,9 +297,12 @@ fn load_num(
     num: u64,
     local: &LocalConf,
     node: &config::Node,
+    areas: config::CheckAreas,
 ) -> Result<Conf, String> {
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    Conf::build_on(stored, &local.overrides, node).map_err(|e| format!("lmConf-{num}: {e}"))
+    Conf::build_on(stored, &local.overrides, node)
+        .and_then(|c| areas(&c).map(|()| c))
+        .map_err(|e| format!("lmConf-{num}: {e}"))
 }
 
 /// This node's own key, for the tokens it issues when the configuration sets no `key` (never

@@ -1,6 +1,8 @@
-//! The crate error, typed by what the caller must do about it.
+//! The crate errors: `Error`, the request error, typed by what the caller must do about it;
+//! and, apart from it, the start-up errors: `ConfError` (a configuration file or store at fault,
+//! naming the file and the key) and `StartError` (why the portal cannot start).
 //!
-//! Every module's failure ends up as one of these variants; `http::errors::to_response` is the
+//! Every module's failure ends up as one of these variants; `router::errors::to_response` is the
 //! only place that turns them into HTTP. Messages in `BadRequest`, `NotFound`, `Conflict` are
 //! shown to the client and must never hold internal detail (paths, parser traces); the
 //! `Storage`, `Upstream` and `Internal` texts go to the log only.
@@ -213,3 +215,47 @@ impl From<std::io::Error> for Error {
 
 /// The crate result.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A configuration error: which file, which key, what is wrong.
+#[derive(Debug)]
+pub struct ConfError {
+    /// The file (or `embedded default`).
+    pub file: String,
+    /// The key or section at fault.
+    pub key: String,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for ConfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.key, self.msg)
+    }
+}
+
+/// Why the portal cannot start.
+#[derive(Debug)]
+pub enum StartError {
+    /// A file or store cannot be read or opened.
+    Conf(ConfError),
+    /// The configuration names what Limette does not implement: one line per key.
+    Refused(Vec<String>),
+}
+
+impl From<ConfError> for StartError {
+    fn from(e: ConfError) -> StartError {
+        StartError::Conf(e)
+    }
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StartError::Conf(e) => write!(f, "limette: {e}"),
+            StartError::Refused(lines) => {
+                let lines: Vec<String> = lines.iter().map(|l| format!("error: {l}")).collect();
+                f.write_str(&lines.join("\n"))
+            }
+        }
+    }
+}

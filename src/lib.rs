@@ -2,25 +2,40 @@
 //!
 //! The request path is one straight line: `server` (accept loop and worker pool) hands each
 //! request, converted by `http::adapter` into our own `http::Request`, to `router`, which picks
-//! the area module (oidc, sessions, config, notifications, portal). Areas read the running
-//! configuration and the stores through `app::App`. Errors travel as `error::Error` and become
-//! responses in exactly one place, `http::errors`.
+//! the area module (oidc, sessions, config_proxy, notifications, portal). Areas read the running
+//! configuration and the stores through `app::App`, and their own settings from the
+//! configuration (`config::Conf::area`). Errors travel as `error::Error` and become responses
+//! in exactly one place, `router::errors`.
+//!
+//! Modules sit in layers, every import pointing down (README, "How it is built";
+//! `tests/layers/` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
+//! `sso`, `grants`, `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`,
+//! `http`, `web`, `upstream`, `config`, `pause`).
 #![forbid(unsafe_code)]
 
-pub mod app;
+// `pub` only for what the binary, the integration tests, the example and the fuzz targets use;
+// every other module is the crate's own.
+
+pub(crate) mod app;
 pub mod cli;
 pub mod config;
-pub mod directory;
+pub(crate) mod config_proxy;
+pub mod crypto;
+pub(crate) mod directory;
 pub mod error;
+pub(crate) mod grants;
 pub mod http;
+pub(crate) mod log;
 pub mod notifications;
 pub mod oidc;
-pub mod pause;
-pub mod portal;
-pub mod router;
+pub(crate) mod pause;
+pub(crate) mod portal;
+pub(crate) mod router;
 pub mod rules;
 pub mod server;
-pub mod sessions;
+pub(crate) mod sessions;
+pub(crate) mod sso;
 pub mod storage;
-pub mod upstream;
+pub(crate) mod upstream;
 pub mod util;
+pub(crate) mod web;

@@ -239,6 +239,30 @@ pub fn is_safe_id(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
+/// `YYYY-MM-DD` with an optional time part cut off; `None` for an impossible date.
+pub fn parse_date(s: &str) -> Option<String> {
+    let d = s.trim();
+    let d = d.split([' ', 'T']).next().unwrap_or(d);
+    let b = d.as_bytes();
+    // Indexing is bounded: the length is checked first (`||` short-circuits).
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| {
+        d.get(r)
+            .filter(|p| p.bytes().all(|c| c.is_ascii_digit()))?
+            .parse::<u32>()
+            .ok()
+    };
+    let (y, m, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if !(1..=12).contains(&m) || day == 0 {
+        return None;
+    }
+    // Round-trip through the day count: 2023-02-29 comes back as 03-01 and is refused.
+    let (y2, m2, d2) = civil_from_days(days_from_civil(y as i64, m, day));
+    (y2 == y as i64 && m2 == m && d2 == day).then(|| d.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

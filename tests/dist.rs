@@ -273,13 +273,12 @@ fn sha256sum_check(dir: &Path) -> Output {
 fn the_bundle_script_refuses_a_binary_of_another_version() {
     let tmp = TempDir::new("dist-stale");
     let fake = tmp.path().join("limette");
-    std::fs::write(
-        &fake,
-        "#!/bin/sh\necho 'limette 0.0.0-old'\necho 'target: x86_64-unknown-linux-musl'\n",
-    )
-    .unwrap();
-    let chmod = run(Command::new("chmod").arg("755").arg(&fake));
-    assert!(chmod.status.success());
+    // Written by a child process: a file this multi-threaded test process held open for
+    // writing could leak into another test's fork and make running it fail with ETXTBSY.
+    let made = run(Command::new("sh").arg("-c").arg(
+        "printf '#!/bin/sh\\necho limette 0.0.0-old\\necho target: x86_64-unknown-linux-musl\\n' > \"$0\" && chmod 755 \"$0\"",
+    ).arg(&fake));
+    assert!(made.status.success());
     let out = dist(&fake, &tmp.path().join("out"));
     assert!(!out.status.success());
     assert!(

@@ -99,7 +99,7 @@ pub fn session_storage(key: &str, module: &str, options: Option<&Value>) -> Resu
             .and_then(|o| o.get("DataSource"))
             .map(value_string)
             .unwrap_or_default();
-        crate::storage::dbi_sqlite_path(&source)
+        crate::config::stores::dbi_sqlite_path(&source)
             .map_err(|e| format!("{key}Options DataSource: {e}"))?;
     }
     Ok(())
@@ -138,7 +138,7 @@ fn notification_storage(raw: &Map<String, Value>) -> Result<(), String> {
             .and_then(|o| o.get("dbiChain"))
             .map(value_string)
             .unwrap_or_default();
-        crate::storage::dbi_sqlite_path(&chain)
+        crate::config::stores::dbi_sqlite_path(&chain)
             .map_err(|e| format!("notificationStorageOptions dbiChain: {e}"))?;
     }
     Ok(())
@@ -286,18 +286,18 @@ mod tests {
         );
         assert!(e.unwrap_err().contains("driver Pg"));
         assert_eq!(
-            crate::storage::dbi_sqlite_path("DBI:SQLite:dbname=/x/s.db").unwrap(),
+            crate::config::stores::dbi_sqlite_path("DBI:SQLite:dbname=/x/s.db").unwrap(),
             "/x/s.db"
         );
         assert_eq!(
-            crate::storage::dbi_sqlite_path("dbi:SQLite:/x/s.db").unwrap(),
+            crate::config::stores::dbi_sqlite_path("dbi:SQLite:/x/s.db").unwrap(),
             "/x/s.db"
         );
         assert_eq!(
-            crate::storage::dbi_sqlite_path("/x/s.db").unwrap(),
+            crate::config::stores::dbi_sqlite_path("/x/s.db").unwrap(),
             "/x/s.db"
         );
-        assert!(crate::storage::dbi_sqlite_path("dbi:mysql:database=x").is_err());
+        assert!(crate::config::stores::dbi_sqlite_path("dbi:mysql:database=x").is_err());
         let r = refusals(&raw(json!({"notificationStorage": "DBI",
             "notificationStorageOptions": {"dbiChain": "DBI:Pg:database=n"}})));
         assert!(

@@ -1,29 +1,12 @@
 //! Local settings: the INI file (`limette.ini`, LemonLDAP::NG's `lemonldap-ng.ini` layout) or
 //! the embedded default, parsed once into typed values. Errors name the file and the key.
 use super::ini;
+use crate::config::stores::StorageSpec;
+pub use crate::error::ConfError;
 use crate::http::adapter::Limits;
-use crate::storage::StorageSpec;
 use serde_json::{Map, Value};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// A configuration error: which file, which key, what is wrong.
-#[derive(Debug)]
-pub struct ConfError {
-    /// The file (or `embedded default`).
-    pub file: String,
-    /// The key or section at fault.
-    pub key: String,
-    /// What is wrong.
-    pub msg: String,
-}
-
-impl fmt::Display for ConfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.key, self.msg)
-    }
-}
 
 /// Where numbered configurations live.
 #[derive(Debug, Clone)]
@@ -84,6 +67,8 @@ pub struct LocalConf {
     pub warnings: Vec<String>,
     /// Debug routes for the test-suite (`LIMETTE_TEST_HOOKS=1`).
     pub test_hooks: bool,
+    /// The reading stage's limits (header deadline, body rate, per-address caps).
+    pub front: super::front::FrontLimits,
 }
 
 /// Keys of `[portal]` that are local settings, not main-configuration overrides.
@@ -171,6 +156,7 @@ impl LocalConf {
             test_hooks: std::env::var("LIMETTE_TEST_HOOKS")
                 .map(|v| v == "1")
                 .unwrap_or(false),
+            front: super::front::FrontLimits::default(),
         }
     }
 
@@ -190,7 +176,7 @@ impl LocalConf {
         let section = |name: &str| ini.get(name).cloned().unwrap_or_default();
         for (k, v) in section("all") {
             if k == "logLevel" {
-                if !crate::server::log::set_level(&v) {
+                if !crate::log::set_level(&v) {
                     return Err(err("logLevel", format!("unknown level {v}")));
                 }
                 lc.log_level = v;
@@ -225,6 +211,12 @@ impl LocalConf {
                 .iter()
                 .copied()
                 .chain(LOCAL_KEYS.iter().copied().filter(|_| section == "portal"))
+                .chain(
+                    super::front::KEYS
+                        .iter()
+                        .copied()
+                        .filter(|_| section == "portal"),
+                )
                 .chain(super::support::llng_keys().keys().map(String::as_str));
             let hint = super::support::closest(key, known)
                 .map(|k| format!(" (did you mean {k}?)"))
@@ -265,7 +257,8 @@ impl LocalConf {
                 self.persistent_storage.options = json_object(v)?;
                 self.storage_set.1 = true;
             }
-            other if super::check::is_known_key(other) => {
+            other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
+            other if super::support::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);
             }
@@ -322,7 +315,8 @@ fn conf_backend(
         "SQLite" | "CDBI" | "RDBI" => {
             let chain = get("dbiChain")
                 .ok_or_else(|| err("dbiChain", format!("required for type {ty}")))?;
-            let path = crate::storage::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
+            let path =
+                crate::config::stores::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
             Ok(ConfBackend::Sqlite {
                 path: path.into(),
                 table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()),
@@ -371,7 +365,7 @@ fn override_value(v: &str) -> Result<Value, String> {
     }
 }
 
-fn secs(v: &str) -> Result<Duration, String> {
+pub(super) fn secs(v: &str) -> Result<Duration, String> {
     let f: f64 = v
         .parse()
         .map_err(|_| format!("expected seconds, got {v}"))?;

@@ -1,26 +1,22 @@
 //! The main configuration: numbered `lmConf-N.json` documents with LemonLDAP::NG's key names,
 //! loaded from the configured store, merged over the defaults table, overridden by `[portal]`
 //! keys of the local file, and parsed once into `Conf`. Unknown keys are kept in `raw`.
-//! `proxy` serves them over REST; `cli` administers them.
-pub mod check;
-pub mod cli;
+//! Reading them from a store is `storage`'s, saving them `storage::save`'s; the `config_proxy`
+//! area serves them over REST; the top's `cli::config` administers them. Each area parses its
+//! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
 pub mod defaults;
-pub mod doc;
+pub mod front;
 pub mod gate;
 pub mod ini;
 pub mod local;
-pub mod proxy;
-pub mod rest;
-pub mod save;
+pub mod stores;
 pub mod support;
 
-use crate::error::{Error, Result};
-use crate::storage::file::conf::FileConf;
-use crate::storage::sqlite::conf::SqliteConf;
-use crate::storage::ConfStore;
-use local::{ConfBackend, LocalConf};
+use crate::error::Result;
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::sync::{Arc, RwLock};
 
 /// The embedded default main configuration (`conf/lmConf-1.json`).
 pub const EMBEDDED_CONF: &str = include_str!("../../conf/lmConf-1.json");
@@ -61,14 +57,31 @@ pub struct Conf {
     /// True when the configuration (or a local override) sets a non-empty `key`; false means
     /// `crypto_key` is empty and `__secret` is keyed with a secret everybody knows.
     pub key_set: bool,
-    /// OpenID Connect settings.
-    pub oidc: crate::oidc::Settings,
-    /// Access rules and REST session server settings.
-    pub sessions: crate::sessions::Settings,
-    /// Notification settings.
-    pub notifications: crate::notifications::Settings,
-    /// The compiled `macros` and `groups` applied at login.
-    pub macros: crate::portal::macros::Compiled,
+    /// The areas' own settings, each parsed from `raw` once (`area`).
+    areas: AreaCache,
+}
+
+/// The settings an area reads from the configuration (OpenID Connect, sessions, notifications,
+/// the portal's macros): the area owns the type and its parser; `Conf` parses each once and
+/// keeps it (`Conf::area`). Which areas there are is the top's to say (`router::area_settings`
+/// parses them all when a configuration is loaded, so a broken one is refused then).
+pub trait AreaSettings: Default + Send + Sync + 'static {
+    /// Parses the area's keys from the merged configuration; errors name the key.
+    fn from_conf(raw: &Map<String, Value>) -> Result<Self, String>;
+}
+
+/// Parses every area's settings of a configuration, the first error naming its key: the top
+/// gives it (`router::area_settings`) to whatever loads or saves a configuration.
+pub type CheckAreas = fn(&Conf) -> Result<(), String>;
+
+/// Each area's parsed settings, by type.
+#[derive(Default)]
+struct AreaCache(RwLock<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>);
+
+impl fmt::Debug for AreaCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AreaCache")
+    }
 }
 
 /// What a node brings to a configuration it loads.
@@ -164,12 +177,40 @@ impl Conf {
             key,
             crypto_key,
             key_set,
-            oidc: crate::oidc::Settings::from_conf(&raw)?,
-            sessions: crate::sessions::Settings::from_conf(&raw)?,
-            notifications: crate::notifications::Settings::from_conf(&raw)?,
-            macros: crate::portal::macros::Compiled::from_conf(&raw),
+            areas: AreaCache::default(),
             stored,
             raw,
+        })
+    }
+
+    /// An area's settings, parsed on first use and kept with this configuration. A loaded
+    /// configuration has had them all parsed (`router::area_settings`), so the error here is
+    /// the parser's, for one that was not: checks and tests.
+    pub fn try_area<T: AreaSettings>(&self) -> Result<Arc<T>, String> {
+        let id = TypeId::of::<T>();
+        let found = |v: &[(TypeId, Arc<dyn Any + Send + Sync>)]| {
+            v.iter()
+                .find(|(t, _)| *t == id)
+                .and_then(|(_, a)| a.clone().downcast::<T>().ok())
+        };
+        if let Some(t) = found(&self.areas.0.read().unwrap_or_else(|p| p.into_inner())) {
+            return Ok(t);
+        }
+        let parsed = Arc::new(T::from_conf(&self.raw)?);
+        let mut w = self.areas.0.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = found(&w) {
+            return Ok(t);
+        }
+        w.push((id, parsed.clone()));
+        Ok(parsed)
+    }
+
+    /// An area's settings (`try_area`). A configuration in force was checked when loaded, so
+    /// they parse; were they not to, the area gets its defaults and the log says why.
+    pub fn area<T: AreaSettings>(&self) -> Arc<T> {
+        self.try_area::<T>().unwrap_or_else(|e| {
+            crate::log::error(&format!("configuration {}: {e}", self.num));
+            Arc::new(T::default())
         })
     }
 
@@ -229,62 +270,10 @@ pub fn as_u64(v: &Value) -> Option<u64> {
     as_i64(v).and_then(|n| u64::try_from(n).ok())
 }
 
-/// Opens the configuration store named by the local file.
-pub fn open_store(local: &LocalConf) -> Result<Arc<dyn ConfStore>> {
-    Ok(match &local.conf_backend {
-        ConfBackend::File { dir } => Arc::new(FileConf::open(dir)?),
-        ConfBackend::Sqlite { path, table } => Arc::new(SqliteConf::open(path, table)?),
-        ConfBackend::Rest {
-            base_url,
-            user,
-            password,
-            timeout,
-        } => Arc::new(rest::RestConf::new(
-            base_url,
-            user.clone(),
-            password.clone(),
-            *timeout,
-        )),
-    })
-}
-
-/// Seeds an empty store with the embedded default configuration (first start); true when it
-/// wrote number 1. The copy written leaves `portal` out, so that it follows the listening
-/// address, and carries a random `key`, so that every node sharing it agrees on its secrets.
-pub fn seed_if_empty(store: &dyn ConfStore) -> Result<bool> {
-    if store.latest()?.is_some() {
-        return Ok(false);
-    }
-    store.save(&first_start(crate::util::now())?)?;
-    Ok(true)
-}
-
-/// The document written at first start: the embedded default, its own random key, no
-/// `portal`, and the metadata of a save that says so.
-fn first_start(now: i64) -> Result<Map<String, Value>> {
-    let mut conf = match serde_json::from_str(EMBEDDED_CONF) {
-        Ok(Value::Object(m)) => m,
-        _ => {
-            return Err(Error::internal(
-                "embedded configuration is not a JSON object",
-            ))
-        }
-    };
-    conf.remove("portal");
-    conf.insert("key".into(), Value::from(crate::util::random_hex(32)));
-    let author = save::Author {
-        name: "limette".into(),
-        ip: "127.0.0.1".into(),
-        log: "Embedded default configuration, written at first start with a random key: \
-              Demo users and a demo relying party; the portal URL follows the listening address"
-            .into(),
-    };
-    Ok(save::stamp(&conf, &author, now))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::save;
 
     fn node(listen: &str) -> Node<'_> {
         Node {
@@ -295,8 +284,8 @@ mod tests {
 
     #[test]
     fn first_start_has_its_own_key_and_no_portal() {
-        let a = first_start(1_800_000_000).unwrap();
-        let b = first_start(1_800_000_000).unwrap();
+        let a = save::first_start(1_800_000_000).unwrap();
+        let b = save::first_start(1_800_000_000).unwrap();
         let key = a["key"].as_str().unwrap();
         assert_eq!(key.len(), 64);
         assert_ne!(a["key"], b["key"], "each first start draws its own key");

@@ -495,6 +495,12 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The main-configuration keys a `[portal]` section may override: every key LemonLDAP::NG
+/// knows and every key of Limette's defaults.
+pub fn is_known_key(key: &str) -> bool {
+    support(key).is_some() || crate::config::defaults::defaults().contains_key(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,11 @@ use std::time::{Duration, Instant};
 /// The request type of the HTTP library, as the server module passes it around.
 pub type RawRequest = tiny_http::Request;
 
+/// The header in which the reading stage (`server::front`) states the client's address:
+/// tiny_http listens on a private local socket and sees no TCP peer. The stage removes any
+/// such header a client sends, so only the stage can set it.
+pub const PEER_HEADER: &str = "x-limette-peer";
+
 /// Announced bodies above this are never drained by tiny_http (see the module doc).
 const ABSURD_BODY: usize = 1 << 30;
 
@@ -76,7 +81,7 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
         Some((p, q)) => (p.to_string(), q.to_string()),
         None => (url, String::new()),
     };
-    let headers: Vec<(String, String)> = raw
+    let mut headers: Vec<(String, String)> = raw
         .headers()
         .iter()
         .map(|h| {
@@ -86,10 +91,13 @@ pub fn read_request(raw: &mut RawRequest, id: u64, limits: &Limits) -> Result<Re
             )
         })
         .collect();
+    let stated = headers.iter().find(|(k, _)| k == PEER_HEADER);
+    let stated: Option<SocketAddr> = stated.and_then(|(_, v)| v.parse().ok());
+    headers.retain(|(k, _)| k != PEER_HEADER);
     if head_size(&path, &query, &headers) > MAX_HEAD {
         return Err(Error::bad("Request line and headers too large"));
     }
-    let remote = raw.remote_addr().copied();
+    let remote = stated.or_else(|| raw.remote_addr().copied());
     let mut req = Request {
         method,
         path,
@@ -230,11 +238,11 @@ fn wants_close(raw: &RawRequest) -> bool {
 
 /// The status line, headers and body. Header names or values holding CR or LF never reach the
 /// wire: the response becomes a 500 (a handler let unchecked input into a header).
-fn serialize(resp: &Response, close: bool, head_only: bool) -> Vec<u8> {
+pub fn serialize(resp: &Response, close: bool, head_only: bool) -> Vec<u8> {
     let bad = resp.headers.iter().any(|(k, v)| has_ctl(k) || has_ctl(v));
     let owned;
     let resp = if bad {
-        crate::server::log::error("dropped a response whose header held CR/LF");
+        crate::log::error("dropped a response whose header held CR/LF");
         owned = Response::bytes(500, "text/plain; charset=utf-8", "Internal error\n");
         &owned
     } else {
@@ -284,9 +292,12 @@ pub fn reason(status: u16) -> &'static str {
         409 => "Conflict",
         411 => "Length Required",
         413 => "Payload Too Large",
+        429 => "Too Many Requests",
         500 => "Internal Server Error",
         502 => "Bad Gateway",
+        501 => "Not Implemented",
         503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
         _ => "Status",
     }
 }

@@ -1,7 +1,6 @@
-//! Our own HTTP types. `adapter` is the only file that names tiny_http; `errors` is the only
-//! place that turns an `Error` into a `Response`.
+//! Our own HTTP types. `adapter` is the only file that names tiny_http. Turning an `Error` into a
+//! `Response` is the router's (`router::errors`).
 pub mod adapter;
-pub mod errors;
 pub mod request;
 pub mod response;
 

@@ -41,7 +41,7 @@ fn condition_holds(n: &Notification, session: &Session) -> bool {
     match Rule::parse(cond) {
         Ok(rule) => rule.eval(session),
         Err(e) => {
-            crate::server::log::error(&format!(
+            crate::log::error(&format!(
                 "notification {}: condition does not parse: {e}",
                 n.reference
             ));

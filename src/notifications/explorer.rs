@@ -7,20 +7,22 @@ use crate::app::App;
 use crate::config::{as_i64, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
-use crate::portal::session::{self, CookieState};
+use crate::sso::CookieState;
 use crate::util::html_escape;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
 /// Serves `/mynotifications` and `/mynotifications/<ref>`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.notifications.explorer {
+    if !conf.area::<crate::notifications::Settings>().explorer {
         return Err(Error::not_found("Not found"));
     }
     if !req.method.is_read() && req.method != crate::http::Method::Post {
         return Err(Error::MethodNotAllowed);
     }
-    let CookieState::Valid(s) = session::from_request(app, conf, req)? else {
+    let CookieState::Valid(s) =
+        crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?
+    else {
         let back = format!("{}mynotifications", conf.portal);
         let b64 = base64::engine::general_purpose::STANDARD.encode(back);
         return Ok(Response::redirect(&format!(
@@ -29,12 +31,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             crate::util::url_encode(&b64)
         )));
     };
-    let (_, persistent) = session::persistent(app, &trace(&s))?;
+    let (_, persistent) = crate::sso::persistent(app, &trace(&s))?;
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(
             req,
-            &accepted(&persistent, conf.notifications.max_retrieve),
+            &accepted(
+                &persistent,
+                conf.area::<crate::notifications::Settings>().max_retrieve,
+            ),
         )),
         [reference] => one(app, conf, req, &s, &persistent, reference),
         _ => Err(Error::not_found("Not found")),
@@ -84,10 +89,7 @@ fn list(req: &Request, items: &[(String, i64)]) -> Response {
         word("date"),
         word("reference")
     );
-    Response::html(
-        200,
-        crate::portal::pages::layout("Limette: notifications", &body),
-    )
+    Response::html(200, crate::web::layout("Limette: notifications", &body))
 }
 
 fn one(
@@ -115,7 +117,7 @@ fn one(
     match fragment {
         Some(f) => Ok(Response::html(
             200,
-            crate::portal::pages::layout(
+            crate::web::layout(
                 "Limette: notification",
                 &format!(
                     "{f}<p><a class=\"button secondary\" href=\"/mynotifications\">Back</a></p>"
@@ -145,15 +147,16 @@ fn accepted_notification(
     let uid = trace(s);
     let record = match app.notifications.get(&uid, reference)? {
         Some(r) => Some(r),
-        None => app
-            .notifications
-            .get(&conf.notifications.wildcard, reference)?,
+        None => app.notifications.get(
+            &conf.area::<crate::notifications::Settings>().wildcard,
+            reference,
+        )?,
     };
     Ok(record.as_ref().and_then(super::portal::readable))
 }
 
 fn word(key: &str) -> String {
-    html_escape(&crate::portal::messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
+    html_escape(&crate::web::messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
 }
 
 #[cfg(test)]

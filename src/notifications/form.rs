@@ -5,8 +5,8 @@
 //! `<p class="notifCheck">` named `check1x<i>x<j>` with value `accepted`. Every text is
 //! HTML-escaped after any markup was stripped; nothing else of a notification is shown.
 use super::model::Notification;
-use crate::portal::messages;
 use crate::util::html_escape;
+use crate::web::messages;
 
 /// The inner fragment of one notification; `done` renders the boxes checked and disabled
 /// (explorer).
@@ -60,7 +60,7 @@ pub fn page(list: &[Notification], token: &str, must_check_all: bool) -> String 
         word("accept"),
         word("cancel")
     ));
-    crate::portal::pages::layout("Limette: new messages", &body)
+    crate::web::layout("Limette: new messages", &body)
 }
 
 fn shown(s: &str) -> String {

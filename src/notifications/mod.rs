@@ -1,9 +1,13 @@
-//! Notifications: the model (`model`: JSON and old XML, validation), the store (`store`: trait
-//! and `open`), the REST/JSON server (`server`) and SOAP/XML server (`soap`) at
-//! `/notifications`, the CLI (`cli`), and the portal flow and explorer (`portal`). `Settings`
-//! holds every notification key of the configuration, parsed once.
+//! Notifications: the model (`model`: JSON and old XML, validation), the store as this area
+//! sees it (`store`; the trait, the record and the backends are `storage::notifications`'), the
+//! REST/JSON server (`server`) and SOAP/XML server (`soap`) at `/notifications`, and the portal
+//! flow and explorer (`portal`: the login's hold, `portal::intercept`, and the release of an
+//! accepted login, `portal::Release`, are wired to the portal by the router; this area imports
+//! no other).
+//! `Settings` holds every notification key of the configuration, parsed once per configuration
+//! (`config::AreaSettings`). The `limette notifications` command is the top's
+//! (`cli::notifications`).
 pub mod accept;
-pub mod cli;
 pub mod explorer;
 pub mod form;
 pub mod model;
@@ -12,28 +16,10 @@ pub mod server;
 pub mod soap;
 pub mod store;
 
+use crate::config::stores::notification_store_of;
+pub use crate::config::stores::StorageChoice;
 use crate::config::{as_i64, truthy};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
-
-/// Where notifications are stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StorageChoice {
-    /// A folder of LemonLDAP::NG-named files.
-    File {
-        /// `dirName`.
-        dir: PathBuf,
-        /// `fileNameSeparator` (default `_`).
-        separator: String,
-    },
-    /// A SQLite database file and table.
-    Sqlite {
-        /// From `dbiChain` (`dbi:SQLite:dbname=<path>`).
-        path: PathBuf,
-        /// `dbiTable` (default `notifications`).
-        table: String,
-    },
-}
 
 /// Notification settings parsed from the configuration.
 #[derive(Debug, Clone)]
@@ -95,7 +81,7 @@ impl Settings {
             Some(Value::Number(n)) => n.to_string(),
             _ => dflt.to_string(),
         };
-        let separator = text("fileNameSeparator", "_");
+        let (storage, separator) = notification_store_of(raw)?;
         let max_retrieve = raw
             .get("notificationsMaxRetrieve")
             .and_then(as_i64)
@@ -124,59 +110,15 @@ impl Settings {
                 .to_string(),
             wildcard: text("notificationWildcard", "allusers"),
             old_format: on("oldNotifFormat", false),
-            storage: storage_choice(raw, &separator)?,
+            storage,
             separator,
         })
     }
 }
 
-/// `notificationStorage` / `notificationStorageOptions`; errors name the key.
-fn storage_choice(
-    raw: &Map<String, Value>,
-    separator: &str,
-) -> Result<Option<StorageChoice>, String> {
-    let kind = raw
-        .get("notificationStorage")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let empty = Map::new();
-    let opts = match raw.get("notificationStorageOptions") {
-        Some(Value::Object(m)) => m,
-        _ => &empty,
-    };
-    let opt = |k: &str| {
-        opts.get(k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    };
-    match kind.to_ascii_lowercase().as_str() {
-        "" => Ok(None),
-        "file" => {
-            let dir = opt("dirName")
-                .ok_or("notificationStorageOptions: dirName is required for type File")?;
-            let separator = opt("fileNameSeparator").unwrap_or(separator).to_string();
-            Ok(Some(StorageChoice::File {
-                dir: dir.into(),
-                separator,
-            }))
-        }
-        "sqlite" | "dbi" | "rdbi" | "cdbi" => {
-            let chain = opt("dbiChain")
-                .ok_or("notificationStorageOptions: dbiChain is required for type SQLite")?;
-            let path = crate::storage::dbi_sqlite_path(chain)
-                .map_err(|e| format!("notificationStorageOptions: dbiChain {e}"))?;
-            let table = opt("dbiTable").unwrap_or("notifications").to_string();
-            Ok(Some(StorageChoice::Sqlite {
-                path: path.into(),
-                table,
-            }))
-        }
-        other => Err(format!(
-            "notificationStorage: unknown type {other} (File or SQLite)"
-        )),
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
     }
 }
 

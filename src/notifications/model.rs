@@ -2,7 +2,8 @@
 //! format (`oldNotifFormat`), validated once at the edge (`date`, `uid`, reference, in
 //! LemonLDAP::NG's order), and written back as the document a store keeps. Display helpers
 //! strip inline markup (the spec: anything else is removed) and HTML-escape. No HTTP here.
-use crate::util::days_from_civil;
+pub use crate::storage::notifications::Format;
+pub use crate::util::parse_date;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -10,34 +11,6 @@ use std::fmt;
 pub const MAX_KEY_LEN: usize = 255;
 /// Namespace given to the un-namespaced old XML documents so that minidom accepts them.
 const XML_NS: &str = "urn:limette:notification";
-
-/// Which format a stored document is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// JSON object (default since LemonLDAP::NG 2.0).
-    Json,
-    /// `<root><notification ...>...</notification></root>` (`oldNotifFormat` = 1).
-    Xml,
-}
-
-impl Format {
-    /// The file extension LemonLDAP::NG uses.
-    pub fn ext(self) -> &'static str {
-        match self {
-            Format::Json => "json",
-            Format::Xml => "xml",
-        }
-    }
-
-    /// The format of a stored document (XML documents start with `<`).
-    pub fn of(doc: &str) -> Format {
-        if doc.trim_start().starts_with('<') {
-            Format::Xml
-        } else {
-            Format::Json
-        }
-    }
-}
 
 /// Why a notification was refused; the text is shown to the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,30 +176,6 @@ fn check_key(name: &str, v: &str) -> Result<(), Invalid> {
 
 fn clip(s: &str) -> String {
     s.chars().take(40).collect()
-}
-
-/// `YYYY-MM-DD` with an optional time part cut off; `None` for an impossible date.
-pub fn parse_date(s: &str) -> Option<String> {
-    let d = s.trim();
-    let d = d.split([' ', 'T']).next().unwrap_or(d);
-    let b = d.as_bytes();
-    // Indexing is bounded: the length is checked first (`||` short-circuits).
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| {
-        d.get(r)
-            .filter(|p| p.bytes().all(|c| c.is_ascii_digit()))?
-            .parse::<u32>()
-            .ok()
-    };
-    let (y, m, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if !(1..=12).contains(&m) || day == 0 {
-        return None;
-    }
-    // Round-trip through the day count: 2023-02-29 comes back as 03-01 and is refused.
-    let (y2, m2, d2) = crate::util::civil_from_days(days_from_civil(y as i64, m, day));
-    (y2 == y as i64 && m2 == m && d2 == day).then(|| d.to_string())
 }
 
 /// Parses an XML document of the old format into every `notification` element it holds.

@@ -1,6 +1,6 @@
 //! Notifications at login: after a successful login and before the SSO cookie is released,
 //! the user's due notifications are shown in one form; the login waits as a pending record
-//! (see `portal::pending`) named by its own cookie until every box is checked. Also serves
+//! (see `sso::pending`) named by its own cookie until every box is checked. Also serves
 //! `/notifback` (the form's answer, `?cancel=1`) and hands `/mynotifications` to `explorer`.
 use super::accept;
 use super::model::Notification;
@@ -8,8 +8,9 @@ use crate::app::App;
 use crate::config::{value_string, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::{cookies, login, pending, session};
+use crate::sso::pending;
 use crate::storage::{Kind, Session};
+use crate::web::cookies;
 use serde_json::json;
 
 /// Called after a successful login: when notifications are due, stores the login as pending
@@ -21,7 +22,7 @@ pub fn intercept(
     s: &Session,
     url: Option<&str>,
 ) -> Result<Option<Response>> {
-    if !conf.notifications.enabled {
+    if !conf.area::<crate::notifications::Settings>().enabled {
         return Ok(None);
     }
     let list = due_for(app, conf, s)?;
@@ -44,12 +45,16 @@ pub fn intercept(
     Ok(Some(resp.with_cookie(&cookie)))
 }
 
-/// Serves `/notifback` and `/mynotifications...`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+/// The portal's release of a held login once every notification is accepted: stores the SSO
+/// session and answers with its cookie (`portal::login::release`, given by the router).
+pub type Release = fn(&App, &Conf, &Request, &Session, Option<&str>) -> Result<Response>;
+
+/// Serves `/notifback` and `/mynotifications...`; `release` lets an accepted login through.
+pub fn handle(app: &App, req: &Request, conf: &Conf, release: Release) -> Result<Response> {
     if req.path.starts_with("/mynotifications") {
         return super::explorer::handle(app, req, conf);
     }
-    if req.path != "/notifback" || !conf.notifications.enabled {
+    if req.path != "/notifback" || !conf.area::<crate::notifications::Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
     if req.has_query("cancel") || req.form_param("cancel").is_some() {
@@ -71,12 +76,18 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if !pending::check_token(conf, &p.id, &req.form_param("token").unwrap_or_default()) {
         return Err(Error::bad("Invalid form token"));
     }
-    accept_form(app, conf, req, p)
+    accept_form(app, conf, req, p, release)
 }
 
 /// Checks the posted form against what is due now; stores the acceptance and releases the
 /// login when complete, else shows the form again.
-fn accept_form(app: &App, conf: &Conf, req: &Request, p: pending::Pending) -> Result<Response> {
+fn accept_form(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    p: pending::Pending,
+    release: Release,
+) -> Result<Response> {
     let list = due_for(app, conf, &p.session)?;
     if !accept::all_accepted(&list, &req.form()) {
         let page = super::form::page(&list, &pending::token(conf, &p.id), true);
@@ -88,21 +99,24 @@ fn accept_form(app: &App, conf: &Conf, req: &Request, p: pending::Pending) -> Re
         return Ok(Response::redirect(&conf.portal));
     }
     let clear = cookies::portal_cookie(conf, pending::COOKIE, "0", true);
-    Ok(login::release(app, conf, req, &p.session, p.url.as_deref())?.with_cookie(&clear))
+    Ok(release(app, conf, req, &p.session, p.url.as_deref())?.with_cookie(&clear))
 }
 
 /// Stores reference and acceptance epoch in the persistent session (only those), and marks
 /// the user's own notifications done. Idempotent.
 fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification]) -> Result<()> {
     let uid = trace(s);
-    let (pid, mut ps) = session::persistent(app, &uid)?;
+    let (pid, mut ps) = crate::sso::persistent(app, &uid)?;
     let now = crate::util::now();
     for n in list {
         ps.insert(accept::accepted_key(&n.reference), json!(now));
     }
     app.sessions(Kind::Persistent)
         .put(Kind::Persistent, &pid, &ps)?;
-    for n in list.iter().filter(|n| n.uid != conf.notifications.wildcard) {
+    for n in list
+        .iter()
+        .filter(|n| n.uid != conf.area::<crate::notifications::Settings>().wildcard)
+    {
         app.notifications.mark_done(&n.uid, &n.reference, now)?;
     }
     Ok(())
@@ -111,11 +125,13 @@ fn record_acceptance(app: &App, conf: &Conf, s: &Session, list: &[Notification])
 /// The notifications due for a session: own and wildcard ones, filtered by `accept::due`.
 pub fn due_for(app: &App, conf: &Conf, s: &Session) -> Result<Vec<Notification>> {
     let uid = trace(s);
-    let records = app
-        .notifications
-        .pending_for(&uid, &conf.notifications.wildcard, None)?;
+    let records = app.notifications.pending_for(
+        &uid,
+        &conf.area::<crate::notifications::Settings>().wildcard,
+        None,
+    )?;
     let candidates = records.iter().filter_map(readable).collect();
-    let (_, persistent) = session::persistent(app, &uid)?;
+    let (_, persistent) = crate::sso::persistent(app, &uid)?;
     Ok(accept::due(
         candidates,
         s,
@@ -129,7 +145,7 @@ pub fn readable(r: &super::store::Record) -> Option<Notification> {
     match r.notification() {
         Ok(n) => Some(n),
         Err(e) => {
-            crate::server::log::error(&format!(
+            crate::log::error(&format!(
                 "notification {} of {} is unreadable: {e:?}",
                 r.reference, r.uid
             ));

@@ -14,7 +14,8 @@ use serde_json::{json, Map, Value};
 
 /// Serves `/notifications` and everything under it.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    let s = &conf.notifications;
+    let settings = conf.area::<super::Settings>();
+    let s = settings.as_ref();
     if !s.server {
         return Err(Error::not_found("Not found"));
     }

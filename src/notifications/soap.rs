@@ -109,7 +109,7 @@ fn to_fault(e: Error) -> Error {
         Error::BadRequest(m) | Error::Conflict(m) | Error::NotFound(m) => fault(true, m),
         Error::SoapFault { .. } => e,
         other => {
-            crate::server::log::error(&format!("SOAP notification server: {other}"));
+            crate::log::error(&format!("SOAP notification server: {other}"));
             fault(false, "The notification could not be stored (server error)")
         }
     }

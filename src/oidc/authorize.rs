@@ -7,18 +7,18 @@
 //! rule, its authentication level; a refusal is a portal error page, never a redirect), then
 //! consent, then the code.
 use super::access::{admit, level};
-use super::store::{self, RecordType};
 use super::{consent, params, with_params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
+use crate::grants::{self as store, RecordType};
 use crate::http::{Request, Response};
-use crate::portal::{self, session::CookieState};
-use crate::server::log;
+use crate::log;
+use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
 use base64::Engine;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 /// A checked authorization request.
@@ -52,13 +52,19 @@ pub enum Refusal {
 }
 
 /// `/oauth2/authorize`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    login: super::LoginRedirect,
+) -> Result<Response> {
     let p = params(req);
-    let (rp, ar) = match check(&conf.oidc, &p) {
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let (rp, ar) = match check(&oidc, &p) {
         Ok(v) => v,
         Err(r) => return refusal(r, &p),
     };
-    let session = match user_session(app, conf, req, &ar)? {
+    let session = match user_session(app, conf, req, &ar, login)? {
         Ok(s) => s,
         Err(UserStep::Respond(r)) => return Ok(r),
         Err(UserStep::LoginRequired) => {
@@ -100,7 +106,7 @@ fn refusal(r: Refusal, p: &Params) -> Result<Response> {
         Refusal::Redirect(code) => Ok(refuse(
             p.get("redirect_uri").unwrap_or_default(),
             code,
-            p.get("state"),
+            p.state(),
         )),
     }
 }
@@ -138,6 +144,10 @@ pub fn check<'a>(
 /// from here on is redirected to it.
 fn request(rp: &Rp, redirect_uri: &str, p: &Params) -> std::result::Result<AuthRequest, Refusal> {
     // Stage 2 (redirected): RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3.
+    // 0. Every parameter within its bound: nothing oversized is stored with the code.
+    if p.oversized() {
+        return Err(Refusal::Redirect(OAuthCode::InvalidRequest));
+    }
     if p.get("response_type") != Some("code") {
         return Err(Refusal::Redirect(OAuthCode::UnsupportedResponseType));
     }
@@ -197,8 +207,10 @@ fn user_session(
     conf: &Conf,
     req: &Request,
     ar: &AuthRequest,
+    login: super::LoginRedirect,
 ) -> Result<std::result::Result<Session, UserStep>> {
-    let state = portal::session::from_request(app, conf, req)?;
+    let state =
+        crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?;
     let none = ar.prompt.iter().any(|p| p == "none");
     // Come back here after the login, without the parameters that asked for it.
     let back = format!(
@@ -210,57 +222,41 @@ fn user_session(
         CookieState::Valid(s) => s,
         _ if none => return Ok(Err(UserStep::LoginRequired)),
         CookieState::Unknown => {
-            let r = portal::login_redirect(conf, req, &back)
-                .with_cookie(&portal::cookies::clear_sso(conf));
+            let r = login(conf, req, &back).with_cookie(&crate::web::cookies::clear_sso(conf));
             return Ok(Err(UserStep::Respond(r)));
         }
-        CookieState::Absent => {
-            return Ok(Err(UserStep::Respond(portal::login_redirect(
-                conf, req, &back,
-            ))))
-        }
+        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back)))),
     };
-    let auth_time = session
-        .get("_lastAuthnUTime")
-        .and_then(crate::config::as_i64)
-        .unwrap_or(0);
+    let auth_time = session.auth_time().unwrap_or(0);
     let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
     if ar.prompt.iter().any(|p| p == "login") || too_old {
         if none {
             return Ok(Err(UserStep::LoginRequired));
         }
         // A fresh login: the browser drops its cookie, so the form really authenticates.
-        let r =
-            portal::login_redirect(conf, req, &back).with_cookie(&portal::cookies::clear_sso(conf));
+        let r = login(conf, req, &back).with_cookie(&crate::web::cookies::clear_sso(conf));
         return Ok(Err(UserStep::Respond(r)));
     }
-    Ok(Ok(session))
+    Ok(Ok(session.into_map()))
 }
 
 /// Stores the code with what the token endpoint needs.
 fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
-    let mut rec = Map::new();
-    rec.insert("client_id".into(), json!(ar.client_id));
-    rec.insert("redirect_uri".into(), json!(ar.redirect_uri));
-    rec.insert("scope".into(), json!(ar.scope));
-    rec.insert("nonce".into(), json!(ar.nonce));
-    if let Some((c, m)) = &ar.pkce {
-        rec.insert("code_challenge".into(), json!(c));
-        rec.insert("code_challenge_method".into(), json!(m));
-    }
-    rec.insert(
-        "_session_id".into(),
-        s.get("_session_id").cloned().unwrap_or(Value::Null),
-    );
-    rec.insert("sub".into(), json!(subject(s)));
-    rec.insert(
-        "auth_time".into(),
-        s.get("_lastAuthnUTime")
+    let grant = store::CodeGrant {
+        client_id: &ar.client_id,
+        redirect_uri: &ar.redirect_uri,
+        scope: &ar.scope,
+        nonce: ar.nonce.as_deref(),
+        pkce: ar.pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
+        session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
+        sub: subject(s),
+        auth_time: s
+            .get("_lastAuthnUTime")
             .cloned()
             .unwrap_or(json!(util::now())),
-    );
-    rec.insert("acr".into(), json!(format!("loa-{}", level(s))));
-    store::create(store::of(app), RecordType::Code, rec, rp.code_ttl)
+        acr: format!("loa-{}", level(s)),
+    };
+    store::create(store::of(app), RecordType::Code, grant, rp.code_ttl)
 }
 
 /// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.

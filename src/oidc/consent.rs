@@ -8,9 +8,9 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{OAuthCode, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::{csrf, pages, session};
 use crate::storage::{Kind, Session};
 use crate::util::{self, html_escape};
+use crate::web::{self, csrf};
 use serde_json::{json, Value};
 
 /// What the consent step decided.
@@ -89,7 +89,7 @@ pub fn covered(list: &[Value], rp: &str, scope: &str) -> bool {
 }
 
 fn consents(app: &App, trace: &str) -> Result<Vec<Value>> {
-    let (_, ps) = session::persistent(app, trace)?;
+    let (_, ps) = crate::sso::persistent(app, trace)?;
     Ok(parse_list(ps.get("_oidcConsents")))
 }
 
@@ -103,7 +103,7 @@ fn parse_list(v: Option<&Value>) -> Vec<Value> {
 }
 
 fn remember(app: &App, trace: &str, rp: &str, scope: &str) -> Result<()> {
-    let (id, mut ps) = session::persistent(app, trace)?;
+    let (id, mut ps) = crate::sso::persistent(app, trace)?;
     let mut list: Vec<Value> = parse_list(ps.get("_oidcConsents"));
     list.retain(|c| c.get("rp").and_then(Value::as_str) != Some(rp));
     list.push(json!({"rp": rp, "epoch": util::now(), "scope": scope}));
@@ -143,7 +143,7 @@ fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params, binding: &str) -> St
         html_escape(&conf.portal),
         html_escape(&csrf::issue_for(conf, binding)),
     );
-    pages::layout("Limette: consent", &body)
+    web::layout("Limette: consent", &body)
 }
 
 #[cfg(test)]

@@ -47,9 +47,9 @@ pub fn configuration(conf: &Conf) -> Response {
 /// The algorithms that work: HMAC always (keyed by each client's secret), an asymmetric
 /// algorithm only when its key is in force, `none` only when `with_none` and an RP uses it.
 pub fn algorithms(conf: &Conf, with_none: bool) -> Vec<&'static str> {
-    let keys = &conf.oidc.keys;
-    let none_used = conf
-        .oidc
+    let oidc = conf.area::<super::Settings>();
+    let keys = &oidc.keys;
+    let none_used = oidc
         .rps
         .iter()
         .any(|rp| rp.id_alg == Alg::None || rp.userinfo_alg == Some(Alg::None));
@@ -68,7 +68,11 @@ pub fn algorithms(conf: &Conf, with_none: bool) -> Vec<&'static str> {
 /// still be alive. Caches may keep it an hour at most: a rotation publishes the next key at
 /// once and keeps the previous one for at least the lifetime of its tokens.
 pub fn jwks(conf: &Conf) -> Response {
-    let body = conf.oidc.keys.jwks(crate::util::now()).to_string();
+    let body = conf
+        .area::<super::Settings>()
+        .keys
+        .jwks(crate::util::now())
+        .to_string();
     Response::bytes(200, "application/json; charset=utf-8", body)
         .with_header("Cache-Control", "public, max-age=3600")
 }

@@ -2,23 +2,24 @@
 //! the token endpoint; a live access token of that client answers `active: true` with
 //! `client_id`, `iss`, `exp`, `sub`, `scope`; anything else `{"active":false}`.
 use super::client::{self, Credentials};
-use super::store::{self, field, RecordType};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
+use crate::grants::{self as store, RecordType};
 use crate::http::{Request, Response};
 use serde_json::json;
 
 /// `/oauth2/introspect`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = super::params(req);
-    let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
     let token = p
         .get("token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
-    let id = super::access_record_id(&conf.oidc, token).unwrap_or_default();
+    let id = super::access_record_id(&conf.area::<super::Settings>(), token).unwrap_or_default();
     let rec = store::get(store::of(app), RecordType::Access, &id)?
-        .filter(|r| field(r, "client_id") == Some(&rp.client_id));
+        .filter(|r| r.client_id() == Some(rp.client_id.as_str()));
     let Some(rec) = rec else {
         return Ok(Response::json(200, &json!({"active": false})));
     };
@@ -28,9 +29,9 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             "active": true,
             "client_id": rp.client_id,
             "iss": super::issuer(conf),
-            "exp": rec.get("_exp"),
-            "sub": field(&rec, "sub"),
-            "scope": field(&rec, "scope"),
+            "exp": rec.expires(),
+            "sub": rec.sub(),
+            "scope": rec.scope(),
         }),
     ))
 }

@@ -5,8 +5,9 @@
 //! published until every token it signed has expired). EC and Ed25519 keys come from `ring`,
 //! RSA keys (which `ring` cannot make) from the `rsa` crate; only `ring` ever signs.
 use super::keys::{KeyKind, PrivateKey, RETIRED};
-use crate::config::{as_i64, save, value_string};
-use crate::server::log;
+use crate::config::{as_i64, value_string};
+use crate::log;
+use crate::storage::save;
 use crate::storage::ConfStore;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -96,10 +97,10 @@ pub fn complete(conf: &mut Map<String, Value>) -> Result<Option<String>, String>
 }
 
 /// Saves the latest configuration of `store` again, as a new number, when a relying party
-/// needs a key it lacks; the number saved, if any. Every node then loads the same keys. Called
+/// needs a key it lacks (the number saved is logged). Every node then loads the same keys. Called
 /// before a configuration is loaded (start, reload); a failure is logged and the RPs that
 /// need the key stay disabled.
-pub fn save_missing(store: &dyn ConfStore) -> Option<u64> {
+pub fn save_missing(store: &dyn ConfStore) {
     let result = (|| -> crate::error::Result<Option<u64>> {
         let Some(num) = store.latest()? else {
             return Ok(None);
@@ -120,19 +121,13 @@ pub fn save_missing(store: &dyn ConfStore) -> Option<u64> {
         save::save_new(store, &conf, &author).map(Some)
     })();
     match result {
-        Ok(Some(n)) => {
-            log::notice(&format!(
-                "signing keys generated and saved as configuration {n}"
-            ));
-            Some(n)
-        }
-        Ok(None) => None,
-        Err(e) => {
-            log::error(&format!(
-                "signing keys could not be generated and saved: {e}"
-            ));
-            None
-        }
+        Ok(Some(n)) => log::notice(&format!(
+            "signing keys generated and saved as configuration {n}"
+        )),
+        Ok(None) => {}
+        Err(e) => log::error(&format!(
+            "signing keys could not be generated and saved: {e}"
+        )),
     }
 }
 

@@ -8,25 +8,30 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
-use crate::portal::{cookies, pages, session::CookieState};
-use crate::storage::Kind;
+use crate::sso::CookieState;
+use crate::web::{self, cookies};
 use serde_json::{json, Value};
 
 /// `/oauth2/logout`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = super::params(req);
-    let target = destination(&conf.oidc, &super::issuer(conf), &p).map_err(Error::bad)?;
-    if let CookieState::Valid(s) = crate::portal::session::from_request(app, conf, req)? {
-        if let Some(id) = s.get("_session_id").and_then(Value::as_str) {
-            app.sessions(Kind::Global).delete(Kind::Global, id)?;
-        }
+    let target = destination(
+        &conf.area::<crate::oidc::Settings>(),
+        &super::issuer(conf),
+        &p,
+    )
+    .map_err(Error::bad)?;
+    if let CookieState::Valid(s) =
+        crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?
+    {
+        crate::sso::logout(app, &s)?;
     }
     let resp = match target {
         Some(url) => Response::redirect(&url),
         None if req.wants_json() => Response::json(200, &json!({"result": 1})),
         None => Response::html(
             200,
-            pages::layout(
+            web::layout(
                 "Limette",
                 "<h1>Limette</h1>\n<p id=\"loggedout\">You are signed out.</p>",
             ),
@@ -41,6 +46,9 @@ pub fn destination(
     iss: &str,
     p: &Params,
 ) -> std::result::Result<Option<String>, String> {
+    if p.oversized() {
+        return Err("A parameter is too long".into());
+    }
     let rp = match p.get("id_token_hint") {
         Some(hint) => Some(check_hint(settings, iss, hint)?),
         None => p

@@ -1,6 +1,7 @@
 //! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
 //! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
-//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP.
+//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP. The codes
+//! and tokens the endpoints issue are typed records of the domain (`crate::grants`).
 pub mod access;
 pub mod authorize;
 pub mod claims;
@@ -16,7 +17,6 @@ pub mod options;
 pub mod pkce;
 pub mod settings;
 pub mod signing;
-pub mod store;
 pub mod token;
 pub mod userinfo;
 
@@ -28,9 +28,13 @@ use crate::util;
 
 pub use settings::{DisabledRp, Rp, Settings};
 
+/// The portal's login form that comes back to a URL once signed in (`portal::login_redirect`,
+/// given by the router): what the authorization endpoint answers a user who must sign in.
+pub type LoginRedirect = fn(&Conf, &Request, &str) -> Response;
+
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.oidc.enabled {
+pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Result<Response> {
+    if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
     let endpoint = req
@@ -45,7 +49,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks(conf)),
-        "authorize" => authorize::handle(app, req, conf),
+        "authorize" => authorize::handle(app, req, conf, login),
         "token" => token::handle(app, req, conf),
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),
@@ -65,11 +69,37 @@ pub fn params(req: &Request) -> Params {
     Params(pairs)
 }
 
+/// Longest value of any OAuth or OpenID Connect parameter: an ID token hint, a PKCE
+/// challenge or a registered URI fits in a few kilobytes; a longer value is refused with
+/// `invalid_request` before anything is looked up or stored.
+pub const MAX_PARAM: usize = 4096;
+/// Longest `state` and `nonce`: echoed in redirects and stored with every code and token.
+pub const MAX_ECHOED: usize = 1024;
+/// Longest parameter name.
+const MAX_NAME: usize = 64;
+
 /// Decoded request parameters.
 #[derive(Debug, Clone, Default)]
 pub struct Params(pub Vec<(String, String)>);
 
 impl Params {
+    /// Whether any name or value is over its bound ([`MAX_PARAM`], [`MAX_ECHOED`] for `state`
+    /// and `nonce`).
+    pub fn oversized(&self) -> bool {
+        self.0.iter().any(|(k, v)| {
+            let max = match k.as_str() {
+                "state" | "nonce" => MAX_ECHOED,
+                _ => MAX_PARAM,
+            };
+            k.len() > MAX_NAME || v.len() > max
+        })
+    }
+
+    /// `state`, when it is within its bound (an oversized one is never echoed).
+    pub fn state(&self) -> Option<&str> {
+        self.get("state").filter(|s| s.len() <= MAX_ECHOED)
+    }
+
     /// First value of a name; an empty value counts as absent.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
@@ -172,6 +202,7 @@ mod tests {
             ("a".into(), "2".into()),
         ]);
         assert_eq!(p.get("a"), Some("1"));
+        assert!(!p.oversized());
         assert_eq!(p.to_query(&["prompt"]), "a=1&a=2");
     }
 }

@@ -122,7 +122,7 @@ impl Settings {
         );
         let (keys, key_errors) = Keyring::from_conf(raw);
         for e in &key_errors {
-            crate::server::log::error(&format!("signing key not usable: {e}"));
+            crate::log::error(&format!("signing key not usable: {e}"));
         }
         let (mut rps, mut disabled) = (Vec::new(), Vec::new());
         if let Some(Value::Object(all)) = raw.get("oidcRPMetaDataOptions") {
@@ -145,7 +145,7 @@ impl Settings {
         }
         disable_shared_client_ids(&mut rps, &mut disabled);
         for d in &disabled {
-            crate::server::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
+            crate::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
         }
         let warnings = none_warnings(&rps);
         Ok(Settings {
@@ -261,6 +261,12 @@ fn exported_vars(raw: &Map<String, Value>, name: &str) -> Vec<(String, String)> 
             .map(|(k, v)| (k.clone(), value_string(v)))
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
     }
 }
 

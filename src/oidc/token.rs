@@ -3,11 +3,11 @@
 //! then client authentication (a wrong secret leaves the code alone), then the code, taken
 //! atomically (a wrong client or redirect_uri has consumed it), then PKCE.
 use super::client::{self, Credentials};
-use super::store::{self, field, RecordType};
 use super::{issuer, jwt, params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
+use crate::grants::{self as store, Record, RecordType};
 use crate::http::{Request, Response};
 use crate::storage::Session;
 use crate::util;
@@ -25,8 +25,13 @@ pub enum Grant {
 /// `/oauth2/token`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
+    // RFC 6749 5.2: a parameter over its bound makes the request malformed.
+    if p.oversized() {
+        return Err(Error::oauth(OAuthCode::InvalidRequest));
+    }
     let grant = grant_type(p.get("grant_type"))?;
-    let rp = client::authenticate(&conf.oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
     let answer = match grant {
         Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,
         Grant::RefreshToken => refresh(app, conf, rp, &p)?,
@@ -58,16 +63,15 @@ fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String
     // 1. Single use: taken before anything else can fail (RFC 6749 4.1.2, 10.5).
     let rec = store::take(store::of(app), RecordType::Code, code)?.ok_or_else(invalid_grant)?;
     // 2. Issued to this client (RFC 6749 4.1.3).
-    if field(&rec, "client_id") != Some(rp.client_id.as_str()) {
+    if rec.client_id() != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
     }
     // 3. Same redirect_uri as the authorization request (RFC 6749 4.1.3).
-    if p.get("redirect_uri") != field(&rec, "redirect_uri") {
+    if p.get("redirect_uri") != rec.redirect_uri() {
         return Err(invalid_grant());
     }
     // 4. PKCE (RFC 7636 4.6); a public client always has a challenge (checked at authorize).
-    if let Some(challenge) = field(&rec, "code_challenge") {
-        let method = field(&rec, "code_challenge_method").unwrap_or("plain");
+    if let Some((challenge, method)) = rec.pkce() {
         if !super::pkce::verify(challenge, method, p.get("code_verifier").unwrap_or("")) {
             return Err(invalid_grant());
         }
@@ -85,18 +89,17 @@ fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Va
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
     // RFC 6749 5.2: unknown, expired or another client's refresh token is invalid_grant.
     let rec = store::get(store::of(app), RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
-    if field(&rec, "client_id") != Some(rp.client_id.as_str()) {
+    if rec.client_id() != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
     }
     live_session(app, conf, &rec)?;
-    let mut grant = rec.clone();
-    grant.remove("nonce");
-    issue(app, conf, rp, &grant, false)
+    issue(app, conf, rp, &rec.without_nonce(), false)
 }
 
-fn live_session(app: &App, conf: &Conf, rec: &Session) -> Result<Session> {
-    let sid = field(rec, "_session_id").unwrap_or("");
-    crate::portal::session::lookup(app, conf, sid)?.ok_or_else(invalid_grant)
+fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
+    crate::sso::lookup(app, conf, rec.session_id())?
+        .map(crate::sso::SsoSession::into_map)
+        .ok_or_else(invalid_grant)
 }
 
 /// The token response: access token, ID token, and a refresh token on the code grant when
@@ -105,22 +108,10 @@ fn issue(
     app: &App,
     conf: &Conf,
     rp: &Rp,
-    grant: &Session,
+    grant: &Record,
     from_code: bool,
 ) -> Result<Map<String, Value>> {
-    let keep = [
-        "client_id",
-        "scope",
-        "sub",
-        "_session_id",
-        "auth_time",
-        "acr",
-    ];
-    let base: Session = grant
-        .iter()
-        .filter(|(k, _)| keep.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let base = grant.for_tokens();
     let record = store::create(
         store::of(app),
         RecordType::Access,
@@ -130,7 +121,7 @@ fn issue(
     let access = match rp.access_jwt {
         Some(alg) => {
             let claims = access_token_claims(app, conf, rp, grant, &record)?;
-            super::sign_for(&conf.oidc, rp, alg, "at+jwt", &claims)?
+            super::sign_for(&conf.area::<super::Settings>(), rp, alg, "at+jwt", &claims)?
         }
         None => record,
     };
@@ -143,14 +134,20 @@ fn issue(
             store::of(app),
             RecordType::Refresh,
             base,
-            conf.oidc.refresh_ttl,
+            conf.area::<crate::oidc::Settings>().refresh_ttl,
         )?;
         out.insert("refresh_token".into(), json!(refresh));
     }
-    let claims = id_token_claims(&issuer(conf), rp, grant, &access, util::now());
-    let sub = field(grant, "sub").unwrap_or("");
-    crate::server::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
-    let id_token = super::sign_for(&conf.oidc, rp, rp.id_alg, "JWT", &claims)?;
+    let claims = id_token_claims(&issuer(conf), rp, grant.as_map(), &access, util::now());
+    let sub = grant.sub().unwrap_or("");
+    crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
+    let id_token = super::sign_for(
+        &conf.area::<super::Settings>(),
+        rp,
+        rp.id_alg,
+        "JWT",
+        &claims,
+    )?;
     out.insert("id_token".into(), json!(id_token));
     Ok(out)
 }
@@ -162,12 +159,12 @@ fn access_token_claims(
     app: &App,
     conf: &Conf,
     rp: &Rp,
-    grant: &Session,
+    grant: &Record,
     record: &str,
 ) -> Result<Map<String, Value>> {
     let now = util::now();
-    let scope = field(grant, "scope").unwrap_or("");
-    let sub = field(grant, "sub").unwrap_or("");
+    let scope = grant.scope().unwrap_or("");
+    let sub = grant.sub().unwrap_or("");
     let mut c = Map::new();
     if rp.access_claims {
         let session = live_session(app, conf, grant)?;
@@ -182,7 +179,7 @@ fn access_token_claims(
     c.insert("iat".into(), json!(now));
     c.insert("jti".into(), json!(record));
     c.insert("scope".into(), json!(scope));
-    if let Some(t) = grant.get("auth_time") {
+    if let Some(t) = grant.auth_time() {
         c.insert("auth_time".into(), t.clone());
     }
     Ok(c)
@@ -198,21 +195,22 @@ pub fn id_token_claims(
 ) -> Map<String, Value> {
     let mut c = Map::new();
     c.insert("iss".into(), json!(iss));
-    c.insert("sub".into(), json!(field(grant, "sub").unwrap_or("")));
+    let grant = Record::from(grant.clone());
+    c.insert("sub".into(), json!(grant.sub().unwrap_or("")));
     c.insert("aud".into(), json!([rp.client_id]));
     c.insert("azp".into(), json!(rp.client_id));
     c.insert("exp".into(), json!(now + rp.id_ttl));
     c.insert("iat".into(), json!(now));
     c.insert(
         "auth_time".into(),
-        grant.get("auth_time").cloned().unwrap_or(json!(now)),
+        grant.auth_time().cloned().unwrap_or(json!(now)),
     );
-    c.insert("acr".into(), json!(field(grant, "acr").unwrap_or("loa-1")));
+    c.insert("acr".into(), json!(grant.acr().unwrap_or("loa-1")));
     c.insert(
         "at_hash".into(),
         json!(jwt::at_hash_for(rp.id_alg, access_token)),
     );
-    if let Some(n) = field(grant, "nonce") {
+    if let Some(n) = grant.nonce() {
         c.insert("nonce".into(), json!(n));
     }
     c

@@ -3,10 +3,10 @@
 //! Errors follow RFC 6750 3.1 (a documented difference from LemonLDAP::NG's bare header):
 //! no token -> 401 `Bearer`; unknown, expired, or its SSO session gone -> 401 `invalid_token`.
 //! An RP with `oidcRPMetaDataOptionsUserInfoSignAlg` gets a signed JWT (OIDC Core 5.3.2).
-use super::store::{self, field, RecordType};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
+use crate::grants::{self as store, RecordType};
 use crate::http::{Method, Request, Response};
 use serde_json::{json, Value};
 
@@ -25,18 +25,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         .filter(|t| !t.is_empty())
         .ok_or(Error::Bearer(None))?;
     let invalid = || Error::Bearer(Some(OAuthCode::InvalidToken));
-    let id = super::access_record_id(&conf.oidc, &token).ok_or_else(invalid)?;
+    let oidc = conf.area::<crate::oidc::Settings>();
+    let id = super::access_record_id(&oidc, &token).ok_or_else(invalid)?;
     let rec = store::get(store::of(app), RecordType::Access, &id)?.ok_or_else(invalid)?;
-    let rp = conf
-        .oidc
-        .rp(field(&rec, "client_id").unwrap_or(""))
-        .ok_or_else(invalid)?;
-    let sid = field(&rec, "_session_id").unwrap_or("");
-    let session = crate::portal::session::lookup(app, conf, sid)?.ok_or_else(invalid)?;
+    let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
+    let session = crate::sso::lookup(app, conf, rec.session_id())?.ok_or_else(invalid)?;
     let claims = super::claims::userinfo(
         rp,
-        field(&rec, "scope").unwrap_or(""),
-        field(&rec, "sub").unwrap_or(""),
+        rec.scope().unwrap_or(""),
+        rec.sub().unwrap_or(""),
         &session,
         conf.get_bool("oidcServiceIgnoreScopeForClaims"),
     );
@@ -47,7 +44,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let mut claims = claims;
     claims.insert("iss".into(), json!(super::issuer(conf)));
     claims.insert("aud".into(), json!(rp.client_id));
-    let token = super::sign_for(&conf.oidc, rp, alg, "JWT", &claims)?;
+    let token = super::sign_for(&conf.area::<super::Settings>(), rp, alg, "JWT", &claims)?;
     Ok(Response::bytes(200, "application/jwt", token)
         .with_header("Cache-Control", "no-store")
         .with_header("Pragma", "no-cache"))

@@ -12,8 +12,12 @@ pub fn serve(req: &Request) -> Result<Response> {
             "text/css; charset=utf-8",
             include_str!("../../static/limette.css"),
         ),
-        "/static/languages/en.json" => ("application/json; charset=utf-8", super::messages::EN),
-        "/static/languages/fr.json" => ("application/json; charset=utf-8", super::messages::FR),
+        "/static/languages/en.json" => {
+            ("application/json; charset=utf-8", crate::web::messages::EN)
+        }
+        "/static/languages/fr.json" => {
+            ("application/json; charset=utf-8", crate::web::messages::FR)
+        }
         _ => return Err(Error::not_found("Not found")),
     };
     Ok(Response::bytes(200, ctype, body).with_header("Cache-Control", "public, max-age=3600"))

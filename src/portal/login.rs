@@ -1,15 +1,23 @@
 //! The login: check the credentials against the directory, build the SSO session, let the
-//! notification system hold it back if needed, then store it and release the cookie.
-use super::{cookies, login_page, pages, pending_url, session, session::CookieState};
+//! hold (`Hold`: the notifications to accept, as the router gives it) keep it back if needed,
+//! then store it and release the cookie. The portal does not know the notifications area.
+use super::{login_page, pages, pending_url, session, session::CookieState};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Request, Response};
 use crate::storage::Session;
+use crate::web::{cookies, csrf};
 use serde_json::{json, Map, Value};
 
+/// Longest login name: with `userControl`, what makes a name well-formed (PE_MALFORMEDUSER
+/// above); no directory is asked about a longer one, and it never reaches a session.
+pub const MAX_USER: usize = 255;
+/// Longest password handed to a directory (PE_BADCREDENTIALS above, as a wrong one).
+pub const MAX_PASSWORD: usize = 4096;
+
 /// `POST /` or `POST /oauth2/` with `user` and `password`.
-pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Response> {
     let json = req.wants_json();
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
         // Already authenticated: LemonLDAP::NG refuses a second login on the same session.
@@ -25,8 +33,8 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         });
     }
     if !json && conf.get_bool("requireToken") {
-        if let Err(r) = super::csrf::check(conf, req.form_param("token").as_deref()) {
-            let code = if r == super::csrf::Refusal::Missing {
+        if let Err(r) = csrf::check(conf, req.form_param("token").as_deref()) {
+            let code = if r == csrf::Refusal::Missing {
                 PortalCode::NoToken
             } else {
                 PortalCode::TokenExpired
@@ -41,8 +49,11 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if user.is_empty() || password.is_empty() {
         return Ok(login_page(conf, req, PortalCode::FormEmpty, 401));
     }
-    if !user_allowed(conf, &user) {
+    if user.len() > MAX_USER || !user_allowed(conf, &user) {
         return Ok(login_page(conf, req, PortalCode::MalformedUser, 401));
+    }
+    if password.len() > MAX_PASSWORD {
+        return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
     }
     let attrs = match authenticate(conf, &user, &password) {
         Ok(a) => a,
@@ -51,7 +62,7 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     };
     let dir = crate::directory::for_conf(conf);
     let s = session::build(conf, req, &user, &attrs, dir.name());
-    finish(app, conf, req, s, pending_url(conf, req))
+    finish(app, conf, req, s, pending_url(conf, req), hold)
 }
 
 /// Checks credentials and returns the user's attributes. Wrong password or unknown user:
@@ -60,27 +71,33 @@ pub fn authenticate(conf: &Conf, user: &str, password: &str) -> Result<Map<Strin
     let dir = crate::directory::for_conf(conf);
     let bad = || Error::portal(PortalCode::BadCredentials, 401);
     let fail = |e: Error| {
-        crate::server::log::error(&format!("directory failure for a login: {e}"));
+        crate::log::error(&format!("directory failure for a login: {e}"));
         Error::portal(PortalCode::Error, 401)
     };
     if user.len() > 255 || !dir.authenticate(user, password).map_err(fail)? {
-        crate::server::log::notice(&format!("bad credentials for {}", sanitize(user)));
+        crate::log::notice(&format!("bad credentials for {}", sanitize(user)));
         return Err(bad());
     }
     dir.user_info(user).map_err(fail)?.ok_or_else(bad)
 }
 
-/// Ends a successful login: the notification system may hold the session back (and answers
-/// itself); otherwise the session is stored, the cookie set, and the client sent on.
+/// What may hold a successful login back before its SSO session exists, answering itself
+/// (`Some`), or let it through (`None`): the notifications to accept
+/// (`notifications::portal::intercept`, given by the router). It gets the session built and
+/// the URL the client goes to afterwards; it releases the login later with `release`.
+pub type Hold = fn(&App, &Conf, &Request, &Session, Option<&str>) -> Result<Option<Response>>;
+
+/// Ends a successful login: the hold may keep the session back (and answers itself);
+/// otherwise the session is stored, the cookie set, and the client sent on.
 pub fn finish(
     app: &App,
     conf: &Conf,
     req: &Request,
     s: Session,
     url: Option<String>,
+    hold: Hold,
 ) -> Result<Response> {
-    if let Some(resp) = crate::notifications::portal::intercept(app, conf, req, &s, url.as_deref())?
-    {
+    if let Some(resp) = hold(app, conf, req, &s, url.as_deref())? {
         return Ok(resp);
     }
     release(app, conf, req, &s, url.as_deref())
@@ -95,8 +112,8 @@ pub fn release(
     s: &Session,
     url: Option<&str>,
 ) -> Result<Response> {
-    let id = session::store(app, s)?;
-    crate::server::log::notice(&format!(
+    let id = crate::sso::store(app, s)?;
+    crate::log::notice(&format!(
         "user {} authenticated",
         sanitize(
             &s.get("_whatToTrace")

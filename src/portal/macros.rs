@@ -8,15 +8,15 @@
 //! keys exist otherwise is `session`'s business.
 use crate::config::value_string;
 use crate::http::Request;
+use crate::log;
 use crate::rules::{Env, Expression, Rule};
-use crate::server::log;
 use serde_json::{json, Map, Value};
 
 /// LemonLDAP::NG's default `multiValuesSeparator`.
 pub const DEFAULT_SEPARATOR: &str = "; ";
 
 /// The compiled `macros` and `groups` of one configuration.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Compiled {
     /// (name, expression), sorted by name.
     macros: Vec<(String, Expression)>,
@@ -159,6 +159,12 @@ fn compile_table<T>(
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+impl crate::config::AreaSettings for Compiled {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Ok(Compiled::from_conf(raw))
+    }
 }
 
 #[cfg(test)]

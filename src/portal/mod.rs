@@ -2,31 +2,28 @@
 //! `GET /?logout=1`. JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
-pub mod cookies;
-pub mod csrf;
 pub mod login;
 pub mod macros;
-pub mod messages;
 pub mod pages;
-pub mod pending;
 pub mod session;
 
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
+use crate::web::{cookies, csrf};
 use base64::Engine;
 use serde_json::json;
 use session::CookieState;
 
-/// Serves `/` (and the login POST on `/oauth2/`).
-pub fn handle_root(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+/// Serves `/` (and the login POST on `/oauth2/`); `hold` may keep a login back (`login::Hold`).
+pub fn handle_root(app: &App, req: &Request, conf: &Conf, hold: login::Hold) -> Result<Response> {
     if req.has_query("logout") {
         return logout(app, req, conf);
     }
     match req.method {
         Method::Get | Method::Head => show(app, req, conf),
-        Method::Post => login::post(app, req, conf),
+        Method::Post => login::post(app, req, conf, hold),
         _ => Err(Error::MethodNotAllowed),
     }
 }
@@ -55,7 +52,7 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 /// must show them).
 pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16) -> Response {
     if req.wants_json() {
-        return crate::http::errors::portal_json(code, json_status, &conf.portal);
+        return portal_json(code, json_status, &conf.portal);
     }
     let url = req.param("url").filter(|u| decode_url(u).is_some());
     let user = req.form_param("user").unwrap_or_default();
@@ -83,10 +80,7 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
 
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
-        if let Some(id) = s.get("_session_id").and_then(|v| v.as_str()) {
-            app.sessions(crate::storage::Kind::Global)
-                .delete(crate::storage::Kind::Global, id)?;
-        }
+        crate::sso::logout(app, &s)?;
     }
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "47"}))
@@ -102,7 +96,9 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 /// The URL to go to after login (`url` parameter, base64 as LemonLDAP::NG sends it), when it
 /// is one the portal may redirect to.
 pub fn pending_url(conf: &Conf, req: &Request) -> Option<String> {
-    let raw = req.param("url")?;
+    /// Longest encoded `url` taken (a longer one is ignored, as a disallowed one is).
+    const MAX_URL: usize = 4096;
+    let raw = req.param("url").filter(|u| u.len() <= MAX_URL)?;
     let url = decode_url(&raw)?;
     is_allowed_target(conf, &url).then_some(url)
 }
@@ -204,6 +200,21 @@ impl Origin {
             Some(p) => format!("{}:{p}", self.host),
             None => self.host.clone(),
         }
+    }
+}
+
+/// The JSON form of a portal answer (`router::errors` gives it to every portal error) with an error code, `{"result":0,"error":"N"}`, for the
+/// portal pages that render their own HTML but answer JSON clients like any portal error.
+pub fn portal_json(code: crate::error::PortalCode, status: u16, portal: &str) -> Response {
+    let resp = Response::json(status, &json!({"result": 0, "error": code.as_str()}));
+    with_sso_challenge(resp, status, portal)
+}
+
+pub(crate) fn with_sso_challenge(resp: Response, status: u16, portal: &str) -> Response {
+    if status == 401 {
+        resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
+    } else {
+        resp
     }
 }
 

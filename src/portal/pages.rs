@@ -1,20 +1,9 @@
 //! The portal's HTML pages: login form, landing page, logout page. Plain HTML and CSS, every
 //! dynamic value escaped.
-use super::messages;
 use crate::config::Conf;
 use crate::storage::Session;
 use crate::util::html_escape;
-
-/// Wraps a body in the page layout.
-pub fn layout(title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>{}</title><link rel=\"stylesheet\" href=\"/static/limette.css\"></head>\n\
-<body><main class=\"box\">\n{body}\n</main></body></html>\n",
-        html_escape(title)
-    )
-}
+use crate::web::{layout, messages};
 
 /// The login form. `code` is the portal error to show (0 = none), `url` the base64 URL to go
 /// to afterwards, `token` the CSRF token.

@@ -1,87 +1,39 @@
-//! SSO sessions: built at login with LemonLDAP::NG's keys (attributes, then `macros` and
-//! groups through `portal::macros`), stored in the global store, found again from the cookie
-//! (expired ones are deleted on sight), and the persistent session id.
+//! The SSO session as the portal handles it: built at login with LemonLDAP::NG's keys
+//! (attributes, then `macros` and groups through `portal::macros`), and found from the
+//! request's cookie (`from_request`, `require_user`). The type and its store are the domain's
+//! (`crate::sso`).
 use crate::app::App;
 use crate::config::Conf;
-use crate::error::Result;
-use crate::http::Request;
-use crate::storage::{Kind, Session};
+use crate::error::{PortalCode, Result};
+use crate::http::{Request, Response};
+pub use crate::sso::CookieState;
+use crate::sso::SsoSession;
+use crate::storage::Session;
 use crate::util;
-use md5::{Digest, Md5};
+use crate::web::cookies;
 use serde_json::{json, Map, Value};
-
-/// What the SSO cookie of a request names.
-#[derive(Debug)]
-pub enum CookieState {
-    /// No cookie (or the cleared value `0`).
-    Absent,
-    /// A cookie naming no live session.
-    Unknown,
-    /// A live session.
-    Valid(Session),
-}
 
 /// Looks up the session named by the request's SSO cookie.
 pub fn from_request(app: &App, conf: &Conf, req: &Request) -> Result<CookieState> {
-    let Some(id) = req
-        .cookie(&conf.cookie_name)
-        .filter(|v| !v.is_empty() && v != "0")
-    else {
-        return Ok(CookieState::Absent);
-    };
-    Ok(match lookup(app, conf, &id)? {
-        Some(s) => CookieState::Valid(s),
-        None => CookieState::Unknown,
+    crate::sso::from_cookie(app, conf, cookies::sso_id(conf, req).as_deref())
+}
+
+/// The connected user's SSO session, or the portal's answer to a request without one: the
+/// login page (HTML), or portal error 9 (no cookie) or 1 (a cookie naming no live session,
+/// cleared) with the SSO challenge (JSON).
+pub fn require_user(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+) -> Result<std::result::Result<SsoSession, Response>> {
+    Ok(match from_request(app, conf, req)? {
+        CookieState::Valid(s) => Ok(s),
+        CookieState::Unknown => Err(
+            super::login_page(conf, req, PortalCode::SessionExpired, 401)
+                .with_cookie(&cookies::clear_sso(conf)),
+        ),
+        CookieState::Absent => Err(super::login_page(conf, req, PortalCode::FirstAccess, 401)),
     })
-}
-
-/// The live SSO session of that id. An expired one is deleted and reported absent; a live one
-/// gets `_lastSeen` refreshed (at most once a minute, to spare the store).
-pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<Session>> {
-    if !is_session_id(id) {
-        return Ok(None);
-    }
-    let store = app.sessions(Kind::Global);
-    let Some(mut s) = store.get(Kind::Global, id)? else {
-        return Ok(None);
-    };
-    let now = util::now();
-    if is_expired(conf, &s, now) {
-        store.delete(Kind::Global, id)?;
-        return Ok(None);
-    }
-    let last = s.get("_lastSeen").and_then(Value::as_i64).unwrap_or(0);
-    if now - last >= 60 {
-        s.insert("_lastSeen".into(), json!(now));
-        // A logout meanwhile wins: the refresh does not bring the session back.
-        if !store.update(Kind::Global, id, &s)? {
-            return Ok(None);
-        }
-    }
-    Ok(Some(s))
-}
-
-/// True when the session is past `timeout` (from its `_utime`) or past `timeoutActivity`
-/// (from its `_lastSeen`, when that setting is on).
-pub fn is_expired(conf: &Conf, s: &Session, now: i64) -> bool {
-    let utime = s.get("_utime").and_then(crate::config::as_i64).unwrap_or(0);
-    if now - utime > conf.timeout {
-        return true;
-    }
-    let activity = conf.get_i64("timeoutActivity").unwrap_or(0);
-    if activity > 0 {
-        let last = s
-            .get("_lastSeen")
-            .and_then(crate::config::as_i64)
-            .unwrap_or(utime);
-        return now - last > activity;
-    }
-    false
-}
-
-/// A 64-hex session id as the portal generates them.
-pub fn is_session_id(id: &str) -> bool {
-    id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Builds (without storing) the SSO session of an authenticated user.
@@ -115,7 +67,9 @@ pub fn build(
     apply_macros_and_groups(conf, req, attrs, &mut s);
     // A `_whatToTrace` macro names the user itself (LemonLDAP::NG sets that key nowhere
     // else); otherwise it is the `whatToTrace` attribute, the login name when that is empty.
-    let by_macro = conf.macros.has_macro("_whatToTrace")
+    let by_macro = conf
+        .area::<super::macros::Compiled>()
+        .has_macro("_whatToTrace")
         && s.get("_whatToTrace")
             .is_some_and(|v| !crate::config::value_string(v).is_empty());
     if !by_macro {
@@ -144,7 +98,7 @@ fn apply_macros_and_groups(
     s: &mut Session,
 ) {
     let env = super::macros::request_env(req);
-    let compiled = &conf.macros;
+    let compiled = conf.area::<super::macros::Compiled>();
     if compiled.groups_before_macros() {
         directory_groups(attrs, compiled.separator(), s);
         compiled.apply_macros(s, &env);
@@ -221,48 +175,4 @@ fn directory_groups(attrs: &Map<String, Value>, separator: &str, s: &mut Session
     }
     s.insert("groups".into(), json!(groups));
     s.insert("hGroups".into(), Value::Object(hgroups));
-}
-
-/// Stores a built session; returns its id.
-pub fn store(app: &App, s: &Session) -> Result<String> {
-    let id = s
-        .get("_session_id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    app.sessions(Kind::Global).put(Kind::Global, &id, s)?;
-    Ok(id)
-}
-
-/// The persistent session id of a user: MD5 hex of the `whatToTrace` value (LemonLDAP::NG).
-pub fn persistent_id(trace: &str) -> String {
-    let digest = Md5::digest(trace.as_bytes());
-    util::hex(&digest)[..32].to_string()
-}
-
-/// The user's persistent session, created empty when absent.
-pub fn persistent(app: &App, trace: &str) -> Result<(String, Session)> {
-    let id = persistent_id(trace);
-    let store = app.sessions(Kind::Persistent);
-    if let Some(s) = store.get(Kind::Persistent, &id)? {
-        return Ok((id, s));
-    }
-    let now = util::now();
-    let mut s = Map::new();
-    s.insert("_session_id".into(), json!(id));
-    s.insert("_session_kind".into(), json!("Persistent"));
-    s.insert("_session_uid".into(), json!(trace));
-    s.insert("_utime".into(), json!(now));
-    Ok((id, s))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn persistent_id_is_md5_of_trace() {
-        assert_eq!(
-            super::persistent_id("dwho"),
-            "5efe8af397fc3577e05b483aca964f1b"
-        );
-    }
 }

@@ -1,16 +1,18 @@
-//! The only caller of tiny_http's `recv`: takes each request and queues it for the workers,
-//! answering 503 at once when the queue is full. Nothing else happens on this thread.
+//! The only caller of tiny_http's `recv`: takes each request (already read whole by the
+//! reading stage, `front`) and queues it for the workers, answering 503 at once when the queue
+//! is full. Nothing else happens on this thread.
 use crate::http::{adapter, Response};
-use crate::server::{log, pool::Pool};
+use crate::log;
+use crate::server::pool::Pool;
 use serde_json::json;
-use std::net::TcpListener;
+use std::os::unix::net::UnixListener;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Receives until `stop` is set, then closes the pool (which finishes in-flight requests).
-/// `spare` is a clone of the listening socket, used to start a new tiny_http server should its
+/// `spare` is a clone of tiny_http's private socket, used to start a new tiny_http server should its
 /// accept thread ever give up (an accept error ends it for good).
-pub fn run(first: tiny_http::Server, spare: TcpListener, pool: Pool, stop: &AtomicBool) {
+pub fn run(first: tiny_http::Server, spare: UnixListener, pool: Pool, stop: &AtomicBool) {
     let mut servers = vec![first];
     while !stop.load(Ordering::SeqCst) {
         let mut got_any = false;

@@ -1,18 +1,12 @@
-//! The listening socket, made by hand so that accepted sockets inherit what tiny_http never
-//! sets (Linux copies these options from the listener at accept time):
+//! The listening socket, made by hand so that accepted sockets inherit what the standard
+//! library never sets (Linux copies these options from the listener at accept time):
 //! - TCP_NODELAY, without which any response over about 1 KiB waits for the client's delayed
 //!   ACK (40 ms);
-//! - receive and send timeouts, so an idle keep-alive or silent client is dropped after
-//!   `idle_timeout` and can never hold a connection thread for ever.
+//! - a send timeout of `idle_timeout`, so a client that stops reading its answers is dropped.
 //!
-//! The receive timeout also applies to `accept` itself, and tiny_http's accept thread gives
-//! up on any accept error; a heartbeat thread therefore connects to the listener at a third of
-//! the timeout, so that `accept` never sits idle that long.
+//! Read deadlines are the reading stage's (`front`), set before every read.
 use socket2::{Domain, Protocol, Socket, Type};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::net::{TcpListener, ToSocketAddrs};
 use std::time::Duration;
 
 /// Binds `addr` with TCP_NODELAY and the idle timeouts set.
@@ -29,28 +23,4 @@ pub fn bind(addr: &str, idle_timeout: Duration) -> std::io::Result<TcpListener> 
     sock.bind(&sa.into())?;
     sock.listen(1024)?;
     Ok(sock.into())
-}
-
-/// Keeps `accept` from timing out (see the module doc); ends when `stop` is set.
-pub fn spawn_heartbeat(addr: SocketAddr, idle: Duration, stop: Arc<AtomicBool>) -> JoinHandle<()> {
-    let period = (idle / 3).max(Duration::from_millis(50));
-    let target = if addr.ip().is_unspecified() {
-        SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), addr.port())
-    } else {
-        addr
-    };
-    std::thread::spawn(move || {
-        let tick = Duration::from_millis(50);
-        let mut waited = Duration::ZERO;
-        while !stop.load(Ordering::SeqCst) {
-            std::thread::sleep(tick);
-            waited += tick;
-            if waited >= period {
-                waited = Duration::ZERO;
-                let _ = TcpStream::connect_timeout(&target, Duration::from_secs(1));
-            }
-        }
-        // One last connection unblocks tiny_http's accept so its thread can see the end.
-        let _ = TcpStream::connect_timeout(&target, Duration::from_secs(1));
-    })
 }

@@ -4,10 +4,10 @@
 use crate::app::App;
 use crate::error::Error;
 use crate::http::adapter::{self, ConnTracker, Limits, RawRequest};
-use crate::http::errors::{to_response, Flavour};
 use crate::http::{Method, Request, Response};
+use crate::log;
 use crate::router;
-use crate::server::log;
+use crate::router::errors::{to_response, Flavour};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};

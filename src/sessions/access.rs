@@ -3,8 +3,8 @@
 //! (a leading `(?#comment)` exists to steer that order), the first regex that matches the path
 //! decides, `default` (deny when absent) otherwise. Compiled once per configuration; a key or
 //! rule that does not compile is logged and denies.
+use crate::log;
 use crate::rules::{Env, Rule};
-use crate::server::log;
 use regex_lite::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

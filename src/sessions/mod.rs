@@ -1,14 +1,13 @@
-//! The REST session server (`rest`), the connected user's endpoints (`my`), the `__secret`
-//! cipher of LemonLDAP::NG's session protocol (`secret`), the access rules they evaluate
-//! (`access`), which keys leave the server (`export`), and the `limette sessions` command.
+//! The REST session server (`rest`, which checks `__secret` with `crypto::secret`), the
+//! connected user's endpoints (`my`), the access rules they evaluate (`access`), which keys
+//! leave the server (`export`) and the purge of expired ones (`purge`). The `limette sessions`
+//! command is the top's (`cli::sessions`).
 //! `Settings` is parsed once per configuration: rules are compiled here, not per request.
 pub mod access;
-pub mod cli;
 pub mod export;
 pub mod my;
 pub mod purge;
 pub mod rest;
-pub mod secret;
 
 use crate::config::{as_i64, truthy, value_string};
 use serde_json::{Map, Value};
@@ -49,5 +48,11 @@ impl Settings {
             clock_tolerance: tolerance,
             vhosts: access::compile_all(raw.get("locationRules")),
         })
+    }
+}
+
+impl crate::config::AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Settings::from_conf(raw)
     }
 }

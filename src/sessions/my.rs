@@ -6,36 +6,59 @@
 use super::{access, export, Settings};
 use crate::app::App;
 use crate::config::Conf;
-use crate::error::{Error, PortalCode, Result};
+use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::portal::session::{self, CookieState};
-use crate::portal::{cookies, login_page};
+use crate::sso::SsoSession;
 use crate::storage::{Kind, Session};
+use crate::web::cookies;
 use base64::Engine;
 use serde_json::{json, Value};
 
-/// Serves the connected user's endpoints.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    let s = match connected(app, conf, req)? {
+/// The connected user's SSO session, or the portal's answer to a request without one
+/// (`portal::session::require_user`, given by the router).
+pub type RequireUser =
+    fn(&App, &Conf, &Request) -> Result<std::result::Result<SsoSession, Response>>;
+
+/// Serves the connected user's endpoints; `require_user` answers a request without a session.
+pub fn handle(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    require_user: RequireUser,
+) -> Result<Response> {
+    let s = match require_user(app, conf, req)? {
         Ok(s) => s,
         Err(login) => return Ok(login),
     };
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
-        let env = crate::portal::macros::request_env(req);
-        let value = mysession(&conf.sessions, conf, &s, &req.query_pairs(), &env)?;
+        let env = crate::rules::Env::from_request(
+            req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            &req.ip(),
+        );
+        let value = mysession(
+            &conf.area::<crate::sessions::Settings>(),
+            conf,
+            &s,
+            &req.query_pairs(),
+            &env,
+        )?;
         return Ok(Response::json(200, &value));
     }
     let parts = req.segments_after("/session/my");
     match (req.method, parts.as_slice()) {
         (Method::Delete, []) => {
-            logout(app, &s)?;
+            crate::sso::logout(app, &s)?;
             Ok(Response::json(200, &json!({"result": 1})).with_cookie(&cookies::clear_sso(conf)))
         }
         (Method::Get | Method::Head, [kind, rest @ ..]) if rest.len() <= 1 => {
             let kind = Kind::from_rest(kind)
                 .ok_or_else(|| Error::not_found("Unknown (or unconfigured) session type"))?;
             let target = own_session(app, kind, s)?;
-            let value = my_attributes(&conf.sessions, &target, rest.first().map(String::as_str));
+            let value = my_attributes(
+                &conf.area::<crate::sessions::Settings>(),
+                &target,
+                rest.first().map(String::as_str),
+            );
             Ok(Response::json(200, &value))
         }
         (Method::Get | Method::Head | Method::Delete, _) => Err(Error::not_found("Not found")),
@@ -43,37 +66,13 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     }
 }
 
-/// The connected user's SSO session, or the portal's answer to a request without one.
-fn connected(app: &App, conf: &Conf, req: &Request) -> Result<Result<Session, Response>> {
-    Ok(match session::from_request(app, conf, req)? {
-        CookieState::Valid(s) => Ok(s),
-        CookieState::Unknown => Err(login_page(conf, req, PortalCode::SessionExpired, 401)
-            .with_cookie(&cookies::clear_sso(conf))),
-        CookieState::Absent => Err(login_page(conf, req, PortalCode::FirstAccess, 401)),
-    })
-}
-
-/// Deletes the user's SSO session.
-fn logout(app: &App, s: &Session) -> Result<()> {
-    let id = s
-        .get("_session_id")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    app.sessions(Kind::Global).delete(Kind::Global, id)?;
-    Ok(())
-}
-
 /// The user's session of that kind: the SSO session itself, or the persistent one named by
 /// the MD5 of the `whatToTrace` value.
-fn own_session(app: &App, kind: Kind, sso: Session) -> Result<Session> {
+fn own_session(app: &App, kind: Kind, sso: SsoSession) -> Result<Session> {
     if kind != Kind::Persistent {
-        return Ok(sso);
+        return Ok(sso.into_map());
     }
-    let trace = sso
-        .get("_whatToTrace")
-        .map(crate::config::value_string)
-        .unwrap_or_default();
-    let id = session::persistent_id(&trace);
+    let id = crate::sso::persistent_id(&sso.trace());
     app.sessions(Kind::Persistent)
         .get(Kind::Persistent, &id)?
         .ok_or_else(|| Error::not_found("Session Id does not exist"))

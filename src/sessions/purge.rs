@@ -2,7 +2,7 @@
 //! demand from the CLI.
 use crate::app::App;
 use crate::error::{Error, Result};
-use crate::server::log;
+use crate::log;
 use crate::storage::{Kind, Session};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,9 +17,7 @@ const PERIOD: Duration = Duration::from_secs(600);
 pub fn purge(app: &App) -> Result<usize> {
     let conf = app.conf();
     let now = crate::util::now();
-    let mut n = purge_kind(app, Kind::Global, |s| {
-        crate::portal::session::is_expired(&conf, s, now)
-    })?;
+    let mut n = purge_kind(app, Kind::Global, |s| crate::sso::is_expired(&conf, s, now))?;
     for kind in [Kind::Oidc, Kind::Pending] {
         n += purge_kind(app, kind, |s| {
             let exp = s

@@ -3,18 +3,20 @@
 //! ids and types, one key as JSON, and `PUT` with a valid `__secret` creating the session (the
 //! protocol of LemonLDAP::NG's own session client). Handlers decode and encode; the decisions
 //! are in the plain functions below them.
-use super::{export, secret, Settings};
+use super::{export, Settings};
 use crate::app::App;
 use crate::config::Conf;
+use crate::crypto::secret;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
-use crate::server::log;
+use crate::log;
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use serde_json::{json, Map, Value};
 
 /// Serves the REST session server; `rest` is the path without any prefix (`/sessions/...`).
 pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Response> {
-    let st = &conf.sessions;
+    let settings = conf.area::<super::Settings>();
+    let st = settings.as_ref();
     if !st.rest_server {
         return Err(Error::not_found("Not found"));
     }
@@ -180,61 +182,8 @@ pub fn delete(store: &dyn SessionStore, kind: Kind, id: &str) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Result;
-    use std::collections::HashMap;
-    use std::sync::Mutex;
 
-    /// An in-memory store for handler-level tests.
-    #[derive(Default)]
-    struct Mem(Mutex<HashMap<(Kind, String), Session>>);
-
-    impl SessionStore for Mem {
-        fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
-            Ok(self.0.lock().unwrap().get(&(kind, id.to_string())).cloned())
-        }
-        fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
-            self.0
-                .lock()
-                .unwrap()
-                .insert((kind, id.to_string()), data.clone());
-            Ok(())
-        }
-        fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-            let mut m = self.0.lock().unwrap();
-            Ok(m.get_mut(&(kind, id.to_string()))
-                .map(|s| *s = data.clone())
-                .is_some())
-        }
-        fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-            let mut m = self.0.lock().unwrap();
-            if m.contains_key(&(kind, id.to_string())) {
-                return Ok(false);
-            }
-            m.insert((kind, id.to_string()), data.clone());
-            Ok(true)
-        }
-        fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
-            Ok(self
-                .0
-                .lock()
-                .unwrap()
-                .remove(&(kind, id.to_string()))
-                .is_some())
-        }
-        fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
-            Ok(self.0.lock().unwrap().remove(&(kind, id.to_string())))
-        }
-        fn ids(&self, kind: Kind) -> Result<Vec<String>> {
-            let m = self.0.lock().unwrap();
-            Ok(m.keys()
-                .filter(|(k, _)| *k == kind)
-                .map(|(_, i)| i.clone())
-                .collect())
-        }
-        fn describe(&self) -> String {
-            "memory".into()
-        }
-    }
+    type Mem = crate::storage::memory::MemorySessions;
 
     fn obj(v: Value) -> Map<String, Value> {
         match v {

@@ -43,7 +43,9 @@ fn backends() -> Vec<(Tmp, Arc<dyn SessionStore>)> {
     let s = Tmp::new("sqlite");
     let sqlite: Arc<dyn SessionStore> =
         Arc::new(SqliteSessions::open(&s.0.join("sessions.db")).unwrap());
-    vec![(f, file), (s, sqlite)]
+    let m = Tmp::new("memory");
+    let memory: Arc<dyn SessionStore> = Arc::new(super::memory::MemorySessions::new());
+    vec![(f, file), (s, sqlite), (m, memory)]
 }
 
 fn each(test: impl Fn(&str, &dyn SessionStore)) {

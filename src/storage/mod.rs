@@ -1,14 +1,21 @@
-//! The stores behind small object-safe traits: sessions by kind, numbered configurations (and
-//! notifications, in `notifications`' own trait). Backends: `file` (one JSON document per
-//! record, atomic temp-file-and-rename writes), `sqlite` (the only rusqlite user) and `rest`
-//! (a remote session server, through `upstream`). Every id is validated before it can reach a
-//! path or a query: see `util::is_safe_id`.
+//! The stores behind small object-safe traits: sessions by kind, numbered configurations and
+//! notifications (`notifications`), opened from their settings here: the configuration store
+//! first (`open_conf`, it names the others), then every other one at once (`open_stores`).
+//! Backends: `file` (one JSON document per record, atomic temp-file-and-rename writes),
+//! `sqlite` (the only rusqlite user), `rest` (a remote session server, and `rest::conf` a
+//! remote configuration, through `upstream`) and `memory` (tests, and the REST store's
+//! internal kinds); `save` is the one path that writes a configuration. Every id is validated
+//! before it can reach a path or a query: see `util::is_safe_id`.
 #[cfg(test)]
 pub mod contract;
 pub mod file;
+pub mod memory;
+pub mod notifications;
 pub mod rest;
+pub mod save;
 pub mod sqlite;
 
+pub use crate::config::stores::{dbi_sqlite_path, normalize_kind, StorageSpec, DBI_DRIVERS};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -102,13 +109,60 @@ pub fn check_id(id: &str) -> Result<()> {
     }
 }
 
-/// What `[portal] globalStorage`/`globalStorageOptions` (and friends) name.
-#[derive(Debug, Clone)]
-pub struct StorageSpec {
-    /// `File`, `SQLite` or `REST` (LemonLDAP::NG's Apache::Session module names are accepted too).
-    pub kind: String,
-    /// The options object.
-    pub options: Map<String, Value>,
+/// The stores of a running portal besides the configuration store (which names them).
+pub struct Stores {
+    /// SSO sessions and the internal kinds (`globalStorage`).
+    pub global: Arc<dyn SessionStore>,
+    /// Persistent sessions (`persistentStorage`).
+    pub persistent: Arc<dyn SessionStore>,
+    /// Notifications (`notificationStorage`).
+    pub notifications: Arc<dyn notifications::NotificationStore>,
+}
+
+/// THE opener: every store a running portal uses, from the local settings (with the
+/// configuration's storage keys adopted) and the configuration `raw`; `key` is the
+/// configuration key for the REST session protocol. An error names the key at fault.
+pub fn open_stores(
+    local: &crate::config::local::LocalConf,
+    raw: &Map<String, Value>,
+    key: &str,
+) -> std::result::Result<Stores, (&'static str, Error)> {
+    let global = open_sessions(&local.global_storage, key).map_err(|e| ("globalStorage", e))?;
+    let persistent =
+        open_sessions(&local.persistent_storage, key).map_err(|e| ("persistentStorage", e))?;
+    let notifications = crate::config::stores::notification_store_of(raw)
+        .map_err(Error::bad)
+        .and_then(|(choice, sep)| notifications::open(local, choice.as_ref(), &sep))
+        .map_err(|e| ("notificationStorage", e))?;
+    Ok(Stores {
+        global,
+        persistent,
+        notifications,
+    })
+}
+
+/// Opens the configuration store named by the local file: with `open_sessions` and
+/// `notifications::open` (the notification store), the openers of every store from its settings.
+pub fn open_conf(local: &crate::config::local::LocalConf) -> Result<Arc<dyn ConfStore>> {
+    Ok(match &local.conf_backend {
+        crate::config::local::ConfBackend::File { dir } => {
+            Arc::new(file::conf::FileConf::open(dir)?)
+        }
+        crate::config::local::ConfBackend::Sqlite { path, table } => {
+            Arc::new(sqlite::conf::SqliteConf::open(path, table)?)
+        }
+        crate::config::local::ConfBackend::Rest {
+            base_url,
+            user,
+            password,
+            timeout,
+        } => Arc::new(crate::storage::rest::conf::RestConf::new(
+            base_url,
+            user.clone(),
+            password.clone(),
+            *timeout,
+        )),
+    })
 }
 
 /// Opens a session store from its spec; `key` is the configuration key for the REST protocol.
@@ -134,58 +188,5 @@ pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionSto
         }
         "rest" => Ok(Arc::new(rest::RestSessions::new(&spec.options, key)?)),
         other => Err(Error::bad(format!("unknown storage type {other}"))),
-    }
-}
-
-/// The one database driver of `dbiChain` / `DataSource` (PostgreSQL comes later).
-pub const DBI_DRIVERS: &[&str] = &["SQLite"];
-
-/// The file of a SQLite `dbiChain`/`DataSource` (`dbi:SQLite:dbname=<file>`, the `dbi` prefix
-/// in any case, `dbname=` or `database=`), or a plain path. Another driver is refused by name.
-pub fn dbi_sqlite_path(chain: &str) -> Result<String, String> {
-    let chain = chain.trim();
-    let Some(after) = chain
-        .get(..4)
-        .filter(|p| p.eq_ignore_ascii_case("dbi:"))
-        .and_then(|_| chain.get(4..))
-    else {
-        return if chain.is_empty() {
-            Err("empty database path".into())
-        } else {
-            Ok(chain.to_string())
-        };
-    };
-    let (driver, params) = after.split_once(':').unwrap_or((after, ""));
-    if !DBI_DRIVERS.contains(&driver) {
-        return Err(format!(
-            "{chain} is not supported (driver {driver}; supported: {})",
-            DBI_DRIVERS.join(", ")
-        ));
-    }
-    let path = params
-        .split(';')
-        .find_map(|p| {
-            let (k, v) = p.split_once('=')?;
-            matches!(k.trim(), "dbname" | "database" | "db").then(|| v.trim().to_string())
-        })
-        .unwrap_or_else(|| params.trim().to_string());
-    if path.is_empty() {
-        return Err(format!("{chain}: no database file"));
-    }
-    Ok(path)
-}
-
-/// Maps LemonLDAP::NG module names to ours (`Apache::Session::File` -> `file`).
-pub fn normalize_kind(kind: &str) -> String {
-    let k = kind
-        .rsplit("::")
-        .next()
-        .unwrap_or(kind)
-        .to_ascii_lowercase();
-    match k.as_str() {
-        "browseable" | "file" => "file".into(),
-        "sqlite" | "sqlite3" => "sqlite".into(),
-        "rest" => "rest".into(),
-        other => other.into(),
     }
 }

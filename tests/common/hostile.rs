@@ -99,3 +99,40 @@ pub fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     }
     f()
 }
+
+/// A connection from another loopback address (127.0.0.2, 127.0.0.3): another client as far
+/// as the server can tell.
+pub fn connect_from(from: &str, port: u16) -> std::io::Result<TcpStream> {
+    use socket2::{Domain, Socket, Type};
+    let ip: std::net::IpAddr = from.parse().expect("a test address");
+    let sock = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    sock.bind(&std::net::SocketAddr::new(ip, 0).into())?;
+    sock.connect(&std::net::SocketAddr::from(([127, 0, 0, 1], port)).into())?;
+    let s: TcpStream = sock.into();
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    s.set_write_timeout(Some(Duration::from_secs(10)))?;
+    Ok(s)
+}
+
+/// [`raw`] from another loopback address.
+pub fn raw_from(from: &str, port: u16, bytes: &[u8]) -> std::io::Result<Resp> {
+    let mut s = connect_from(from, port)?;
+    let _ = s.write_all(bytes);
+    read_response(&mut BufReader::new(s), false)
+}
+
+/// Everything the server sends on a connection until it closes it; `Err` when it kept the
+/// connection open past the read timeout (10 s).
+pub fn read_until_closed(s: &mut TcpStream) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut all = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Ok(all),
+            Ok(n) => all.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(all),
+            Err(e) => return Err(e),
+        }
+    }
+}

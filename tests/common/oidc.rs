@@ -40,24 +40,7 @@ pub fn rp(name: &str, extra: Value) -> Value {
 /// A portal (issuer = its URL) whose RPs are `rps` (name -> options), each exporting the
 /// demo claims.
 pub fn start(rps: &[(&str, Value)]) -> Portal {
-    let opts: Map<String, Value> = rps
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.clone()))
-        .collect();
-    let vars: Map<String, Value> = rps
-        .iter()
-        .map(|(n, _)| {
-            (
-                n.to_string(),
-                json!({"email": "mail", "name": "cn", "preferred_username": "uid"}),
-            )
-        })
-        .collect();
-    Portal::builder()
-        .portal_url_matches()
-        .conf("oidcRPMetaDataOptions", Value::Object(opts))
-        .conf("oidcRPMetaDataExportedVars", Value::Object(vars))
-        .start()
+    builder(rps).start()
 }
 
 /// The builder of [`start`], to add settings (test hooks, lifetimes) before starting.

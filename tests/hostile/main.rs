@@ -6,8 +6,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bounds;
+mod clients;
 mod faults;
+mod framing;
 mod input;
+mod soak;
 mod store_faults;
 mod traversal;
 

@@ -1,7 +1,7 @@
 //! The connected user's endpoints and `/mysession`.
 use super::common::sessions::{b64, builder, cookie, keys, KEY};
 use super::{now, JSON};
-use limette::sessions::secret;
+use limette::crypto::secret;
 use serde_json::{json, Value};
 
 #[test]

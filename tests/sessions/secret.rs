@@ -1,7 +1,7 @@
 //! LemonLDAP::NG's `__secret` protocol, and the cipher against openssl.
 use super::common::sessions::{b64, builder, hex, openssl, unb64, KEY};
 use super::now;
-use limette::sessions::secret;
+use limette::crypto::secret;
 use serde_json::json;
 
 /// LemonLDAP::NG's session client: PUT with `__secret` creates; bad secrets change nothing.

@@ -1,6 +1,10 @@
 //! The store contract, run against every backend.
 use super::*;
+use crate::config::local::ConfBackend;
+use crate::error::Error;
 use crate::notifications::model::parse_json;
+use crate::notifications::StorageChoice;
+use std::path::PathBuf;
 
 fn stores() -> Vec<(Arc<dyn NotificationStore>, PathBuf)> {
     let base = std::env::temp_dir().join(format!("limette-ns-{}", crate::util::random_hex(6)));

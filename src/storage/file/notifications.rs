@@ -9,8 +9,8 @@
 mod listing;
 
 use crate::error::{Error, Result};
-use crate::notifications::model::parse_date;
-use crate::notifications::store::{check_batch, duplicate, NotificationStore, Record};
+use crate::storage::notifications::{check_batch, duplicate, NotificationStore, Record};
+use crate::util::parse_date;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use listing::{Base, Cache, Entries, Name};

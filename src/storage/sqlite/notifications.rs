@@ -5,7 +5,7 @@
 //! the duplicate checks and the writes of a whole batch commit together or not at all.
 use super::{check_table, Db};
 use crate::error::Result;
-use crate::notifications::store::{check_batch, duplicate, NotificationStore, Record};
+use crate::storage::notifications::{check_batch, duplicate, NotificationStore, Record};
 use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
 use std::path::Path;
 

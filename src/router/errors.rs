@@ -1,8 +1,9 @@
-//! THE error -> response table. One exhaustive match, no catch-all arm: a new error variant
+//! THE error -> response table, at the top with the router that picks the flavour. One exhaustive match, no catch-all arm: a new error variant
 //! does not compile until it has a wire form here. The flavour (JSON or HTML) follows the
 //! `Accept` header, except for the REST servers, which always answer JSON.
 use crate::error::{Error, OAuthCode};
 use crate::http::{Request, Response};
+use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
 use serde_json::json;
 
@@ -63,7 +64,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
 }
 
 fn log_detail(req: &Request, detail: &str) {
-    crate::server::log::error(&format!("request {}: {detail}", req.id));
+    crate::log::error(&format!("request {}: {detail}", req.id));
 }
 
 /// LemonLDAP::NG's login answer shape: `{"result":0,"error":"N"}`, with the SSO challenge on
@@ -78,27 +79,12 @@ fn portal_error(
     if req.wants_json() {
         return portal_json(code, status, portal);
     }
-    let msg = crate::portal::messages::text("en", code as u16);
+    let msg = crate::web::messages::text("en", code as u16);
     with_sso_challenge(
         Response::html(status, error_page(status, &msg)),
         status,
         portal,
     )
-}
-
-/// The JSON form of a portal answer with an error code, `{"result":0,"error":"N"}`, for the
-/// portal pages that render their own HTML but answer JSON clients like any portal error.
-pub fn portal_json(code: crate::error::PortalCode, status: u16, portal: &str) -> Response {
-    let resp = Response::json(status, &json!({"result": 0, "error": code.as_str()}));
-    with_sso_challenge(resp, status, portal)
-}
-
-fn with_sso_challenge(resp: Response, status: u16, portal: &str) -> Response {
-    if status == 401 {
-        resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
-    } else {
-        resp
-    }
 }
 
 /// RFC 6749 5.2 error JSON; `WWW-Authenticate: Basic` only when Basic credentials were sent.

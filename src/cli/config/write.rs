@@ -1,14 +1,14 @@
 //! The verbs of `limette config` that save: `set` (with `lemonldap-ng-cli`'s confirmation
 //! prompt unless `-yes 1`), `addKey`, `delKey`, `restore` and Limette's `import`. Each builds
-//! the whole new document, checks it, and saves it through `config::save::save_new` as a new
+//! the whole new document, checks it, and saves it through `storage::save::save_new` as a new
 //! number (the `-log` text as `cfgLog`). Like `lemonldap-ng-cli`, the saving verbs report
 //! `Saved under number N` on stderr; `import` keeps printing it on stdout.
 use super::args::Flags;
 use super::{edit, hash, latest, show, Output};
-use crate::config::proxy::keys;
-use crate::config::save::{self, Author};
 use crate::config::{defaults, value_string};
+use crate::config_proxy::keys;
 use crate::error::{Error, Result};
+use crate::storage::save::{self, Author};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
 use std::io::{BufRead, Read, Write};
@@ -19,7 +19,7 @@ pub fn set(store: &dyn ConfStore, pairs: &[(String, String)], flags: &Flags) -> 
     let stored = editable(store, flags)?;
     let conf = edit::apply(&stored, pairs, &flags.sep)?;
     // Checked before the question: nobody is asked to confirm a change that cannot be saved.
-    save::check(&conf)?;
+    save::check(&conf, crate::router::area_settings)?;
     if !flags.yes {
         let merged = defaults::merged(&stored);
         let rows: Vec<(String, String, String)> = pairs
@@ -98,6 +98,7 @@ fn saved(
     summary: String,
 ) -> Result<Output> {
     let log = flags.log.clone().unwrap_or(summary);
+    save::check(conf, crate::router::area_settings)?;
     let num = save::save_new(store, conf, &author(log))?;
     Ok(Output {
         notes: vec![format!("Saved under number {num}")],

@@ -5,8 +5,8 @@
 //! replaces (number, 0/1 flag, JSON object or array, text), and the `cfg*` metadata cannot be
 //! set by hand. Every argument is checked before anything is saved; saving is the caller's.
 use crate::config::defaults;
-use crate::config::save::META_KEYS;
 use crate::error::{Error, Result};
+use crate::storage::save::META_KEYS;
 use serde_json::{Map, Value};
 
 /// `stored` with every `(path, text)` pair applied; the first bad pair is the error.

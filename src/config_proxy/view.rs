@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn language_files_cover_every_portal_error() {
-        use crate::portal::messages::{EN, FR};
+        use crate::web::messages::{EN, FR};
         let en: Map<String, Value> = serde_json::from_str(EN).unwrap();
         let fr: Map<String, Value> = serde_json::from_str(FR).unwrap();
         for code in every_portal_code() {

@@ -1,10 +1,13 @@
 //! The ordered prefix table: which module owns which path. First match wins; each area answers
-//! with its error flavour (the REST servers always JSON, the portal by `Accept`).
+//! with its error flavour (the REST servers always JSON, the portal by `Accept`), and `errors`,
+//! THE error -> response table, turns any error into the response of that flavour.
+pub mod errors;
+
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
-use crate::http::errors::{to_response, Flavour};
 use crate::http::{Method, Request, Response};
+use errors::{to_response, Flavour};
 
 /// Routes one request and turns any error into its response.
 pub fn dispatch(app: &App, req: &Request) -> Response {
@@ -14,6 +17,17 @@ pub fn dispatch(app: &App, req: &Request) -> Response {
         Ok(r) => r,
         Err(e) => to_response(&e, req, flavour, &conf.portal),
     }
+}
+
+/// Parses every area's settings of a configuration (each is kept in it for its life): a
+/// configuration whose settings do not parse is refused where it is loaded or saved. Each area
+/// owns its settings type and parser; this list says which areas there are.
+pub fn area_settings(conf: &Conf) -> Result<(), String> {
+    conf.try_area::<crate::oidc::Settings>()?;
+    conf.try_area::<crate::sessions::Settings>()?;
+    conf.try_area::<crate::notifications::Settings>()?;
+    conf.try_area::<crate::portal::macros::Compiled>()?;
+    Ok(())
 }
 
 /// The areas, in the order their paths are tried.
@@ -94,7 +108,7 @@ fn is_under(path: &str, p: &str) -> bool {
 }
 
 fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
-    use crate::{config::proxy, notifications, portal, sessions};
+    use crate::{config_proxy as proxy, notifications, portal, sessions};
     let Some((area, rest)) = area(app, req) else {
         return (Flavour::Negotiated, Err(Error::not_found("Not found")));
     };
@@ -102,13 +116,22 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
         Area::Config => (Flavour::Json, proxy::handle_config(app, req, rest)),
         Area::ErrorRefs => (Flavour::Json, proxy::handle_error(app, req)),
-        Area::MySession => (Flavour::Negotiated, sessions::my::handle(app, req, conf)),
-        Area::Login | Area::Root => (Flavour::Negotiated, portal::handle_root(app, req, conf)),
-        Area::Oidc => (Flavour::Negotiated, crate::oidc::handle(app, req, conf)),
+        Area::MySession => (
+            Flavour::Negotiated,
+            sessions::my::handle(app, req, conf, portal::session::require_user),
+        ),
+        Area::Login | Area::Root => (
+            Flavour::Negotiated,
+            portal::handle_root(app, req, conf, notifications::portal::intercept),
+        ),
+        Area::Oidc => (
+            Flavour::Negotiated,
+            crate::oidc::handle(app, req, conf, portal::login_redirect),
+        ),
         Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
         Area::NotificationPortal => (
             Flavour::Negotiated,
-            notifications::portal::handle(app, req, conf),
+            notifications::portal::handle(app, req, conf, portal::login::release),
         ),
         Area::Static => (Flavour::Negotiated, portal::assets::serve(req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),

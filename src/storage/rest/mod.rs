@@ -7,12 +7,13 @@
 //!
 //! The remote serves only SSO and persistent sessions; the portal's internal short-lived
 //! records (OpenID Connect codes and tokens, pending logins) stay in this process's memory.
+pub mod conf;
+
+use super::memory::MemorySessions;
 use super::{check_id, Kind, Session, SessionStore};
 use crate::error::{Error, Result};
 use crate::upstream::{self, Call};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Sessions kept by a remote REST session server.
@@ -22,7 +23,7 @@ pub struct RestSessions {
     key: String,
     timeout: Duration,
     /// Internal kinds the remote does not serve.
-    local: Mutex<HashMap<(Kind, String), Session>>,
+    local: MemorySessions,
 }
 
 impl RestSessions {
@@ -45,7 +46,7 @@ impl RestSessions {
             basic: opt("user").map(|u| (u, opt("password").unwrap_or_default())),
             key: key.to_string(),
             timeout: Duration::from_secs(secs.clamp(1, 300) as u64),
-            local: Mutex::new(HashMap::new()),
+            local: MemorySessions::new(),
         })
     }
 
@@ -64,12 +65,6 @@ impl RestSessions {
             timeout: self.timeout,
         })
     }
-
-    fn local(&self) -> Result<std::sync::MutexGuard<'_, HashMap<(Kind, String), Session>>> {
-        self.local
-            .lock()
-            .map_err(|_| Error::internal("session map lock poisoned"))
-    }
 }
 
 /// An answer other than the expected ones: the remote's status, never its body.
@@ -83,7 +78,7 @@ fn unexpected(what: &str, reply: &upstream::Reply) -> Error {
 impl SessionStore for RestSessions {
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         if !Self::remote(kind) {
-            return Ok(self.local()?.get(&(kind, id.to_string())).cloned());
+            return self.local.get(kind, id);
         }
         let reply = self.call("GET", id, None)?;
         match reply.status {
@@ -101,11 +96,10 @@ impl SessionStore for RestSessions {
 
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
         if !Self::remote(kind) {
-            self.local()?.insert((kind, id.to_string()), data.clone());
-            return Ok(());
+            return self.local.put(kind, id, data);
         }
         let mut body = data.clone();
-        let secret = crate::sessions::secret::fresh(&self.key, crate::util::now());
+        let secret = crate::crypto::secret::fresh(&self.key, crate::util::now());
         body.insert("__secret".into(), Value::String(secret));
         let reply = self.call("PUT", id, Some(&Value::Object(body)))?;
         match reply.status {
@@ -118,14 +112,7 @@ impl SessionStore for RestSessions {
     /// (the protocol has no replace: keys absent from `data` stay on the server).
     fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         if !Self::remote(kind) {
-            let mut map = self.local()?;
-            return Ok(match map.get_mut(&(kind, id.to_string())) {
-                Some(s) => {
-                    *s = data.clone();
-                    true
-                }
-                None => false,
-            });
+            return self.local.update(kind, id, data);
         }
         let reply = self.call("PUT", id, Some(&Value::Object(data.clone())))?;
         match reply.status {
@@ -139,12 +126,7 @@ impl SessionStore for RestSessions {
     /// makes a collision practically impossible).
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         if !Self::remote(kind) {
-            let mut map = self.local()?;
-            if map.contains_key(&(kind, id.to_string())) {
-                return Ok(false);
-            }
-            map.insert((kind, id.to_string()), data.clone());
-            return Ok(true);
+            return self.local.create(kind, id, data);
         }
         if self.get(kind, id)?.is_some() {
             return Ok(false);
@@ -155,7 +137,7 @@ impl SessionStore for RestSessions {
 
     fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
         if !Self::remote(kind) {
-            return Ok(self.local()?.remove(&(kind, id.to_string())).is_some());
+            return self.local.delete(kind, id);
         }
         let reply = self.call("DELETE", id, None)?;
         match reply.status {
@@ -168,7 +150,7 @@ impl SessionStore for RestSessions {
     /// Of two concurrent takers the one whose `DELETE` succeeds gets the session.
     fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         if !Self::remote(kind) {
-            return Ok(self.local()?.remove(&(kind, id.to_string())));
+            return self.local.take(kind, id);
         }
         let Some(s) = self.get(kind, id)? else {
             return Ok(None);
@@ -179,12 +161,7 @@ impl SessionStore for RestSessions {
     /// The remote protocol cannot list sessions: the remote server purges its own.
     fn ids(&self, kind: Kind) -> Result<Vec<String>> {
         if !Self::remote(kind) {
-            let map = self.local()?;
-            return Ok(map
-                .keys()
-                .filter(|(k, _)| *k == kind)
-                .map(|(_, id)| id.clone())
-                .collect());
+            return self.local.ids(kind);
         }
         Err(Error::Upstream(
             "a REST session store cannot list sessions; use the remote server's tools".into(),
@@ -261,7 +238,7 @@ mod tests {
             serde_json::from_str(got.split("\r\n\r\n").nth(1).unwrap()).unwrap();
         assert_eq!(body["uid"], "dwho");
         let secret = body["__secret"].as_str().unwrap();
-        crate::sessions::secret::check("the key", secret, crate::util::now(), 15).unwrap();
+        crate::crypto::secret::check("the key", secret, crate::util::now(), 15).unwrap();
     }
 
     #[test]

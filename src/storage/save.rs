@@ -2,7 +2,7 @@
 //! with LemonLDAP::NG's metadata (`cfgAuthor`, `cfgAuthorIP`, `cfgDate`, `cfgLog`,
 //! `cfgVersion`), then handed to the store, which alone picks the number (latest + 1,
 //! atomically). Every writer (the CLI today) goes through `save_new`; the stores never stamp.
-use super::Conf;
+use crate::config::{gate, CheckAreas, Conf, EMBEDDED_CONF};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
@@ -45,21 +45,57 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
     out
 }
 
-/// Checks that `conf` would load in a portal: the same parser and the same start-up gate as a
-/// reload, so a document the CLI accepts is never rejected by a running server. The message
-/// names the key.
-pub fn check(conf: &Map<String, Value>) -> Result<()> {
+/// Checks that `conf` would load in a portal: the same parser, the same areas' settings
+/// (`areas`, the top's list) and the same start-up gate as a reload, so a document the CLI
+/// accepts is never rejected by a running server. The message names the key.
+pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
     let built = Conf::build(conf.clone(), &Map::new(), "check").map_err(Error::BadRequest)?;
-    match super::gate::refusals(&built.raw).as_slice() {
+    areas(&built).map_err(Error::BadRequest)?;
+    match gate::refusals(&built.raw).as_slice() {
         [] => Ok(()),
         refused => Err(Error::BadRequest(refused.join("; "))),
     }
 }
 
-/// Checks, stamps and saves `conf` as a new number; returns the number.
+/// Checks (as this layer knows it: the writer checks the areas' settings first, with `check`),
+/// stamps and saves `conf` as a new number; returns the number.
 pub fn save_new(store: &dyn ConfStore, conf: &Map<String, Value>, author: &Author) -> Result<u64> {
-    check(conf)?;
+    check(conf, |_| Ok(()))?;
     store.save(&stamp(conf, author, crate::util::now()))
+}
+
+/// Seeds an empty store with the embedded default configuration (first start); true when it
+/// wrote number 1. The copy written leaves `portal` out, so that it follows the listening
+/// address, and carries a random `key`, so that every node sharing it agrees on its secrets.
+pub fn seed_if_empty(store: &dyn ConfStore) -> Result<bool> {
+    if store.latest()?.is_some() {
+        return Ok(false);
+    }
+    store.save(&first_start(crate::util::now())?)?;
+    Ok(true)
+}
+
+/// The document written at first start: the embedded default, its own random key, no
+/// `portal`, and the metadata of a save that says so.
+pub(crate) fn first_start(now: i64) -> Result<Map<String, Value>> {
+    let mut conf = match serde_json::from_str(EMBEDDED_CONF) {
+        Ok(Value::Object(m)) => m,
+        _ => {
+            return Err(Error::internal(
+                "embedded configuration is not a JSON object",
+            ))
+        }
+    };
+    conf.remove("portal");
+    conf.insert("key".into(), Value::from(crate::util::random_hex(32)));
+    let author = Author {
+        name: "limette".into(),
+        ip: "127.0.0.1".into(),
+        log: "Embedded default configuration, written at first start with a random key: \
+              Demo users and a demo relying party; the portal URL follows the listening address"
+            .into(),
+    };
+    Ok(stamp(&conf, &author, now))
 }
 
 #[cfg(test)]
@@ -78,7 +114,7 @@ mod tests {
     }
 
     fn base() -> Map<String, Value> {
-        match serde_json::from_str(super::super::EMBEDDED_CONF) {
+        match serde_json::from_str(crate::config::EMBEDDED_CONF) {
             Ok(Value::Object(m)) => m,
             _ => panic!("embedded configuration"),
         }

@@ -76,7 +76,7 @@ pub fn save_json(doc: &Map<String, Value>) -> Vec<u8> {
     let mut ser = serde_json::Serializer::with_formatter(&mut out, PerlIndent::default());
     // Serializing a Value into a Vec cannot fail.
     let _ = serde::Serialize::serialize(
-        &crate::config::proxy::view::sort_keys(&Value::Object(doc.clone())),
+        &crate::config_proxy::view::sort_keys(&Value::Object(doc.clone())),
         &mut ser,
     );
     out.push(b'\n');

@@ -1,12 +1,12 @@
 //! `config addKey` and `delKey`: one entry inside a hash, as `lemonldap-ng-cli` edits them.
 //! A one-part KEY must be one of the manager's "simple hash" keys (`macros`, `groups`,
-//! `exportedVars`...; the table lives in `config::proxy::keys`); a KEY with separators
+//! `exportedVars`...; the table lives in `config_proxy::keys`); a KEY with separators
 //! (`locationRules/auth.example.com`, at most four parts) reaches deeper, and `addKey` creates
 //! the missing levels. `delKey` of an entry that is not there changes nothing. The top key must
 //! be known to Limette (stored or in the defaults table). Saving is the caller's.
 use super::edit::{current_value, split_path, typed};
 use crate::config::defaults;
-use crate::config::proxy::keys;
+use crate::config_proxy::keys;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 

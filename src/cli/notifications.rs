@@ -2,18 +2,22 @@
 //! `purge-done --before DATE`: administration of the notification store in force. `add` takes
 //! JSON (one object or an array) or an old-format XML document, told apart by the first
 //! character, and inserts all or nothing, as the server does.
-use super::model::{parse_date, parse_json, parse_xml, Format};
-use super::server::insert_all;
-use super::store::{NotificationStore, Record};
 use crate::app::App;
 use crate::cli::Options;
 use crate::error::{Error, Result};
+use crate::notifications::model::{parse_date, parse_json, parse_xml, Format};
+use crate::notifications::server::insert_all;
+use crate::notifications::store::{NotificationStore, Record};
 use std::io::Read;
 
 /// Runs a `notifications` subcommand; returns the exit code.
 pub fn run(app: &App, args: &[String], opts: &Options) -> i32 {
     let store = app.notifications.as_ref();
-    let wildcard = app.conf().notifications.wildcard.clone();
+    let wildcard = app
+        .conf()
+        .area::<crate::notifications::Settings>()
+        .wildcard
+        .clone();
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let res = match words.as_slice() {
         ["add", file] => add(store, file).map(|n| println!("{n} notification(s) inserted")),

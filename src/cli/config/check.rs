@@ -4,9 +4,9 @@
 //! value differs from LemonLDAP::NG's default, unknown keys, and security warnings. Exit 0 when
 //! clean, 1 with warnings, 2 with errors; `--json` for scripts. The findings are computed by
 //! [`findings`], a plain function over the configuration, which start-up uses too.
-use super::local::LocalConf;
-use super::support::{self, Support};
-use super::{gate, truthy, Conf};
+use crate::config::local::LocalConf;
+use crate::config::support::{self, Support};
+use crate::config::{gate, truthy, Conf};
 use serde_json::{json, Value};
 use std::fmt;
 use std::io::Write;
@@ -58,6 +58,31 @@ fn finding(level: Level, key: &str, message: String) -> Finding {
     }
 }
 
+/// Start-up findings (`App::open`): errors refuse the start (one line each); warnings go to the log (a
+/// disabled relying party was logged when the configuration was parsed).
+pub fn at_start(local: &LocalConf, conf: &Conf) -> Result<(), Vec<String>> {
+    let findings = findings(local, conf);
+    let errors: Vec<String> = findings
+        .iter()
+        .filter(|f| f.level == Level::Error)
+        .map(|f| f.message.clone())
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Macros and groups outside the rules language were logged when the configuration was
+    // compiled; a missing key is said by `warn_if_keyless`.
+    let logged = |f: &Finding| {
+        f.key.starts_with("macros/") || f.key.starts_with("groups/") || f.key == "key"
+    };
+    for f in &findings {
+        if f.level == Level::Warning && !logged(f) {
+            crate::log::warn(&f.message);
+        }
+    }
+    Ok(())
+}
+
 /// Every finding on a configuration: `conf` is the one Limette would run, `local` the INI it
 /// was read with (its own warnings included).
 pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
@@ -71,14 +96,14 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
             out.push(finding(Level::Error, key, e));
         }
     }
-    for d in &conf.oidc.disabled {
+    for d in &conf.area::<crate::oidc::Settings>().disabled {
         out.push(finding(
             Level::Disabled,
             &format!("oidcRPMetaDataOptions/{}", d.name),
             format!("relying party {}: {}", d.name, d.reason),
         ));
     }
-    for (key, w) in &conf.oidc.warnings {
+    for (key, w) in &conf.area::<crate::oidc::Settings>().warnings {
         out.push(finding(Level::Warning, key, w.clone()));
     }
     for w in &local.warnings {
@@ -139,7 +164,7 @@ fn overrides(local: &LocalConf, conf: &Conf, out: &mut Vec<Finding>) {
 
 /// Keys Limette ignores whose value differs from LemonLDAP::NG's default, and unknown keys.
 fn ignored_and_unknown(conf: &Conf, out: &mut Vec<Finding>) {
-    let limette_defaults = super::defaults::defaults();
+    let limette_defaults = crate::config::defaults::defaults();
     let mut keys: Vec<&String> = conf.stored.keys().collect();
     keys.extend(conf.raw.keys().filter(|k| !conf.stored.contains_key(*k)));
     for key in keys {
@@ -262,12 +287,6 @@ pub fn to_json(findings: &[Finding]) -> Value {
     json!({"result": exit_code(findings), "findings": items})
 }
 
-/// The main-configuration keys a `[portal]` section may override: every key LemonLDAP::NG
-/// knows and every key of Limette's defaults.
-pub fn is_known_key(key: &str) -> bool {
-    support::support(key).is_some() || super::defaults::defaults().contains_key(key)
-}
-
 /// `limette config check [--json]`: the findings on the latest configuration of the store the
 /// INI names, with its overrides. Returns the exit code.
 pub fn run(local: &LocalConf, args: &[String]) -> i32 {
@@ -307,14 +326,15 @@ errors (Limette refuses to start), disabled relying parties, ignored keys whose 
 from LemonLDAP::NG's default, unknown keys, security warnings. Exit 0 clean, 1 warnings, 2 errors.";
 
 fn load(local: &LocalConf) -> Result<Vec<Finding>, String> {
-    let store = super::open_store(local).map_err(|e| e.to_string())?;
+    let store = crate::storage::open_conf(local).map_err(|e| e.to_string())?;
     let num = store
         .latest()
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    let conf =
-        Conf::build(stored, &local.overrides, "").map_err(|e| format!("lmConf-{num}: {e}"))?;
+    let conf = Conf::build(stored, &local.overrides, "")
+        .and_then(|c| crate::router::area_settings(&c).map(|()| c))
+        .map_err(|e| format!("lmConf-{num}: {e}"))?;
     let mut local = local.clone();
     local.adopt_conf_storage(&conf.stored);
     Ok(findings(&local, &conf))

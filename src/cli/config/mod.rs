@@ -2,20 +2,22 @@
 //! `addKey`, `delKey`, `save`, `restore`, with its options and output formats) and Limette's
 //! own (`list`, `export`, `import`), on Limette's stores. It opens only the configuration store
 //! named by the `-c` file (so it works on an empty or a broken store) and saves through
-//! `config::save`, like every writer. Bad arguments, keys or values: one clear line on stderr,
+//! `storage::save`, like every writer. Bad arguments, keys or values: one clear line on stderr,
 //! exit code 2, nothing saved; an unknown key for `get`, an aborted confirmation or a store
 //! failure: exit 1. `args` reads the command line, `show` holds the output formats, `write`
 //! the verbs that save, `edit` and `hash` the changes they make.
 pub mod args;
+pub mod check;
+pub mod doc;
 pub mod edit;
 pub mod hash;
 pub mod show;
 pub mod write;
 
-use super::local::LocalConf;
-use super::proxy::keys;
 use crate::cli::Options;
+use crate::config::local::LocalConf;
 use crate::config::{as_i64, defaults, value_string};
+use crate::config_proxy::keys;
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use args::{Command, Flags};
@@ -66,11 +68,11 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     };
     if let Command::Check(json) = cmd {
         let args: &[String] = if json { &[String::from("--json")] } else { &[] };
-        return super::check::run(&local, args);
+        return check::run(&local, args);
     }
-    let res = super::open_store(&local).and_then(|store| {
+    let res = crate::storage::open_conf(&local).and_then(|store| {
         if local.source == "embedded default" {
-            super::seed_if_empty(store.as_ref())?;
+            crate::storage::save::seed_if_empty(store.as_ref())?;
         }
         execute(store.as_ref(), &cmd, &flags)
     });
@@ -146,7 +148,7 @@ fn execute(store: &dyn ConfStore, cmd: &Command, flags: &Flags) -> Result<Output
         }
         Command::RotateKeys => write::rotate_keys(store, flags),
         Command::Help(verb) => Ok(Output::text(args::help(*verb))),
-        // Answered by `config::check` before a store is opened here.
+        // Answered by `check` before a store is opened here.
         Command::Check(_) => Err(Error::internal("config check runs on its own")),
     }
 }

@@ -2,8 +2,8 @@
 //! generated from the code's tables (`config::support`, `config::gate`, `oidc::options`) so
 //! that the page and the code cannot drift: a test compares the file with [`document`], and
 //! `LIMETTE_BLESS=1 cargo test --lib doc` rewrites it.
-use super::gate;
-use super::support::{self, KeyInfo, Support};
+use crate::config::gate;
+use crate::config::support::{self, KeyInfo, Support};
 
 /// The whole page, in Markdown.
 pub fn document() -> String {

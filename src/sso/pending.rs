@@ -46,7 +46,7 @@ pub fn create(app: &App, conf: &Conf, session: Session, url: Option<&str>) -> Re
 
 /// The live pending login of that id.
 pub fn get(app: &App, id: &str) -> Result<Option<Pending>> {
-    if !crate::portal::session::is_session_id(id) {
+    if !crate::sso::is_session_id(id) {
         return Ok(None);
     }
     let Some(rec) = app.sessions(Kind::Pending).get(Kind::Pending, id)? else {

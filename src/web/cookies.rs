@@ -1,10 +1,18 @@
 //! The SSO cookie as the contract fixes it: `<cookieName>=<id>; path=/; HttpOnly; SameSite=Lax`,
 //! `domain=` when configured, `Secure` when `securedCookie` is on.
 use crate::config::Conf;
+use crate::http::Request;
 
 /// The cookie that carries a session id.
 pub fn sso(conf: &Conf, id: &str) -> String {
     named(conf, &conf.cookie_name, id, None)
+}
+
+/// The session id the request's SSO cookie carries; `None` without one (or with the cleared
+/// value `0`).
+pub fn sso_id(conf: &Conf, req: &Request) -> Option<String> {
+    req.cookie(&conf.cookie_name)
+        .filter(|v| !v.is_empty() && v != "0")
 }
 
 /// The cookie that clears the SSO cookie.

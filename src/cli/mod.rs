@@ -1,10 +1,16 @@
 //! The command line, parsed in two stages: global options (getopts), then the subcommand.
 //! `limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]`, and the administration
 //! subcommands `config`, `sessions`, `notifications`. Bad flags or a bad configuration: one
-//! clear line on stderr and exit code 2.
+//! clear line on stderr and exit code 2. The verbs of each subcommand live in `config`,
+//! `sessions` and `notifications` below.
+pub mod config;
+pub mod notifications;
+pub mod sessions;
+
 use crate::app::App;
 use crate::config::local::LocalConf;
-use crate::server::{log, Server};
+use crate::log;
+use crate::server::Server;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -70,7 +76,7 @@ pub fn main(args: Vec<String>) -> i32 {
         "print the version, build target and features",
     );
     // Stage one stops at the subcommand: what follows `config` is `lemonldap-ng-cli`'s syntax
-    // (`-yes 1 set KEY VALUE`), read by `config::cli::args`. Other subcommands take the global
+    // (`-yes 1 set KEY VALUE`), read by `cli::config::args`. Other subcommands take the global
     // options anywhere, so their arguments are parsed again with floating options.
     o.parsing_style(getopts::ParsingStyle::StopAtFirstFree);
     let mut parsed = o.parse(&args);
@@ -134,9 +140,16 @@ fn run(opts: Options) -> i32 {
     let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
     // The configuration commands need only the store: they work on an empty or broken one.
     if opts.free.first().map(String::as_str) == Some("config") {
-        return crate::config::cli::run(&local, &rest, &opts);
+        return config::run(&local, &rest, &opts);
     }
-    let app = match App::open(local) {
+    let app = match App::open(
+        local,
+        crate::app::Checks {
+            areas: crate::router::area_settings,
+            at_start: config::check::at_start,
+            before_load: crate::oidc::keygen::save_missing,
+        },
+    ) {
         Ok(a) => Arc::new(a),
         Err(e) => {
             eprintln!("{e}");
@@ -145,8 +158,8 @@ fn run(opts: Options) -> i32 {
     };
     match opts.free.first().map(String::as_str) {
         None | Some("serve") => serve(app),
-        Some("sessions") => crate::sessions::cli::run(&app, &rest),
-        Some("notifications") => crate::notifications::cli::run(&app, &rest, &opts),
+        Some("sessions") => sessions::run(&app, &rest),
+        Some("notifications") => notifications::run(&app, &rest, &opts),
         Some(other) => {
             eprintln!("limette: unknown command {other}\n{USAGE}");
             2

@@ -1,0 +1,249 @@
+//! One client connection, on its own thread of the reading stage: wait for a request, read
+//! its head and body against the clock, and only then hand it, complete and re-framed with a
+//! plain `Content-Length`, to tiny_http over the private local socket; relay the answer, and
+//! decide whether the connection stays open. A refusal is answered here (400, 408, 413, 429,
+//! 501, 503, 505), logged, and ends the connection: bytes after a refused request are never
+//! read as another request.
+use super::admit::{forwarded_client, Admit, ConnSlot};
+use super::head::{self, Head, Reject};
+use super::wire::{Fail, Pace, Wire};
+use crate::config::front::RATE_GRACE;
+use crate::http::{adapter, Response};
+use crate::log;
+use serde_json::json;
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Longest wait for tiny_http and a worker to answer a complete request (a handler's own
+/// upstream timeouts are shorter; this only keeps a stuck answer from holding a thread).
+const ANSWER_WAIT: Duration = Duration::from_secs(300);
+
+/// What every connection thread needs.
+pub struct Ctx {
+    /// The book of connections and reads, with the limits.
+    pub admit: Arc<Admit>,
+    /// tiny_http's private socket.
+    pub inner: PathBuf,
+    /// `idleTimeout`: wait for a next request.
+    pub idle: Duration,
+    /// `bodyTimeout`: time for a whole body.
+    pub body_timeout: Duration,
+    /// `maxBodySize`.
+    pub max_body: u64,
+    /// `maxRequestsPerConnection`.
+    pub max_requests: u32,
+}
+
+/// Serves a connection until it ends; the slot is given back on return.
+pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
+    let Ok(out) = stream.try_clone() else { return };
+    let mut wire = Wire::new(stream);
+    let mut out = out;
+    for n in 1..=ctx.max_requests {
+        slot.set_idle(!wire.has_pending());
+        if ctx.admit.closing() || wire.await_request(ctx.idle).is_err() {
+            return;
+        }
+        slot.set_idle(false);
+        let _busy = ctx.admit.busy();
+        let t0 = Instant::now();
+        let (head, body) = match read_request(&mut wire, peer, ctx) {
+            Ok(request) => request,
+            Err((Fail::Closed, _)) => return,
+            Err((Fail::Reject(r), head)) => {
+                return refuse(&mut wire, &mut out, &r, head.as_ref(), t0)
+            }
+        };
+        wire.shrink();
+        let keep = head.keep_alive() && n < ctx.max_requests;
+        let answer = match forward(ctx, &head, &body, peer) {
+            Ok(answer) => with_connection(&answer, keep),
+            Err(e) => {
+                log::error(&format!("handing a request to the workers failed: {e}"));
+                let busy = Reject {
+                    status: 503,
+                    msg: "Server busy, try again",
+                };
+                return refuse(&mut wire, &mut out, &busy, Some(&head), t0);
+            }
+        };
+        if out.write_all(&answer).and_then(|_| out.flush()).is_err() || !keep {
+            return;
+        }
+    }
+}
+
+type Failed = (Fail, Option<Head>);
+
+/// Reads one request whole, holding a read slot (per client) while it does.
+fn read_request(
+    wire: &mut Wire<TcpStream>,
+    peer: SocketAddr,
+    ctx: &Ctx,
+) -> Result<(Head, Vec<u8>), Failed> {
+    let limits = &ctx.admit.limits;
+    let trusted = limits.is_trusted(peer.ip());
+    let direct = (!trusted).then_some(peer.ip());
+    let mut slot = ctx.admit.read(direct).map_err(|r| (r.into(), None))?;
+    let lines = wire
+        .read_head(limits.header_timeout, adapter::MAX_HEAD)
+        .map_err(|f| (f, None))?;
+    let lines: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    let head = head::parse(&lines).map_err(|r| (r.into(), None))?;
+    if trusted {
+        let xff: Vec<&str> = header_values(&head, "x-forwarded-for");
+        if let Some(client) = forwarded_client(limits, peer.ip(), &xff) {
+            if let Err(r) = slot.name_client(client) {
+                return Err((r.into(), Some(head)));
+            }
+        }
+    }
+    if head.has_token("expect", "100-continue") && fits(&head, ctx.max_body) {
+        // The client waits for this before it sends the body (RFC 9110 §10.1.1).
+        let _ = wire.stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+    }
+    let mut pace = Pace::rated(ctx.body_timeout, limits.body_min_rate, RATE_GRACE);
+    match wire.read_body(head.framing, ctx.max_body, &mut pace) {
+        Ok(body) => Ok((head, body)),
+        Err(f) => Err((f, Some(head))),
+    }
+}
+
+fn fits(head: &Head, max: u64) -> bool {
+    match head.framing {
+        head::Framing::Length(n) => n <= max,
+        head::Framing::Chunked => true,
+    }
+}
+
+fn header_values<'a>(head: &'a Head, name: &str) -> Vec<&'a str> {
+    head.headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// Headers the stage sets itself: framing, the connection, the expectation it already met,
+/// and the peer, which only the stage may state.
+const OWN_HEADERS: &[&str] = &[
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "expect",
+    adapter::PEER_HEADER,
+];
+
+/// Hands a complete request to tiny_http on a fresh private connection and reads the whole
+/// answer (the connection is closed after it, so the end of stream ends the answer).
+fn forward(ctx: &Ctx, head: &Head, body: &[u8], peer: SocketAddr) -> std::io::Result<Vec<u8>> {
+    let mut inner = UnixStream::connect(&ctx.inner)?;
+    inner.set_read_timeout(Some(ANSWER_WAIT))?;
+    let version = if head.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
+    let mut req = Vec::with_capacity(body.len() + 1024);
+    req.extend_from_slice(format!("{} {} {version}\r\n", head.method, head.target).as_bytes());
+    for (k, v) in &head.headers {
+        if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
+            req.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+    }
+    let own = format!(
+        "{}: {peer}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        adapter::PEER_HEADER,
+        body.len()
+    );
+    req.extend_from_slice(own.as_bytes());
+    req.extend_from_slice(body);
+    inner.write_all(&req)?;
+    let mut answer = Vec::new();
+    inner.read_to_end(&mut answer)?;
+    if answer.is_empty() {
+        return Err(std::io::Error::other("no answer"));
+    }
+    Ok(answer)
+}
+
+/// The answer with its `Connection` field saying what the stage decided.
+fn with_connection(answer: &[u8], keep: bool) -> Vec<u8> {
+    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return answer.to_vec();
+    };
+    let (head, rest) = answer.split_at(end); // end < len: found just above
+    let mut out = Vec::with_capacity(answer.len());
+    for line in head.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !line.to_ascii_lowercase().starts_with(b"connection:") {
+            out.extend_from_slice(line);
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+    out.extend_from_slice(if keep {
+        b"Connection: keep-alive"
+    } else {
+        b"Connection: close"
+    });
+    out.extend_from_slice(rest);
+    out
+}
+
+/// Answers a refusal, logs it and ends the connection, draining what the client still sends
+/// for a moment so that the answer is not lost to a reset.
+fn refuse(
+    wire: &mut Wire<TcpStream>,
+    out: &mut TcpStream,
+    r: &Reject,
+    head: Option<&Head>,
+    t0: Instant,
+) {
+    let resp = Response::json(r.status, &json!({ "error": r.msg }));
+    let resp = match r.status {
+        429 | 503 => resp.with_header("Retry-After", "1"),
+        _ => resp,
+    };
+    let head_only = head.is_some_and(|h| h.method == "HEAD");
+    let _ = out.write_all(&adapter::serialize(&resp, true, head_only));
+    let (method, path) = match head {
+        Some(h) => (h.method.as_str(), h.target.split('?').next().unwrap_or("")),
+        None => ("-", "-"),
+    };
+    log::access(method, path, r.status, t0.elapsed().as_millis());
+    let _ = out.shutdown(Shutdown::Write);
+    let mut sink = [0u8; 16 * 1024];
+    let until = Instant::now() + Duration::from_secs(1);
+    let mut drained = 0usize;
+    while drained < (1 << 20) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() || wire.stream.set_read_timeout(Some(left)).is_err() {
+            break;
+        }
+        match wire.stream.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => drained += n,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_connection;
+
+    #[test]
+    fn the_stage_decides_the_connection_field() {
+        let a = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi";
+        let kept = with_connection(a, true);
+        assert_eq!(
+            kept,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nhi"
+        );
+        let closed = with_connection(b"HTTP/1.1 204 No Content\r\n\r\n", false);
+        assert_eq!(
+            closed,
+            b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! The SSO session, the domain's one type for it: LemonLDAP::NG's hash of keys behind methods
+//! for the keys the code reads (`id`, `trace`, `auth_time`), found again by id (expired ones
+//! are deleted on sight), stored, ended (`logout`: the one place that does), the user's
+//! persistent session beside it, and the logins held back before one exists (`pending`). The
+//! portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
+//! and notifications use it from here. No HTTP here.
+pub mod pending;
+
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::Result;
+use crate::storage::{Kind, Session};
+use crate::util;
+use md5::{Digest, Md5};
+use serde_json::{json, Map, Value};
+use std::ops::Deref;
+
+/// A live SSO session (the global store's `Kind::Global`). It reads as its hash of keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SsoSession(Session);
+
+impl SsoSession {
+    /// Its id (`_session_id`); empty when the record has none.
+    pub fn id(&self) -> &str {
+        self.0
+            .get("_session_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The value that names the user in logs, notifications and the persistent session
+    /// (`_whatToTrace`); empty when absent.
+    pub fn trace(&self) -> String {
+        self.0
+            .get("_whatToTrace")
+            .map(crate::config::value_string)
+            .unwrap_or_default()
+    }
+
+    /// When the user last authenticated (`_lastAuthnUTime`).
+    pub fn auth_time(&self) -> Option<i64> {
+        self.0
+            .get("_lastAuthnUTime")
+            .and_then(crate::config::as_i64)
+    }
+
+    /// The hash of keys.
+    pub fn into_map(self) -> Session {
+        self.0
+    }
+}
+
+impl Deref for SsoSession {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.0
+    }
+}
+
+/// What a request's SSO cookie names.
+#[derive(Debug)]
+pub enum CookieState {
+    /// No cookie (or the cleared value `0`).
+    Absent,
+    /// A cookie naming no live session.
+    Unknown,
+    /// A live session.
+    Valid(SsoSession),
+}
+
+/// The session an SSO cookie's id names (`web::cookies::sso_id` reads it from a request).
+pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieState> {
+    let Some(id) = id else {
+        return Ok(CookieState::Absent);
+    };
+    Ok(match lookup(app, conf, id)? {
+        Some(s) => CookieState::Valid(s),
+        None => CookieState::Unknown,
+    })
+}
+
+/// Ends an SSO session: deletes it from the global store (its cookie is the caller's).
+pub fn logout(app: &App, s: &SsoSession) -> Result<()> {
+    if !s.id().is_empty() {
+        app.sessions(Kind::Global).delete(Kind::Global, s.id())?;
+    }
+    Ok(())
+}
+
+/// The live SSO session of that id. An expired one is deleted and reported absent; a live one
+/// gets `_lastSeen` refreshed (at most once a minute, to spare the store).
+pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<SsoSession>> {
+    if !is_session_id(id) {
+        return Ok(None);
+    }
+    let store = app.sessions(Kind::Global);
+    let Some(mut s) = store.get(Kind::Global, id)? else {
+        return Ok(None);
+    };
+    let now = util::now();
+    if is_expired(conf, &s, now) {
+        store.delete(Kind::Global, id)?;
+        return Ok(None);
+    }
+    let last = s.get("_lastSeen").and_then(Value::as_i64).unwrap_or(0);
+    if now - last >= 60 {
+        s.insert("_lastSeen".into(), json!(now));
+        // A logout meanwhile wins: the refresh does not bring the session back.
+        if !store.update(Kind::Global, id, &s)? {
+            return Ok(None);
+        }
+    }
+    Ok(Some(SsoSession(s)))
+}
+
+/// True when the session is past `timeout` (from its `_utime`) or past `timeoutActivity`
+/// (from its `_lastSeen`, when that setting is on).
+pub fn is_expired(conf: &Conf, s: &Session, now: i64) -> bool {
+    let utime = s.get("_utime").and_then(crate::config::as_i64).unwrap_or(0);
+    if now - utime > conf.timeout {
+        return true;
+    }
+    let activity = conf.get_i64("timeoutActivity").unwrap_or(0);
+    if activity > 0 {
+        let last = s
+            .get("_lastSeen")
+            .and_then(crate::config::as_i64)
+            .unwrap_or(utime);
+        return now - last > activity;
+    }
+    false
+}
+
+/// A 64-hex session id as the portal generates them.
+pub fn is_session_id(id: &str) -> bool {
+    id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Stores a built session; returns its id.
+pub fn store(app: &App, s: &Session) -> Result<String> {
+    let id = s
+        .get("_session_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    app.sessions(Kind::Global).put(Kind::Global, &id, s)?;
+    Ok(id)
+}
+
+/// The persistent session id of a user: MD5 hex of the `whatToTrace` value (LemonLDAP::NG).
+pub fn persistent_id(trace: &str) -> String {
+    let digest = Md5::digest(trace.as_bytes());
+    util::hex(&digest)[..32].to_string()
+}
+
+/// The user's persistent session, created empty when absent.
+pub fn persistent(app: &App, trace: &str) -> Result<(String, Session)> {
+    let id = persistent_id(trace);
+    let store = app.sessions(Kind::Persistent);
+    if let Some(s) = store.get(Kind::Persistent, &id)? {
+        return Ok((id, s));
+    }
+    let now = util::now();
+    let mut s = Map::new();
+    s.insert("_session_id".into(), json!(id));
+    s.insert("_session_kind".into(), json!("Persistent"));
+    s.insert("_session_uid".into(), json!(trace));
+    s.insert("_utime".into(), json!(now));
+    Ok((id, s))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn persistent_id_is_md5_of_trace() {
+        assert_eq!(
+            super::persistent_id("dwho"),
+            "5efe8af397fc3577e05b483aca964f1b"
+        );
+    }
+}
