@@ -138,7 +138,17 @@ fn issue(
         )?;
         out.insert("refresh_token".into(), json!(refresh));
     }
-    let claims = id_token_claims(&issuer(conf), rp, grant.as_map(), &access, util::now());
+    let sid = Some(grant.session_id())
+        .filter(|id| !id.is_empty())
+        .map(|id| crate::sso::oidc_sid(&conf.key, id));
+    let claims = id_token_claims(
+        &issuer(conf),
+        rp,
+        grant.as_map(),
+        &access,
+        sid.as_deref(),
+        util::now(),
+    );
     let sub = grant.sub().unwrap_or("");
     crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
     let id_token = super::sign_for(
@@ -185,12 +195,15 @@ fn access_token_claims(
     Ok(c)
 }
 
-/// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token.
+/// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token, plus `sid`
+/// (OpenID Connect Front-Channel Logout 1.0, section 3; `sso::oidc_sid`), which LemonLDAP::NG
+/// 2.16 does not send: RP-initiated logout checks that a hint belongs to the current session.
 pub fn id_token_claims(
     iss: &str,
     rp: &Rp,
     grant: &Session,
     access_token: &str,
+    sid: Option<&str>,
     now: i64,
 ) -> Map<String, Value> {
     let mut c = Map::new();
@@ -212,6 +225,9 @@ pub fn id_token_claims(
     );
     if let Some(n) = grant.nonce() {
         c.insert("nonce".into(), json!(n));
+    }
+    if let Some(sid) = sid {
+        c.insert("sid".into(), json!(sid));
     }
     c
 }
@@ -247,11 +263,13 @@ mod tests {
         g.insert("auth_time".into(), json!(5));
         g.insert("acr".into(), json!("loa-1"));
         g.insert("nonce".into(), json!("n1"));
-        let c = id_token_claims("http://p/", &rp, &g, "abc", 100);
+        let c = id_token_claims("http://p/", &rp, &g, "abc", None, 100);
         assert_eq!(
             Value::Object(c),
             json!({"iss": "http://p/", "sub": "dwho", "aud": ["demo"], "azp": "demo", "exp": 3700, "iat": 100,
                    "auth_time": 5, "acr": "loa-1", "at_hash": "ungWv48Bz-pBQUDeXa4iIw", "nonce": "n1"})
         );
+        let c = id_token_claims("http://p/", &rp, &g, "abc", Some("s1"), 100);
+        assert_eq!(c["sid"], "s1");
     }
 }

@@ -10,6 +10,7 @@ mod directory;
 mod file_processes;
 mod keys;
 mod lifetimes;
+mod logout;
 mod resources;
 mod rp;
 mod token;
