@@ -172,11 +172,7 @@ fn issue(
         issued.push(refresh.clone());
         out.insert("refresh_token".into(), json!(refresh));
     }
-    let ids: Vec<&str> = issued.iter().map(String::as_str).collect();
-    if !store::record_issued(db, &family, &ids, ttl)? {
-        // The code was replayed meanwhile: what was just issued is revoked with the rest.
-        store::revoke(db, &ids)?;
-    }
+    join_family(app, &family, &issued, ttl)?;
     let sid = Some(grant.session_id())
         .filter(|id| !id.is_empty())
         .map(|id| crate::sso::oidc_sid(&conf.key, id));
@@ -199,6 +195,17 @@ fn issue(
     )?;
     out.insert("id_token".into(), json!(id_token));
     Ok(out)
+}
+
+/// Lists new tokens in their family. When the family is gone (the code was replayed
+/// meanwhile), they are revoked with the rest.
+fn join_family(app: &App, family: &str, issued: &[String], ttl: i64) -> Result<()> {
+    let db = store::of(app);
+    let ids: Vec<&str> = issued.iter().map(String::as_str).collect();
+    if !store::record_issued(db, family, &ids, ttl)? {
+        store::revoke(db, &ids)?;
+    }
+    Ok(())
 }
 
 /// RFC 9068 2.2: the claims of a JWT access token; `jti` is the id of its record, which
