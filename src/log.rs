@@ -90,6 +90,32 @@ pub fn debug(msg: &str) {
     emit(5, "debug", msg);
 }
 
+/// One audit line at notice level, in a stable format: `audit event=<event> k=v k=v`. A value
+/// with a space, a quote or `=`, or an empty one, is written in double quotes (quotes and
+/// backslashes escaped); control characters become `?`. Callers never pass a token, code,
+/// secret or session id (and [`redact`] would cut one).
+pub fn audit(event: &str, fields: &[(&str, &str)]) {
+    let mut line = format!("audit event={}", audit_value(event));
+    for (k, v) in fields {
+        line.push(' ');
+        line.push_str(k);
+        line.push('=');
+        line.push_str(&audit_value(v));
+    }
+    notice(&line);
+}
+
+fn audit_value(v: &str) -> String {
+    let clean: String = v
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if !clean.is_empty() && !clean.contains([' ', '"', '=', '\\']) {
+        return clean;
+    }
+    format!("\"{}\"", clean.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
 /// The access line: time, method, path, status, duration in ms.
 pub fn access(method: &str, path: &str, status: u16, ms: u128) {
     if LEVEL.load(Ordering::Relaxed) >= 3 {
@@ -105,6 +131,14 @@ pub fn access(method: &str, path: &str, status: u16, ms: u128) {
 #[cfg(test)]
 mod tests {
     use super::redact;
+
+    #[test]
+    fn audit_values_are_quoted_when_needed() {
+        assert_eq!(super::audit_value("dwho"), "dwho");
+        assert_eq!(super::audit_value(""), "\"\"");
+        assert_eq!(super::audit_value("a b"), "\"a b\"");
+        assert_eq!(super::audit_value("x\"=y\n"), "\"x\\\"=y?\"");
+    }
 
     #[test]
     fn ids_and_tokens_are_cut_other_words_kept() {

@@ -42,6 +42,11 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Re
         .strip_prefix("/oauth2/")
         .unwrap_or(&req.path)
         .trim_end_matches('/');
+    // RFC 6749 3.2: the token endpoint takes POST only (a GET would put the client secret
+    // and the code in URLs, logs and Referer headers).
+    if endpoint == "token" && req.method != Method::Post {
+        return Err(Error::OnlyMethods("POST"));
+    }
     let read_or_post = matches!(req.method, Method::Get | Method::Head | Method::Post);
     if !read_or_post {
         return Err(Error::MethodNotAllowed);

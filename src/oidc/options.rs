@@ -34,7 +34,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsIDTokenExpiration", Implemented, "seconds; unset or 0: oidcServiceIDTokenExpiration"),
     opt("oidcRPMetaDataOptionsIDTokenForceClaims", Refused, "the ID token never carries the user's claims"),
     opt("oidcRPMetaDataOptionsIDTokenSignAlg", Implemented, "HS256, HS384, HS512 (default), RS256, RS384, RS512, none (config check warns); ES256, EdDSA (Limette extensions)"),
-    opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Ignored, "RP-initiated logout never asks for a confirmation"),
+    opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Implemented, "0 or 1: RP-initiated logout with a valid id_token_hint of the current session skips the confirmation"),
     opt("oidcRPMetaDataOptionsLogoutSessionRequired", Refused, "no front- or back-channel logout"),
     opt("oidcRPMetaDataOptionsLogoutType", Refused, "no front- or back-channel logout (the default, front, is accepted)"),
     opt("oidcRPMetaDataOptionsLogoutUrl", Refused, "no front- or back-channel logout"),

@@ -75,6 +75,9 @@ pub struct Rp {
     pub public: bool,
     /// No consent page.
     pub bypass_consent: bool,
+    /// `oidcRPMetaDataOptionsLogoutBypassConfirm`: RP-initiated logout with a valid hint of
+    /// the current session ends it without a confirmation page.
+    pub logout_bypass_confirm: bool,
     /// Claim name -> session attribute.
     pub claims: Vec<(String, String)>,
     /// `oidcRPMetaDataOptionsRule`, compiled; `None`: every authenticated user.
@@ -244,6 +247,7 @@ fn parse_rp(
         require_pkce: public || flag(o, "RequirePKCE")?,
         public,
         bypass_consent: flag(o, "BypassConsent")?,
+        logout_bypass_confirm: flag(o, "LogoutBypassConfirm")?,
         claims: exported_vars(raw, name),
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,

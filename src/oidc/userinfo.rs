@@ -1,7 +1,8 @@
 //! `GET|POST /oauth2/userinfo` (OIDC Core 5.3): the access token from the `Authorization`
 //! header, the `access_token` form field or the query (RFC 6750 2.1-2.3); claims by scope.
 //! Errors follow RFC 6750 3.1 (a documented difference from LemonLDAP::NG's bare header):
-//! no token -> 401 `Bearer`; unknown, expired, or its SSO session gone -> 401 `invalid_token`.
+//! no token -> 401 `Bearer`; unknown, expired, revoked (its code replayed) or its SSO session
+//! gone -> 401 `invalid_token`.
 //! An RP with `oidcRPMetaDataOptionsUserInfoSignAlg` gets a signed JWT (OIDC Core 5.3.2).
 use crate::app::App;
 use crate::config::Conf;
@@ -27,9 +28,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let invalid = || Error::Bearer(Some(OAuthCode::InvalidToken));
     let oidc = conf.area::<crate::oidc::Settings>();
     let id = super::access_record_id(&oidc, &token).ok_or_else(invalid)?;
-    let rec = store::get(store::of(app), RecordType::Access, &id)?.ok_or_else(invalid)?;
+    let (rec, session) = store::live(app, conf, RecordType::Access, &id)?.ok_or_else(invalid)?;
     let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
-    let session = crate::sso::lookup(app, conf, rec.session_id())?.ok_or_else(invalid)?;
     let claims = super::claims::userinfo(
         rp,
         rec.scope().unwrap_or(""),

@@ -194,11 +194,34 @@ fn rp_initiated_logout() {
         200,
         "still logged in"
     );
+    // A valid hint of an RP without LogoutBypassConfirm: asked first (as LemonLDAP::NG).
     let ok = format!(
         "/oauth2/logout?id_token_hint={idt}&post_logout_redirect_uri={}&state=bye1",
         enc("http://127.0.0.1:19999/bye")
     );
     let r = c.get(&ok, &[("Cookie", &cookie)]);
+    assert_eq!(r.status, 200);
+    let page = r.text();
+    assert!(page.contains("id=\"logout-confirm\""), "{page}");
+    assert_eq!(
+        c.get("/", &[("Cookie", &cookie), ("Accept", "application/json")])
+            .status,
+        200,
+        "asked, not logged out"
+    );
+    let start = page.find("name=\"token\" value=\"").unwrap() + 20;
+    let token = page[start..].split('"').next().unwrap();
+    let r = c.post_form(
+        "/oauth2/logout",
+        &[
+            ("id_token_hint", &idt),
+            ("post_logout_redirect_uri", "http://127.0.0.1:19999/bye"),
+            ("state", "bye1"),
+            ("confirm", "1"),
+            ("token", token),
+        ],
+        &[("Cookie", &cookie)],
+    );
     assert_eq!(r.status, 302);
     assert_eq!(
         r.header("location"),
