@@ -61,10 +61,14 @@ pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16
     } else {
         code as u16
     };
-    Response::html(
+    let page = Response::html(
         200,
         pages::login_form(conf, shown, url.as_deref(), &csrf::issue(conf), &user),
-    )
+    );
+    match pending_url(conf, req) {
+        Some(target) => page.with_form_target(&target),
+        None => page,
+    }
 }
 
 /// A login form that comes back to `target` (base64 in the `url` field) after login; used by
@@ -75,7 +79,7 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
     }
     let b64 = base64::engine::general_purpose::STANDARD.encode(target);
     let form = pages::login_form(conf, 0, Some(&b64), &csrf::issue(conf), "");
-    Response::html(200, form)
+    Response::html(200, form).with_form_target(target)
 }
 
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
@@ -274,6 +278,12 @@ mod tests {
             "https://api.example.com/",
             "http://auth.example.com:8081/",
             "https://auth.example.com:8080/",
+            "http://127.0.0.1:4444/",
+            "https://127.0.0.1:8080/",
+            "http://app.example.com:443/",
+            "https://app.example.com:80/",
+            "http://api.example.com/",
+            "https://api.example.com:8444/",
         ] {
             assert!(!is_allowed_target(&c, bad), "{bad} should be refused");
         }
