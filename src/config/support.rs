@@ -148,7 +148,34 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "sameSite",
         Implemented,
-        "Lax (empty means Lax); Strict and None refused",
+        "Strict, Lax, None (with securedCookie = 1); empty means Lax",
+    ),
+    KeyInfo::new("httpOnly", Implemented, "HttpOnly on the SSO cookie"),
+    KeyInfo::new("cspDefault", Implemented, "default-src of the pages' CSP"),
+    KeyInfo::new("cspImg", Implemented, "img-src of the pages' CSP"),
+    KeyInfo::new("cspStyle", Implemented, "style-src of the pages' CSP"),
+    KeyInfo::new("cspFont", Implemented, "font-src of the pages' CSP"),
+    KeyInfo::new("cspConnect", Implemented, "connect-src of the pages' CSP"),
+    KeyInfo::new("cspScript", Implemented, "script-src of the pages' CSP"),
+    KeyInfo::new(
+        "cspFormAction",
+        Implemented,
+        "form-action of the pages' CSP, plus the origin the form leads to",
+    ),
+    KeyInfo::new(
+        "cspFrameAncestors",
+        Implemented,
+        "frame-ancestors of the pages' CSP",
+    ),
+    KeyInfo::new(
+        "portalAntiFrame",
+        Implemented,
+        "frame-ancestors 'none' and X-Frame-Options: DENY",
+    ),
+    KeyInfo::new(
+        "strictTransportSecurityMax_Age",
+        Implemented,
+        "Strict-Transport-Security with an https portal URL",
     ),
     KeyInfo::new(
         "userControl",
