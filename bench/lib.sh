@@ -56,6 +56,18 @@ notificationServer = 1
 notificationServerDELETE = 1
 $notif
 EOF
+  # Two more relying parties like demo, signing with RS256 and ES256. Their keys are generated
+  # and saved at the first start, which is not the one measured (RSA generation takes a while).
+  local rp args=()
+  for rp in RS256 ES256; do
+    local k="oidcRPMetaDataOptions/demo-$rp"
+    args+=("$k" oidcRPMetaDataOptionsClientID "demo-$rp" "$k" oidcRPMetaDataOptionsClientSecret demosecret
+      "$k" oidcRPMetaDataOptionsRedirectUris http://127.0.0.1:9999/cb
+      "$k" oidcRPMetaDataOptionsIDTokenSignAlg "$rp" "$k" oidcRPMetaDataOptionsBypassConsent 1)
+  done
+  "$bin" -c "$dir/limette.ini" --data "$dir" config -yes 1 addKey "${args[@]}" 2>/dev/null
+  start "$name-keys" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0
+  stop "$PID"
   start "$name" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0
   BASE=http://127.0.0.1:$PORT
   IDLE_KIB=$(proc "$PID" VmRSS)

@@ -28,7 +28,7 @@ trap 'rm -rf "$stage"' EXIT
 dir="$stage/$name"
 mkdir -p "$dir/conf"
 install -m 0755 "$bin" "$dir/limette"
-install -m 0644 "$root/conf/limette.ini" "$root/conf/lmConf-1.json" "$dir/conf/"
+install -m 0644 "$root/conf/limette.ini" "$root/conf/lmConf-1.json" "$root/conf/nginx-tls.conf" "$dir/conf/"
 install -m 0644 "$root/conf/limette.service" "$root/conf/limette.1" "$dir/"
 install -m 0644 "$root/conf/bundle-README" "$dir/README"
 (cd "$dir" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort \

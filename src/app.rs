@@ -29,6 +29,8 @@ pub struct App {
     store_key: String,
     /// The areas' settings parsers (the top's list), run on every configuration loaded.
     areas: config::CheckAreas,
+    /// Completes the latest stored configuration before it is loaded (the top's hook).
+    before_load: fn(&dyn ConfStore),
 }
 
 /// What the top gives `App::open`: the checks that know the areas.
@@ -39,6 +41,9 @@ pub struct Checks {
     /// The start-up findings (`cli::config::check::at_start`): the lines that refuse the start;
     /// it logs the warnings itself.
     pub at_start: fn(&LocalConf, &Conf) -> Result<(), Vec<String>>,
+    /// Runs before a newer stored configuration is loaded (`oidc::keygen::save_missing`: the
+    /// signing keys a relying party needs and the configuration lacks, saved as a new number).
+    pub before_load: fn(&dyn ConfStore),
 }
 
 impl App {
@@ -68,6 +73,7 @@ impl App {
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = storage::open_conf(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
+        (checks.before_load)(confs.as_ref());
         let node = config::Node {
             listen: &local.listen,
             data_key: &data_key,
@@ -94,6 +100,7 @@ impl App {
             notifications,
             data_key,
             areas,
+            before_load: checks.before_load,
         })
     }
 
@@ -116,6 +123,9 @@ impl App {
     /// Loads the latest configuration if it is newer than the one in force. A broken one is
     /// logged and the old one stays.
     pub fn reload_if_newer(&self) -> Result<bool> {
+        if self.confs.latest()?.unwrap_or(0) > self.conf().num {
+            (self.before_load)(self.confs.as_ref());
+        }
         let latest = self.confs.latest()?.unwrap_or(0);
         let current = self.conf().num;
         if latest <= current {

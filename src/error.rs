@@ -113,6 +113,8 @@ pub enum Error {
     NotFound(String),
     /// 405: the path exists but not with this method.
     MethodNotAllowed,
+    /// 405: the path answers only these methods (the `Allow` header, e.g. `POST`).
+    OnlyMethods(&'static str),
     /// 409: duplicate or already-accepted resource.
     Conflict(String),
     /// 411: a body is required.
@@ -185,6 +187,7 @@ impl fmt::Display for Error {
             Error::Forbidden(m) => write!(f, "forbidden: {m}"),
             Error::NotFound(m) => write!(f, "not found: {m}"),
             Error::MethodNotAllowed => write!(f, "method not allowed"),
+            Error::OnlyMethods(m) => write!(f, "method not allowed (only {m})"),
             Error::Conflict(m) => write!(f, "conflict: {m}"),
             Error::LengthRequired => write!(f, "length required"),
             Error::PayloadTooLarge => write!(f, "payload too large"),

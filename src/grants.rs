@@ -4,6 +4,13 @@
 //! `_type` and an `_exp` epoch (the purge removes stale ones); a code is redeemed with the
 //! store's atomic `take`, so of two concurrent redemptions exactly one succeeds. The `oidc`
 //! area's endpoints issue and check them; no HTTP here.
+//!
+//! A redeemed code leaves a *family* record (`Redeemed`) under the SHA-256 of the code: the
+//! ids of the tokens issued from it, and an expiry that covers the longest of them. Every
+//! token carries its family (`_family`) and lives only while the family does, and while its
+//! SSO session does ([`live`]). A replayed code takes the family away and deletes the tokens it
+//! lists (RFC 6749 4.1.2), so every token descending from the code (refreshed and rotated ones
+//! included) dies at once.
 use crate::app::App;
 use crate::error::Result;
 use crate::storage::{Kind, Session, SessionStore};
@@ -19,6 +26,8 @@ pub enum RecordType {
     Access,
     /// A refresh token.
     Refresh,
+    /// What a redeemed code issued (its token family).
+    Redeemed,
 }
 
 impl RecordType {
@@ -27,6 +36,7 @@ impl RecordType {
             RecordType::Code => "code",
             RecordType::Access => "access_token",
             RecordType::Refresh => "refresh_token",
+            RecordType::Redeemed => "code_redeemed",
         }
     }
 }
@@ -144,13 +154,14 @@ impl Record {
     /// What the tokens issued from this grant carry: the client, scope, subject, session,
     /// authentication time and level (no nonce, no redirect or PKCE).
     pub fn for_tokens(&self) -> Record {
-        const KEEP: [&str; 6] = [
+        const KEEP: [&str; 7] = [
             "client_id",
             "scope",
             "sub",
             "_session_id",
             "auth_time",
             "acr",
+            "_family",
         ];
         Record(
             self.0
@@ -166,6 +177,27 @@ impl Record {
         let mut g = self.0.clone();
         g.remove("nonce");
         Record(g)
+    }
+
+    /// The token family it belongs to (`_family`), tokens only.
+    pub fn family(&self) -> Option<&str> {
+        field(&self.0, "_family")
+    }
+
+    /// The same record in a token family.
+    pub fn with_family(&self, family: &str) -> Record {
+        let mut g = self.0.clone();
+        g.insert("_family".into(), json!(family));
+        Record(g)
+    }
+
+    /// The ids of the tokens a family record lists.
+    pub fn issued(&self) -> Vec<&str> {
+        self.0
+            .get("_issued")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     }
 
     /// The stored document.
@@ -217,6 +249,110 @@ pub fn take(store: &dyn SessionStore, typ: RecordType, id: &str) -> Result<Optio
         .take(Kind::Oidc, id)?
         .filter(|r| is_live(r, typ))
         .map(Record))
+}
+
+/// What presenting a code found.
+#[derive(Debug)]
+pub enum Redemption {
+    /// A live code, now consumed.
+    Fresh(Record),
+    /// A code already redeemed: its family, now taken away (its tokens are dead).
+    Replayed(Record),
+    /// Nothing (unknown, expired, malformed).
+    Unknown,
+}
+
+/// Consumes a code atomically; when it was already redeemed, takes its family away.
+pub fn redeem(store: &dyn SessionStore, code: &str) -> Result<Redemption> {
+    if let Some(rec) = take(store, RecordType::Code, code)? {
+        return Ok(Redemption::Fresh(rec));
+    }
+    if !is_token(code) {
+        return Ok(Redemption::Unknown);
+    }
+    Ok(match take(store, RecordType::Redeemed, &family_of(code))? {
+        Some(family) => Redemption::Replayed(family),
+        None => Redemption::Unknown,
+    })
+}
+
+/// The id of the family a code opens: SHA-256 of the code, 64 hex (the code itself is never
+/// stored once redeemed).
+pub fn family_of(code: &str) -> String {
+    use sha2::{Digest, Sha256};
+    util::hex(&Sha256::digest(format!("code-family:{code}").as_bytes()))
+}
+
+/// Opens the family of a code just redeemed (`grant`: the code's record; its client and
+/// subject are kept for the audit of a replay), living `ttl` seconds; returns its id.
+pub fn open_family(
+    store: &dyn SessionStore,
+    code: &str,
+    grant: &Record,
+    ttl: i64,
+) -> Result<String> {
+    let id = family_of(code);
+    let mut rec = Session::new();
+    rec.insert("client_id".into(), json!(grant.client_id()));
+    rec.insert("sub".into(), json!(grant.sub()));
+    rec.insert("_type".into(), json!(RecordType::Redeemed.as_str()));
+    rec.insert("_exp".into(), json!(util::now() + ttl));
+    rec.insert("_issued".into(), json!([]));
+    store.put(Kind::Oidc, &id, &rec)?;
+    Ok(id)
+}
+
+/// Adds tokens to a family and makes it live at least `ttl` more seconds. `false` when the
+/// family is gone (a replay took it meanwhile): the caller deletes the tokens.
+pub fn record_issued(
+    store: &dyn SessionStore,
+    family: &str,
+    ids: &[&str],
+    ttl: i64,
+) -> Result<bool> {
+    let Some(Record(mut rec)) = get(store, RecordType::Redeemed, family)? else {
+        return Ok(false);
+    };
+    let mut issued: Vec<Value> = rec
+        .get("_issued")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    issued.extend(ids.iter().map(|i| json!(i)));
+    let exp = rec.get("_exp").and_then(crate::config::as_i64).unwrap_or(0);
+    rec.insert("_issued".into(), Value::Array(issued));
+    rec.insert("_exp".into(), json!(exp.max(util::now() + ttl)));
+    store.update(Kind::Oidc, family, &rec)
+}
+
+/// Deletes tokens by id (a family's, after a replay).
+pub fn revoke(store: &dyn SessionStore, ids: &[&str]) -> Result<()> {
+    for id in ids.iter().filter(|i| is_token(i)) {
+        store.delete(Kind::Oidc, id)?;
+    }
+    Ok(())
+}
+
+/// A token that is still good: the record is live, its family is, and so is its SSO session
+/// (tokens die with the session: Limette has no offline access). `None` otherwise.
+pub fn live(
+    app: &App,
+    conf: &crate::config::Conf,
+    typ: RecordType,
+    id: &str,
+) -> Result<Option<(Record, crate::sso::SsoSession)>> {
+    let store = of(app);
+    let Some(rec) = get(store, typ, id)? else {
+        return Ok(None);
+    };
+    // A token without a family comes from before families: fail closed.
+    let Some(family) = rec.family() else {
+        return Ok(None);
+    };
+    if get(store, RecordType::Redeemed, family)?.is_none() {
+        return Ok(None);
+    }
+    Ok(crate::sso::lookup(app, conf, rec.session_id())?.map(|s| (rec, s)))
 }
 
 /// A string field of a record.
@@ -283,6 +419,29 @@ mod tests {
             .filter(|w| *w)
             .count();
         assert_eq!(wins, 1);
+    }
+
+    #[test]
+    fn a_replayed_code_takes_its_family_away() {
+        let mem = Mem::default();
+        let code = create(&mem, RecordType::Code, Map::new(), 60).unwrap();
+        assert!(matches!(redeem(&mem, &code).unwrap(), Redemption::Fresh(_)));
+        let fam = open_family(&mem, &code, &Record::default(), 60).unwrap();
+        assert_ne!(fam, code, "the code is not stored again");
+        let at = create(&mem, RecordType::Access, Map::new(), 30).unwrap();
+        assert!(record_issued(&mem, &fam, &[&at], 3600).unwrap());
+        let family = get(&mem, RecordType::Redeemed, &fam).unwrap().unwrap();
+        assert_eq!(family.issued(), vec![at.as_str()]);
+        assert!(family.expires().and_then(Value::as_i64).unwrap() >= util::now() + 3600);
+        match redeem(&mem, &code).unwrap() {
+            Redemption::Replayed(f) => revoke(&mem, &f.issued()).unwrap(),
+            other => panic!("{other:?}"),
+        }
+        assert!(get(&mem, RecordType::Access, &at).unwrap().is_none());
+        assert!(get(&mem, RecordType::Redeemed, &fam).unwrap().is_none());
+        assert!(!record_issued(&mem, &fam, &[&at], 1).unwrap(), "gone");
+        assert!(matches!(redeem(&mem, &code).unwrap(), Redemption::Unknown));
+        assert!(matches!(redeem(&mem, "x").unwrap(), Redemption::Unknown));
     }
 
     #[test]

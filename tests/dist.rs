@@ -170,23 +170,25 @@ fn dist(binary: &Path, out: &Path) -> Output {
 }
 
 /// The files of the bundle, below its top folder.
-const BUNDLE: [&str; 7] = [
+const BUNDLE: [&str; 8] = [
     "README",
     "SHA256SUMS",
     "conf/limette.ini",
     "conf/lmConf-1.json",
+    "conf/nginx-tls.conf",
     "limette",
     "limette.1",
     "limette.service",
 ];
 
 /// The bundle files that are copies of repository files, with their source.
-const COPIES: [(&str, &str); 5] = [
+const COPIES: [(&str, &str); 6] = [
     ("limette.service", "conf/limette.service"),
     ("limette.1", "conf/limette.1"),
     ("README", "conf/bundle-README"),
     ("conf/limette.ini", "conf/limette.ini"),
     ("conf/lmConf-1.json", "conf/lmConf-1.json"),
+    ("conf/nginx-tls.conf", "conf/nginx-tls.conf"),
 ];
 
 #[test]

@@ -260,6 +260,54 @@ fn a_false_condition_hides_the_wildcard_notification() {
     assert!(r.cookie("lemonldap").is_some());
 }
 
+/// Markup in a notification is never markup on the page, and its text is escaped exactly
+/// once: `&` shows as `&`, not `&amp;`. The form's page carries the portal's policy, with the
+/// origin the released login goes to in `form-action`; so does the explorer's page.
+#[test]
+fn notification_text_is_escaped_once_and_the_pages_carry_the_policy() {
+    let p = portal("file");
+    insert(
+        &p,
+        json!({"uid": "dwho", "date": "2024-01-01", "reference": "ESC",
+               "title": "<b>x</b> & \"y\"", "text": "<script>alert(1)</script>1 &lt; 2",
+               "check": "I read <i>it</i>"}),
+    );
+    let mut jar = Jar::new(&p);
+    let form = jar.login("dwho", Some(&base64(&p.url("/mynotifications"))));
+    assert_eq!(form.status, 200);
+    let html = form.text();
+    assert!(
+        html.contains("<h2 class=\"notifText\">x &amp; &quot;y&quot;</h2>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<p class=\"notifText\">alert(1)1 &amp;lt; 2</p>"),
+        "the text's own entity is text, escaped once: {html}"
+    );
+    assert!(html.contains(">I read it</label>"), "{html}");
+    for never in ["<b>", "<i>", "<script", "&amp;amp;", "&amp;quot;"] {
+        assert!(!html.contains(never), "{never} in {html}");
+    }
+    let csp = form.header("content-security-policy").unwrap_or_default();
+    assert!(csp.starts_with("default-src 'self';"), "{csp}");
+    assert!(
+        csp.contains(&format!("form-action * http://127.0.0.1:{};", p.port)),
+        "{csp}"
+    );
+    let done = jar.post(
+        "/notifback",
+        &[
+            ("token", &field(&html, "token")),
+            ("reference1x1", "ESC"),
+            ("check1x1x1", "accepted"),
+        ],
+    );
+    assert_eq!(done.status, 302, "{}", done.text());
+    let list = jar.get("/mynotifications");
+    assert_eq!(list.status, 200, "{}", list.text());
+    assert!(list.header("content-security-policy").is_some());
+}
+
 #[test]
 fn json_login_answers_36_without_the_sso_cookie() {
     let p = portal("file");

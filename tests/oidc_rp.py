@@ -1,9 +1,13 @@
 """An independent relying party (Authlib) completing the code flow against Limette.
 
-Usage: oidc_rp.py <issuer> <client_id> <client_secret> <redirect_uri>
+Usage: oidc_rp.py <issuer> <client_id> <client_secret> <redirect_uri> [<how>]
 Logs in as dwho through the portal's JSON login, runs the authorization code flow with PKCE
-and a nonce, then lets Authlib validate the ID token (HS256 signature with the client secret,
-iss, aud, azp, exp, iat, nonce, at_hash) and reads userinfo. It also checks that the same
+and a nonce, then lets Authlib validate the ID token (signature, iss, aud, azp, exp, iat,
+nonce, at_hash) and reads userinfo. <how> is the key the signature is checked with:
+"secret" (the default: HS* with the client secret), "jwks:ALG" (the keys of the provider's
+jwks_uri, picked by the token's kid; the header must name ALG), or "pem:FILE:KID:ALG" (the
+public half of the PEM private key in FILE, read by Python's cryptography; the header must
+carry kid KID). It also checks that the same
 validation rejects a forged signature, a wrong nonce and a wrong at_hash, so a validator that
 checks nothing cannot pass. Prints "RP OK" on success; any failure exits non-zero.
 Offline: only the issuer on loopback is ever called, with no proxy from the environment.
@@ -17,8 +21,12 @@ from authlib.integrations.requests_client import OAuth2Session
 with warnings.catch_warnings():
     # Newer Authlib points to joserfc; the authlib.jose API is still the documented OIDC one.
     warnings.simplefilter("ignore")
-    from authlib.jose import jwt
+    from authlib.jose import JsonWebKey, jwt
     from authlib.oidc.core import CodeIDToken
+import base64
+import json
+
+from cryptography.hazmat.primitives import serialization
 
 
 def validate(id_token, key, issuer, client_id, nonce, access_token):
@@ -48,8 +56,48 @@ def must_fail(what, *args):
     raise SystemExit(f"validation accepted {what}")
 
 
+def header(token):
+    part = token.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+KTY = {"RS": ("RSA", 2048), "ES": ("EC", "P-256"), "Ed": ("OKP", "Ed25519")}
+
+
+def keys_for(how, browser, meta, secret, id_token):
+    """The key to verify with, and a key of the same kind (and kid) that must not verify."""
+    if how == "secret":
+        return secret.encode(), b"not-the-secret"
+    head = header(id_token)
+    if how.startswith("jwks:"):
+        alg = how[len("jwks:"):]
+        check(head.get("alg") == alg, head)
+        r = browser.get(meta["jwks_uri"], timeout=10)
+        check("max-age" in r.headers.get("Cache-Control", ""), r.headers)
+        jwks = r.json()
+        for k in jwks["keys"]:
+            check(k.get("use") == "sig" and k.get("kid") and k.get("alg"), k)
+            check(not any(p in k for p in ("d", "p", "q", "dp", "dq", "qi")), "a private part is published")
+        check(alg in meta["id_token_signing_alg_values_supported"], meta)
+        kids = [k["kid"] for k in jwks["keys"]]
+        check(head.get("kid") in kids, (head, kids))
+        kty, size = KTY[alg[:2]]
+        other = JsonWebKey.generate_key(kty, size, options={"kid": head["kid"]}, is_private=True)
+        return JsonWebKey.import_key_set(jwks), other
+    _, path, kid, alg = how.split(":")
+    check(head.get("kid") == kid and head.get("alg") == alg, head)
+    with open(path, "rb") as f:
+        private = serialization.load_pem_private_key(f.read(), password=None)
+    public = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    kty, size = KTY[alg[:2]]
+    return public, JsonWebKey.generate_key(kty, size, is_private=True)
+
+
 def main():
     issuer, client_id, secret, redirect_uri = sys.argv[1:5]
+    how = sys.argv[5] if len(sys.argv) > 5 else "secret"
     check(issuer.startswith("http://127.0.0.1:"), f"the issuer must be on loopback: {issuer}")
     browser = requests.Session()
     browser.trust_env = False  # no proxy, no .netrc: straight to loopback
@@ -78,11 +126,11 @@ def main():
         meta["token_endpoint"], authorization_response=r.headers["Location"], state=state, code_verifier=verifier
     )
 
-    key = secret.encode()
+    key, wrong = keys_for(how, browser, meta, secret, token["id_token"])
     at = token["access_token"]
     claims = validate(token["id_token"], key, issuer, client_id, nonce, at)
     check(claims["sub"] == "dwho", claims)
-    must_fail("a wrong key", token["id_token"], b"not-the-secret", issuer, client_id, nonce, at)
+    must_fail("a wrong key", token["id_token"], wrong, issuer, client_id, nonce, at)
     must_fail("a wrong nonce", token["id_token"], key, issuer, client_id, "other-nonce", at)
     must_fail("a wrong at_hash", token["id_token"], key, issuer, client_id, nonce, at + "x")
     must_fail("a wrong audience", token["id_token"], key, issuer, "someone-else", nonce, at)
@@ -90,7 +138,7 @@ def main():
 
     info = client.get(meta["userinfo_endpoint"], timeout=10).json()
     check(info["sub"] == "dwho" and info["email"] == "dwho@badwolf.org", info)
-    print("RP OK", claims["sub"], info["email"])
+    print("RP OK", claims["sub"], info["email"], header(token["id_token"]).get("kid", "-"))
 
 
 if __name__ == "__main__":

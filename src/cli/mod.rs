@@ -147,6 +147,7 @@ fn run(opts: Options) -> i32 {
         crate::app::Checks {
             areas: crate::router::area_settings,
             at_start: config::check::at_start,
+            before_load: crate::oidc::keygen::save_missing,
         },
     ) {
         Ok(a) => Arc::new(a),

@@ -181,11 +181,15 @@ fn values(out: &mut Vec<String>, raw: &Map<String, Value>) {
             "userControl = {user_control} is not supported (not a pattern Limette can read)"
         ));
     }
-    let same_site = get("sameSite");
-    if !matches!(same_site.trim(), "" | "Lax") {
-        out.push(format!(
-            "sameSite = {same_site} is not supported (supported: Lax, or empty for Lax)"
-        ));
+    match crate::config::SameSite::parse(&get("sameSite")) {
+        Err(e) => out.push(e),
+        // Browsers drop a `SameSite=None` cookie that is not `Secure`: no login would stick.
+        Ok(crate::config::SameSite::None) if secured.trim() != "1" => out.push(format!(
+            "sameSite = {} is not supported with securedCookie = {} (None requires securedCookie = 1)",
+            get("sameSite"),
+            if secured.trim().is_empty() { "0" } else { secured.trim() }
+        )),
+        Ok(_) => {}
     }
     let path = get("issuerDBOpenIDConnectPath");
     if !matches!(path.trim(), "" | "^/oauth2/") {
@@ -342,6 +346,27 @@ mod tests {
             r.iter()
                 .any(|l| l.starts_with("securedCookie = 2 is not supported")),
             "{r:?}"
+        );
+    }
+
+    #[test]
+    fn same_site_values() {
+        for ok in [
+            json!({}),
+            json!({"sameSite": "Strict"}),
+            json!({"sameSite": "lax"}),
+        ] {
+            assert!(refusals(&raw(ok.clone())).is_empty(), "{ok}");
+        }
+        let none = json!({"sameSite": "None", "securedCookie": 1});
+        assert!(refusals(&raw(none)).is_empty());
+        assert_eq!(
+            refusals(&raw(json!({"sameSite": "None"}))),
+            ["sameSite = None is not supported with securedCookie = 0 (None requires securedCookie = 1)"]
+        );
+        assert_eq!(
+            refusals(&raw(json!({"sameSite": "Loose"}))),
+            ["sameSite = Loose is not supported (supported: Strict, Lax, None, or empty for Lax)"]
         );
     }
 }

@@ -42,6 +42,10 @@ pub struct Conf {
     pub domain: Option<String>,
     /// `Secure` on cookies.
     pub secured_cookie: bool,
+    /// `HttpOnly` on the SSO cookie (`httpOnly`).
+    pub http_only: bool,
+    /// The cookies' `SameSite` attribute (`sameSite`).
+    pub same_site: SameSite,
     /// SSO session lifetime in seconds.
     pub timeout: i64,
     /// The attribute that names a user in logs, notifications and persistent sessions.
@@ -167,6 +171,9 @@ impl Conf {
             cookie_name,
             domain,
             secured_cookie: truthy(raw.get("securedCookie")),
+            http_only: truthy(raw.get("httpOnly")),
+            // A value the start-up gate refuses never runs; were it to, Strict is the closed one.
+            same_site: SameSite::parse(&s("sameSite")).unwrap_or(SameSite::Strict),
             timeout: raw
                 .get("timeout")
                 .and_then(as_i64)
@@ -228,6 +235,42 @@ impl Conf {
     /// An integer setting.
     pub fn get_i64(&self, key: &str) -> Option<i64> {
         self.raw.get(key).and_then(as_i64)
+    }
+}
+
+/// The `SameSite` attribute of the cookies, as LemonLDAP::NG writes `sameSite`: its value
+/// when set, else `Lax` (LemonLDAP::NG's `getSameSite` picks `None` only for SAML, which
+/// Limette does not speak).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SameSite {
+    /// Sent on same-site requests only.
+    Strict,
+    /// Also sent on top-level cross-site navigations (the default).
+    Lax,
+    /// Sent on every request; browsers keep it only with `Secure`.
+    None,
+}
+
+impl SameSite {
+    /// Parses `sameSite` (case-insensitive, as browsers read the attribute; empty is `Lax`).
+    pub fn parse(v: &str) -> Result<SameSite, String> {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "" | "lax" => Ok(SameSite::Lax),
+            "strict" => Ok(SameSite::Strict),
+            "none" => Ok(SameSite::None),
+            _ => Err(format!(
+                "sameSite = {v} is not supported (supported: Strict, Lax, None, or empty for Lax)"
+            )),
+        }
+    }
+
+    /// The attribute value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SameSite::Strict => "Strict",
+            SameSite::Lax => "Lax",
+            SameSite::None => "None",
+        }
     }
 }
 

@@ -148,7 +148,34 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "sameSite",
         Implemented,
-        "Lax (empty means Lax); Strict and None refused",
+        "Strict, Lax, None (with securedCookie = 1); empty means Lax",
+    ),
+    KeyInfo::new("httpOnly", Implemented, "HttpOnly on the SSO cookie"),
+    KeyInfo::new("cspDefault", Implemented, "default-src of the pages' CSP"),
+    KeyInfo::new("cspImg", Implemented, "img-src of the pages' CSP"),
+    KeyInfo::new("cspStyle", Implemented, "style-src of the pages' CSP"),
+    KeyInfo::new("cspFont", Implemented, "font-src of the pages' CSP"),
+    KeyInfo::new("cspConnect", Implemented, "connect-src of the pages' CSP"),
+    KeyInfo::new("cspScript", Implemented, "script-src of the pages' CSP"),
+    KeyInfo::new(
+        "cspFormAction",
+        Implemented,
+        "form-action of the pages' CSP, plus the origin the form leads to",
+    ),
+    KeyInfo::new(
+        "cspFrameAncestors",
+        Implemented,
+        "frame-ancestors of the pages' CSP",
+    ),
+    KeyInfo::new(
+        "portalAntiFrame",
+        Implemented,
+        "frame-ancestors 'none' and X-Frame-Options: DENY",
+    ),
+    KeyInfo::new(
+        "strictTransportSecurityMax_Age",
+        Implemented,
+        "Strict-Transport-Security with an https portal URL",
     ),
     KeyInfo::new(
         "userControl",
@@ -243,6 +270,36 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "oidcServiceAllowAuthorizationCodeFlow",
         Implemented,
         "the code flow",
+    ),
+    KeyInfo::new(
+        "oidcServicePrivateKeySig",
+        Implemented,
+        "RSA signing key (PEM, PKCS#1 or PKCS#8): RS256, RS384, RS512; generated when an RP needs it",
+    ),
+    KeyInfo::new(
+        "oidcServicePublicKeySig",
+        Implemented,
+        "its public key (informative: the JWKS is derived from the private key)",
+    ),
+    KeyInfo::new("oidcServiceKeyIdSig", Implemented, "its kid"),
+    KeyInfo::new(
+        "oidcServiceEcPrivateKeySig",
+        Implemented,
+        "Limette: P-256 signing key (PEM, PKCS#8) for ES256; generated when an RP needs it",
+    ),
+    KeyInfo::new("oidcServiceEcPublicKeySig", Implemented, "Limette: its public key"),
+    KeyInfo::new("oidcServiceEcKeyIdSig", Implemented, "Limette: its kid"),
+    KeyInfo::new(
+        "oidcServiceEdPrivateKeySig",
+        Implemented,
+        "Limette: Ed25519 signing key (PEM, PKCS#8) for EdDSA; generated when an RP needs it",
+    ),
+    KeyInfo::new("oidcServiceEdPublicKeySig", Implemented, "Limette: its public key"),
+    KeyInfo::new("oidcServiceEdKeyIdSig", Implemented, "Limette: its kid"),
+    KeyInfo::new(
+        "oidcServiceRetiredKeysSig",
+        Implemented,
+        "Limette: public keys retired by config rotate-keys, published until their tokens expire",
     ),
     KeyInfo::new("notification", Implemented, "notifications at login"),
     KeyInfo::new(
@@ -481,7 +538,10 @@ mod tests {
         let keys = llng_keys();
         assert!(keys.len() > 800, "{}", keys.len());
         for k in IMPLEMENTED.iter().chain(REFUSED) {
-            let limette_only = ["fileNameSeparator"].contains(&k.key);
+            let limette_only = k.key == "fileNameSeparator"
+                || k.key.starts_with("oidcServiceEc")
+                || k.key.starts_with("oidcServiceEd")
+                || k.key == "oidcServiceRetiredKeysSig";
             assert!(keys.contains_key(k.key) || limette_only, "{}", k.key);
         }
         assert_eq!(keys["timeout"].default, Some(json!(72000)));

@@ -10,6 +10,9 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
     /// Body bytes.
     pub body: Vec<u8>,
+    /// Origins the page's forms lead to (`with_form_target`): not sent, added to the page's
+    /// `form-action` by `web::headers`.
+    pub form_targets: Vec<String>,
 }
 
 /// The no-cache headers every JSON answer carries (contract, "Cross-cutting").
@@ -26,6 +29,7 @@ impl Response {
             status,
             headers: Vec::new(),
             body: Vec::new(),
+            form_targets: Vec::new(),
         }
     }
 
@@ -41,12 +45,9 @@ impl Response {
         r
     }
 
-    /// An HTML page.
+    /// An HTML page (the router adds the security headers: `web::headers`).
     pub fn html(status: u16, body: impl Into<String>) -> Response {
         let mut r = Response::empty(status).with_header("Content-Type", "text/html; charset=utf-8");
-        r.headers
-            .push(("X-Content-Type-Options".into(), "nosniff".into()));
-        r.headers.push(("X-Frame-Options".into(), "DENY".into()));
         r.body = body.into().into_bytes();
         r
     }
@@ -69,6 +70,17 @@ impl Response {
         self
     }
 
+    /// Names the URL a form of this page leads to once posted (the page after a login), so
+    /// that the page's `form-action` allows its origin, as LemonLDAP::NG adds its `urldc`.
+    pub fn with_form_target(mut self, url: &str) -> Response {
+        if let Some(origin) = origin_of(url) {
+            if !self.form_targets.contains(&origin) {
+                self.form_targets.push(origin);
+            }
+        }
+        self
+    }
+
     /// Adds a `Set-Cookie` header.
     pub fn with_cookie(self, cookie: &str) -> Response {
         self.with_header("Set-Cookie", cookie)
@@ -85,5 +97,53 @@ impl Response {
     /// The body parsed as JSON, for tests.
     pub fn json_body(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// The origin LemonLDAP::NG's `cspGetHost` puts into `form-action` for a URL:
+/// `scheme://host` with the port only when it is not the scheme's default; `None` for
+/// anything but an absolute http(s) URL with a plain host.
+pub fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default = match scheme.as_str() {
+        "http" => "80",
+        "https" => "443",
+        _ => return None,
+    };
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let ok = |b: u8| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b);
+    if authority.is_empty() || !authority.bytes().all(ok) {
+        return None;
+    }
+    let authority = authority.to_ascii_lowercase();
+    let host = match authority.rsplit_once(':') {
+        Some((h, p)) if p == default && !h.ends_with(':') => h.to_string(),
+        _ => authority,
+    };
+    Some(format!("{scheme}://{host}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_as_cspgethost() {
+        assert_eq!(
+            origin_of("https://App.example.com:443/x?y").as_deref(),
+            Some("https://app.example.com")
+        );
+        assert_eq!(
+            origin_of("http://app.example.com:8080/").as_deref(),
+            Some("http://app.example.com:8080")
+        );
+        assert_eq!(
+            origin_of("http://[::1]:80/").as_deref(),
+            Some("http://[::1]")
+        );
+        assert_eq!(origin_of("javascript:alert(1)"), None);
+        assert_eq!(origin_of("http://a b/"), None);
+        assert_eq!(origin_of("http://x;script-src */"), None);
     }
 }

@@ -63,10 +63,36 @@ pub fn page(list: &[Notification], token: &str, must_check_all: bool) -> String 
     crate::web::layout("Limette: new messages", &body)
 }
 
+/// A text as shown: markup stripped and HTML-escaped, once (`model::display` does both).
 fn shown(s: &str) -> String {
-    html_escape(&super::model::display(s))
+    super::model::display(s)
 }
 
 fn word(key: &str) -> String {
     html_escape(&messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_escaped_once() {
+        let n = &super::super::model::parse_json(
+            br#"{"uid":"u","date":"2024-01-01","reference":"R&D","title":"<b>x</b> & \"y\"","check":"ok"}"#,
+            "",
+        )
+        .unwrap()[0];
+        let html = fragment(1, n, false);
+        assert!(
+            html.contains("<h2 class=\"notifText\">x &amp; &quot;y&quot;</h2>"),
+            "{html}"
+        );
+        assert!(html.contains("value=\"R&amp;D\""), "{html}");
+        assert!(
+            !html.contains("&amp;amp;") && !html.contains("&amp;quot;"),
+            "{html}"
+        );
+        assert!(!html.contains("<b>"), "{html}");
+    }
 }

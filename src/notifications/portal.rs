@@ -37,10 +37,11 @@ pub fn intercept(
             &json!({"result": 0, "error": "36", "ciphered_id": p.id}),
         )
     } else {
-        Response::html(
+        let page = Response::html(
             200,
             super::form::page(&list, &pending::token(conf, &p.id), false),
-        )
+        );
+        with_target(page, url)
     };
     Ok(Some(resp.with_cookie(&cookie)))
 }
@@ -91,7 +92,7 @@ fn accept_form(
     let list = due_for(app, conf, &p.session)?;
     if !accept::all_accepted(&list, &req.form()) {
         let page = super::form::page(&list, &pending::token(conf, &p.id), true);
-        return Ok(Response::html(200, page));
+        return Ok(with_target(Response::html(200, page), p.url.as_deref()));
     }
     record_acceptance(app, conf, &p.session, &list)?;
     if !pending::finish(app, &p.id)? {
@@ -161,6 +162,14 @@ fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
     Response::redirect(&conf.portal)
         .with_cookie(&cookies::portal_cookie(conf, pending::COOKIE, "0", true))
         .with_cookie(&cookies::clear_sso(conf))
+}
+
+/// The form's page allows the URL the released login goes to (`form-action`).
+fn with_target(page: Response, url: Option<&str>) -> Response {
+    match url {
+        Some(u) => page.with_form_target(u),
+        None => page,
+    }
 }
 
 /// The `whatToTrace` value of a session.

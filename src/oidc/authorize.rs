@@ -318,8 +318,8 @@ mod tests {
         Settings {
             enabled: true,
             rps: vec![rp],
-            disabled: Vec::new(),
             refresh_ttl: 10,
+            ..Settings::default()
         }
     }
 

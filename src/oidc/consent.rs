@@ -59,10 +59,11 @@ pub fn decide(
     if ar.prompt.iter().any(|x| x == "none") {
         return Ok(Outcome::Refused(OAuthCode::ConsentRequired));
     }
-    Ok(Outcome::Ask(Response::html(
-        200,
-        page(conf, rp, ar, p, &binding),
-    )))
+    // Once confirmed, the form's answer redirects to the relying party: its origin joins the
+    // page's form-action, as LemonLDAP::NG adds the URL a form leads to.
+    Ok(Outcome::Ask(
+        Response::html(200, page(conf, rp, ar, p, &binding)).with_form_target(&ar.redirect_uri),
+    ))
 }
 
 /// What a consent token is bound to: this user's SSO session and this RP.

@@ -1,6 +1,8 @@
 //! `POST /oauth2/introspect` (RFC 7662), as LemonLDAP::NG: the client authenticates like at
 //! the token endpoint; a live access token of that client answers `active: true` with
-//! `client_id`, `iss`, `exp`, `sub`, `scope`; anything else `{"active":false}`.
+//! `client_id`, `iss`, `exp`, `sub`, `scope`; anything else `{"active":false}`, including a
+//! token whose SSO session has ended or whose code was replayed (`grants::live`): Limette has
+//! no offline access, so no token outlives its session.
 use super::client::{self, Credentials};
 use crate::app::App;
 use crate::config::Conf;
@@ -17,7 +19,9 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let token = p
         .get("token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
-    let rec = store::get(store::of(app), RecordType::Access, token)?
+    let id = super::access_record_id(&conf.area::<super::Settings>(), token).unwrap_or_default();
+    let rec = store::live(app, conf, RecordType::Access, &id)?
+        .map(|(rec, _)| rec)
         .filter(|r| r.client_id() == Some(rp.client_id.as_str()));
     let Some(rec) = rec else {
         return Ok(Response::json(200, &json!({"active": false})));

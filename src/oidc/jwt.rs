@@ -1,56 +1,193 @@
-//! HS256 JSON Web Tokens (RFC 7519, RFC 7515): signing the ID token with the client secret,
-//! and verifying one read back (`id_token_hint`). No HTTP here. The algorithm is pinned: a
-//! token whose header names anything but HS256 is refused before its MAC is even computed, and
-//! no claim is trusted before the MAC has been checked in constant time.
+//! JSON Web Tokens (RFC 7519, RFC 7515): signing ID tokens, userinfo answers and access tokens
+//! with the algorithm a relying party asks for, and verifying one read back (`id_token_hint`).
+//! HMAC (HS256/384/512) is keyed by the client secret; RS*, ES256 and EdDSA use the provider's
+//! keys (`keys`, through `ring`). No HTTP here. The algorithm is pinned by the caller: a token
+//! whose header names another one is refused before any signature is computed, `none` never
+//! verifies, and no claim is trusted before the signature has been checked (HMAC in constant
+//! time).
+use super::keys::{KeyKind, PrivateKey, PublicJwk};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
+use sha2::{Digest, Sha256, Sha384, Sha512};
 
-/// Why a token was refused.
+/// JWS algorithms (RFC 7518 3.1; EdDSA: RFC 8037 3.1). The serialized form is the `alg` value.
+/// The default is HS256, the demo relying party's (not LemonLDAP::NG's default, HS512, which
+/// `settings` applies to an unset option).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Alg {
+    /// `none` (RFC 7518 3.6): no signature, only where LemonLDAP::NG allows it.
+    None,
+    /// HMAC with SHA-256, keyed by the client secret (RFC 7518 3.2).
+    #[default]
+    HS256,
+    /// HMAC with SHA-384.
+    HS384,
+    /// HMAC with SHA-512: LemonLDAP::NG 2.16's default for ID tokens.
+    HS512,
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 3.3): OpenID's mandatory algorithm.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// ECDSA on P-256 with SHA-256 (RFC 7518 3.4).
+    ES256,
+    /// Ed25519 (RFC 8037 3.1).
+    EdDSA,
+}
+
+impl Alg {
+    /// Every algorithm, `none` first.
+    pub const ALL: [Alg; 9] = [
+        Alg::None,
+        Alg::HS256,
+        Alg::HS384,
+        Alg::HS512,
+        Alg::RS256,
+        Alg::RS384,
+        Alg::RS512,
+        Alg::ES256,
+        Alg::EdDSA,
+    ];
+
+    /// The `alg` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Alg::None => "none",
+            Alg::HS256 => "HS256",
+            Alg::HS384 => "HS384",
+            Alg::HS512 => "HS512",
+            Alg::RS256 => "RS256",
+            Alg::RS384 => "RS384",
+            Alg::RS512 => "RS512",
+            Alg::ES256 => "ES256",
+            Alg::EdDSA => "EdDSA",
+        }
+    }
+
+    /// The algorithm an `alg` value names (exact spelling).
+    pub fn parse(s: &str) -> Option<Alg> {
+        Alg::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+
+    /// The key family that signs with this algorithm; `None` for HMAC and `none`.
+    pub fn key_kind(self) -> Option<KeyKind> {
+        match self {
+            Alg::RS256 | Alg::RS384 | Alg::RS512 => Some(KeyKind::Rsa),
+            Alg::ES256 => Some(KeyKind::Ec),
+            Alg::EdDSA => Some(KeyKind::Ed),
+            Alg::None | Alg::HS256 | Alg::HS384 | Alg::HS512 => None,
+        }
+    }
+}
+
+/// The key a token is signed with.
+#[derive(Debug, Clone, Copy)]
+pub enum SignKey<'a> {
+    /// The client secret, for HS*.
+    Secret(&'a [u8]),
+    /// One of the provider's keys, for RS*, ES256, EdDSA.
+    Private(&'a PrivateKey),
+    /// No key: `none` only.
+    Unsigned,
+}
+
+/// The key a token is verified with.
+#[derive(Debug, Clone, Copy)]
+pub enum VerifyKey<'a> {
+    /// The client secret, for HS*.
+    Secret(&'a [u8]),
+    /// A published key, for RS*, ES256, EdDSA.
+    Public(&'a PublicJwk),
+}
+
+/// Why a token was refused, or could not be made.
 #[derive(Debug, PartialEq, Eq)]
 pub enum JwtError {
     /// Not three base64url parts of JSON.
     Malformed,
-    /// The header names another algorithm.
+    /// The header names another algorithm, or the key does not fit the algorithm.
     Algorithm,
-    /// The MAC does not match.
+    /// The signature does not match (or could not be made).
     Signature,
 }
 
-/// Signs claims: `base64url(header).base64url(claims).base64url(HMAC-SHA256)`.
-pub fn sign_hs256(claims: &Map<String, Value>, key: &[u8]) -> String {
-    let header = json!({"alg": "HS256", "typ": "JWT"});
+/// Signs claims with `alg`: `base64url(header).base64url(claims).base64url(signature)`. The
+/// header is `{"alg","typ"}` (exactly LemonLDAP::NG's for HMAC) plus `kid` for a provider key.
+pub fn sign(
+    claims: &Map<String, Value>,
+    alg: Alg,
+    typ: &str,
+    key: SignKey<'_>,
+) -> Result<String, JwtError> {
+    let mut header = json!({"alg": alg.as_str(), "typ": typ});
+    if let (SignKey::Private(k), Value::Object(h)) = (key, &mut header) {
+        if !k.kid().is_empty() {
+            h.insert("kid".into(), json!(k.kid()));
+        }
+    }
     let input = format!(
         "{}.{}",
         B64.encode(header.to_string()),
         B64.encode(Value::Object(claims.clone()).to_string())
     );
-    let sig = B64.encode(mac(key, input.as_bytes()));
-    format!("{input}.{sig}")
+    let sig = match (alg, key) {
+        (Alg::None, SignKey::Unsigned) => Vec::new(),
+        (Alg::HS256 | Alg::HS384 | Alg::HS512, SignKey::Secret(s)) => mac(alg, s, input.as_bytes()),
+        (_, SignKey::Private(k)) => k.sign(alg, input.as_bytes()).ok_or(JwtError::Signature)?,
+        _ => return Err(JwtError::Algorithm),
+    };
+    Ok(format!("{input}.{}", B64.encode(sig)))
 }
 
-/// Verifies an HS256 token and returns its claims (expiry is the caller's business).
-pub fn verify_hs256(token: &str, key: &[u8]) -> Result<Map<String, Value>, JwtError> {
+/// Signs claims with HS256 (the tests' and the demo's algorithm).
+pub fn sign_hs256(claims: &Map<String, Value>, key: &[u8]) -> String {
+    sign(claims, Alg::HS256, "JWT", SignKey::Secret(key)).unwrap_or_default()
+}
+
+/// Verifies a token signed with `alg` and returns its claims (expiry is the caller's
+/// business).
+pub fn verify(token: &str, alg: Alg, key: VerifyKey<'_>) -> Result<Map<String, Value>, JwtError> {
     let mut parts = token.trim().split('.');
     let (Some(h), Some(p), Some(s), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err(JwtError::Malformed);
     };
-    // RFC 7515 5.2 step 1-3: the header is JSON; pin the algorithm (no "none", no confusion).
+    // RFC 7515 5.2 steps 1-3: the header is JSON; pin the algorithm (no "none", no confusion
+    // between a public key and an HMAC secret).
     let header = decode_json(h)?;
-    if header.get("alg").and_then(Value::as_str) != Some("HS256") {
+    if alg == Alg::None || header.get("alg").and_then(Value::as_str) != Some(alg.as_str()) {
         return Err(JwtError::Algorithm);
     }
-    // Step 6: the MAC, compared in constant time, before any claim is read.
+    // Step 6: the signature, before any claim is read.
     let sig = B64.decode(s).map_err(|_| JwtError::Malformed)?;
-    let expected = mac(key, format!("{h}.{p}").as_bytes());
-    if !crate::util::ct_eq(&sig, &expected) {
+    let input = format!("{h}.{p}");
+    let ok = match key {
+        VerifyKey::Secret(k) if alg.key_kind().is_none() => {
+            crate::util::ct_eq(&sig, &mac(alg, k, input.as_bytes()))
+        }
+        VerifyKey::Public(k) if alg.key_kind() == Some(k.kind()) => {
+            k.verify(alg, input.as_bytes(), &sig)
+        }
+        _ => return Err(JwtError::Algorithm),
+    };
+    if !ok {
         return Err(JwtError::Signature);
     }
     decode_json(p)
+}
+
+/// Verifies an HS256 token and returns its claims.
+pub fn verify_hs256(token: &str, key: &[u8]) -> Result<Map<String, Value>, JwtError> {
+    verify(token, Alg::HS256, VerifyKey::Secret(key))
+}
+
+/// The header of a token without checking it: only to find which key to verify it with.
+pub fn peek_header(token: &str) -> Option<Map<String, Value>> {
+    decode_json(token.split('.').next()?).ok()
 }
 
 /// The claims of a token without checking it: only to find which key to verify it with.
@@ -58,20 +195,40 @@ pub fn peek_claims(token: &str) -> Option<Map<String, Value>> {
     decode_json(token.split('.').nth(1)?).ok()
 }
 
-/// OIDC Core 3.1.3.6: base64url of the left half of SHA-256 of the access token.
-pub fn at_hash(access_token: &str) -> String {
-    let d = Sha256::digest(access_token.as_bytes());
-    // Invariant: a SHA-256 digest is 32 bytes, so the left half always exists.
-    B64.encode(&d[..16])
+/// OIDC Core 3.1.3.6: base64url of the left half of the hash of the access token, with the
+/// hash of the ID token's algorithm (SHA-256 for HS256, RS256, ES256; SHA-512 for EdDSA, as
+/// Ed25519 hashes with it).
+pub fn at_hash_for(alg: Alg, access_token: &str) -> String {
+    let d = match alg {
+        Alg::HS384 | Alg::RS384 => Sha384::digest(access_token.as_bytes()).to_vec(),
+        Alg::HS512 | Alg::RS512 | Alg::EdDSA => Sha512::digest(access_token.as_bytes()).to_vec(),
+        _ => Sha256::digest(access_token.as_bytes()).to_vec(),
+    };
+    // Invariant: every digest above is at least 32 bytes long, so the left half exists.
+    B64.encode(&d[..d.len() / 2])
 }
 
-fn mac(key: &[u8], data: &[u8]) -> Vec<u8> {
-    // HMAC accepts keys of any length, so this cannot fail.
-    let Ok(mut m) = Hmac::<Sha256>::new_from_slice(key) else {
-        return Vec::new();
-    };
-    m.update(data);
-    m.finalize().into_bytes().to_vec()
+/// `at_hash` for an HS256/RS256/ES256 token.
+pub fn at_hash(access_token: &str) -> String {
+    at_hash_for(Alg::HS256, access_token)
+}
+
+fn mac(alg: Alg, key: &[u8], data: &[u8]) -> Vec<u8> {
+    // HMAC accepts keys of any length, so new_from_slice cannot fail.
+    fn run<M: Mac + hmac::digest::KeyInit>(key: &[u8], data: &[u8]) -> Vec<u8> {
+        match <M as Mac>::new_from_slice(key) {
+            Ok(mut m) => {
+                m.update(data);
+                m.finalize().into_bytes().to_vec()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+    match alg {
+        Alg::HS384 => run::<Hmac<Sha384>>(key, data),
+        Alg::HS512 => run::<Hmac<Sha512>>(key, data),
+        _ => run::<Hmac<Sha256>>(key, data),
+    }
 }
 
 fn decode_json(part: &str) -> Result<Map<String, Value>, JwtError> {
@@ -103,8 +260,50 @@ mod tests {
         assert_eq!(verify_hs256(&forged, b"k"), Err(JwtError::Signature));
         let none = format!("{}.{}.", B64.encode(r#"{"alg":"none"}"#), parts[1]);
         assert_eq!(verify_hs256(&none, b"k"), Err(JwtError::Algorithm));
+        assert_eq!(
+            verify(&none, Alg::None, VerifyKey::Secret(b"")),
+            Err(JwtError::Algorithm)
+        );
         assert_eq!(verify_hs256("a.b", b"k"), Err(JwtError::Malformed));
         assert_eq!(peek_claims(&t).unwrap()["sub"], "dwho");
+    }
+
+    #[test]
+    fn hmac_variants_are_pinned() {
+        let c = Map::new();
+        for alg in [Alg::HS384, Alg::HS512] {
+            let t = sign(&c, alg, "JWT", SignKey::Secret(b"k")).unwrap();
+            assert!(verify(&t, alg, VerifyKey::Secret(b"k")).is_ok());
+            assert_eq!(verify_hs256(&t, b"k"), Err(JwtError::Algorithm));
+        }
+        let sig_len = |alg| {
+            let t = sign(&c, alg, "JWT", SignKey::Secret(b"k")).unwrap();
+            B64.decode(t.rsplit('.').next().unwrap()).unwrap().len()
+        };
+        assert_eq!((sig_len(Alg::HS384), sig_len(Alg::HS512)), (48, 64));
+        assert_eq!(
+            sign(&c, Alg::RS256, "JWT", SignKey::Secret(b"k")),
+            Err(JwtError::Algorithm)
+        );
+    }
+
+    #[test]
+    fn a_public_key_is_never_an_hmac_secret() {
+        let (pem, _) = super::super::keygen::generate(KeyKind::Ec).unwrap();
+        let key = PrivateKey::from_pem(KeyKind::Ec, &pem, "kid1").unwrap();
+        let t = sign(&Map::new(), Alg::ES256, "JWT", SignKey::Private(&key)).unwrap();
+        assert_eq!(peek_header(&t).unwrap()["kid"], "kid1");
+        assert!(verify(&t, Alg::ES256, VerifyKey::Public(key.public())).is_ok());
+        assert_eq!(
+            verify(&t, Alg::EdDSA, VerifyKey::Public(key.public())),
+            Err(JwtError::Algorithm)
+        );
+        // The classic confusion: an HS256 token keyed with the public key's bytes.
+        let fake = sign(&Map::new(), Alg::HS256, "JWT", SignKey::Secret(b"pub")).unwrap();
+        assert_eq!(
+            verify(&fake, Alg::HS256, VerifyKey::Public(key.public())),
+            Err(JwtError::Algorithm)
+        );
     }
 
     #[test]
@@ -121,5 +320,6 @@ mod tests {
     fn at_hash_known_value() {
         // base64url(left half of sha256("abc")) = ungWv48Bz-pBQUDeXa4iIw
         assert_eq!(at_hash("abc"), "ungWv48Bz-pBQUDeXa4iIw");
+        assert_eq!(at_hash_for(Alg::EdDSA, "abc").len(), 43);
     }
 }

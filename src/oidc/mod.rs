@@ -10,10 +10,13 @@ pub mod consent;
 pub mod discovery;
 pub mod introspect;
 pub mod jwt;
+pub mod keygen;
+pub mod keys;
 pub mod logout;
 pub mod options;
 pub mod pkce;
 pub mod settings;
+pub mod signing;
 pub mod token;
 pub mod userinfo;
 
@@ -39,13 +42,18 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Re
         .strip_prefix("/oauth2/")
         .unwrap_or(&req.path)
         .trim_end_matches('/');
+    // RFC 6749 3.2: the token endpoint takes POST only (a GET would put the client secret
+    // and the code in URLs, logs and Referer headers).
+    if endpoint == "token" && req.method != Method::Post {
+        return Err(Error::OnlyMethods("POST"));
+    }
     let read_or_post = matches!(req.method, Method::Get | Method::Head | Method::Post);
     if !read_or_post {
         return Err(Error::MethodNotAllowed);
     }
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
-        "jwks" => Ok(discovery::jwks()),
+        "jwks" => Ok(discovery::jwks(conf)),
         "authorize" => authorize::handle(app, req, conf, login),
         "token" => token::handle(app, req, conf),
         "userinfo" => userinfo::handle(app, req, conf),
@@ -114,6 +122,50 @@ impl Params {
             .collect::<Vec<_>>()
             .join("&")
     }
+}
+
+/// Signs claims for a relying party with `alg`: HS* with its client secret, RS*, ES256 and
+/// EdDSA with the provider's key of that family (whose `kid` goes in the header).
+pub fn sign_for(
+    settings: &Settings,
+    rp: &Rp,
+    alg: jwt::Alg,
+    typ: &str,
+    claims: &serde_json::Map<String, serde_json::Value>,
+) -> Result<String> {
+    let key = match alg.key_kind() {
+        Some(kind) => match settings.keys.signer(kind) {
+            Some(k) => jwt::SignKey::Private(k),
+            // Settings disables an RP whose key is missing, so this is a broken invariant.
+            None => return Err(Error::internal(format!("no {} key", kind.name()))),
+        },
+        None if alg == jwt::Alg::None => jwt::SignKey::Unsigned,
+        None => jwt::SignKey::Secret(rp.secret.expose()),
+    };
+    jwt::sign(claims, alg, typ, key)
+        .map_err(|e| Error::internal(format!("signing with {}: {e:?}", alg.as_str())))
+}
+
+/// The record id behind an access token: the token itself, or for a JWT access token
+/// (RFC 9068) its `jti`, once its signature checks out with its RP's algorithm and key.
+pub fn access_record_id(settings: &Settings, token: &str) -> Option<String> {
+    if token.split('.').count() != 3 {
+        return Some(token.to_string());
+    }
+    let claims = jwt::peek_claims(token)?;
+    let client = claims.get("client_id")?.as_str()?;
+    let rp = settings.rp(client)?;
+    let alg = rp.access_jwt?;
+    let key = match alg.key_kind() {
+        Some(_) => {
+            let header = jwt::peek_header(token)?;
+            let kid = header.get("kid")?.as_str()?;
+            jwt::VerifyKey::Public(settings.keys.find(kid, util::now())?)
+        }
+        None => jwt::VerifyKey::Secret(rp.secret.expose()),
+    };
+    let verified = jwt::verify(token, alg, key).ok()?;
+    verified.get("jti")?.as_str().map(str::to_string)
 }
 
 /// The issuer: the portal URL with its trailing slash, as LemonLDAP::NG.

@@ -2,8 +2,13 @@
 //! `oidcRPMetaDataExportedVars` and the `oidcService...` keys. Handlers only see typed values.
 //! A relying party whose configuration Limette cannot honour (see `options`) is disabled:
 //! left out of `rps`, so it is an unknown client, listed in `disabled`, and named in one
-//! error line at load. The rest of the configuration still loads.
+//! error line at load. The rest of the configuration still loads. The provider's signing keys
+//! are read here too (`keys::Keyring`): an RP whose algorithm needs a key that is missing or
+//! unreadable is disabled.
+use super::jwt::Alg;
+use super::keys::Keyring;
 use super::options::{check_refused, flag, integer, key, reason, rule};
+use super::signing::{alg_reason, has_keys, none_warnings, signing_algs};
 use crate::config::{as_i64, truthy, value_string};
 use crate::rules::Rule;
 use serde_json::{Map, Value};
@@ -41,8 +46,17 @@ pub struct Rp {
     pub name: String,
     /// `client_id`.
     pub client_id: String,
-    /// `client_secret` (HS256 key).
+    /// `client_secret` (the key of HS* signatures).
     pub secret: Secret,
+    /// `oidcRPMetaDataOptionsIDTokenSignAlg` (unset: LemonLDAP::NG 2.16's default, HS512).
+    pub id_alg: Alg,
+    /// `oidcRPMetaDataOptionsUserInfoSignAlg`: `None` answers plain JSON.
+    pub userinfo_alg: Option<Alg>,
+    /// `oidcRPMetaDataOptionsAccessTokenJWT` with `...AccessTokenSignAlg` (RFC 9068); `None`:
+    /// opaque access tokens.
+    pub access_jwt: Option<Alg>,
+    /// `oidcRPMetaDataOptionsAccessTokenClaims`: the user's claims inside JWT access tokens.
+    pub access_claims: bool,
     /// Registered redirect URIs (exact match).
     pub redirect_uris: Vec<String>,
     /// Registered post-logout redirect URIs (exact match).
@@ -61,6 +75,9 @@ pub struct Rp {
     pub public: bool,
     /// No consent page.
     pub bypass_consent: bool,
+    /// `oidcRPMetaDataOptionsLogoutBypassConfirm`: RP-initiated logout with a valid hint of
+    /// the current session ends it without a confirmation page.
+    pub logout_bypass_confirm: bool,
     /// Claim name -> session attribute.
     pub claims: Vec<(String, String)>,
     /// `oidcRPMetaDataOptionsRule`, compiled; `None`: every authenticated user.
@@ -83,6 +100,10 @@ pub struct DisabledRp {
 /// OpenID Connect settings parsed from the configuration.
 #[derive(Debug, Default)]
 pub struct Settings {
+    /// The provider's signing keys.
+    pub keys: Keyring,
+    /// Supported but unsafe choices (`config check` warns): `none`-signed tokens.
+    pub warnings: Vec<(String, String)>,
     /// `issuerDBOpenIDConnectActivation`.
     pub enabled: bool,
     /// Relying parties served.
@@ -102,13 +123,17 @@ impl Settings {
             num("oidcServiceAccessTokenExpiration", 3600),
             num("oidcServiceIDTokenExpiration", 3600),
         );
+        let (keys, key_errors) = Keyring::from_conf(raw);
+        for e in &key_errors {
+            crate::log::error(&format!("signing key not usable: {e}"));
+        }
         let (mut rps, mut disabled) = (Vec::new(), Vec::new());
         if let Some(Value::Object(all)) = raw.get("oidcRPMetaDataOptions") {
             for (name, opts) in all {
                 let Value::Object(opts) = opts else {
                     return Err(format!("oidcRPMetaDataOptions/{name}: not an object"));
                 };
-                match parse_rp(name, opts, raw, defaults) {
+                match parse_rp(name, opts, raw, defaults).and_then(|rp| has_keys(rp, &keys)) {
                     Ok(rp) => rps.push(rp),
                     Err(reason) => disabled.push(DisabledRp {
                         name: name.clone(),
@@ -125,7 +150,10 @@ impl Settings {
         for d in &disabled {
             crate::log::error(&format!("relying party {} disabled: {}", d.name, d.reason));
         }
+        let warnings = none_warnings(&rps);
         Ok(Settings {
+            keys,
+            warnings,
             enabled: truthy(raw.get("issuerDBOpenIDConnectActivation")),
             rps,
             disabled,
@@ -180,29 +208,36 @@ fn parse_rp(
             "a client id is required",
         ));
     }
-    // HS256 ID tokens are keyed with the client secret (OpenID Connect Core 10.1): without
-    // one, anybody could sign a token this RP would accept. A public client needs one too.
-    if s("ClientSecret").is_empty() {
-        let why =
-            "a secret is required: it is the HS256 key of the ID tokens, public clients included";
+    let [id_alg, userinfo_alg, access_alg] = signing_algs(o);
+    let id_alg = id_alg
+        .map_err(|e| alg_reason(o, "IDTokenSignAlg", &e))?
+        .unwrap_or(Alg::HS512);
+    let userinfo_alg = userinfo_alg.map_err(|e| alg_reason(o, "UserInfoSignAlg", &e))?;
+    let access_jwt = access_alg.map_err(|e| alg_reason(o, "AccessTokenSignAlg", &e))?;
+    let public = flag(o, "Public")?;
+    // HS* tokens are keyed with the client secret (OpenID Connect Core 10.1): without one,
+    // anybody could sign a token this RP would accept. A public client needs one too then.
+    let hmac = [Some(id_alg), userinfo_alg, access_jwt]
+        .into_iter()
+        .flatten()
+        .any(|a| a.as_str().starts_with("HS"));
+    if s("ClientSecret").is_empty() && (hmac || !public) {
+        let why = if hmac {
+            "a secret is required: it is the HMAC key of this RP's HS* tokens, public clients included"
+        } else {
+            "a secret is required for a confidential client"
+        };
         return Err(reason(&key("ClientSecret"), &v("ClientSecret"), why));
     }
-    let alg = s("IDTokenSignAlg");
-    if alg != "HS256" {
-        // Unset, LemonLDAP::NG 2.16 means its default, HS512 (Manager/Attributes.pm).
-        let why = if alg.is_empty() {
-            "only HS256; unset means LemonLDAP::NG's default, HS512"
-        } else {
-            "only HS256"
-        };
-        return Err(reason(&key("IDTokenSignAlg"), &v("IDTokenSignAlg"), why));
-    }
     let words = |k: &str| s(k).split_whitespace().map(str::to_string).collect();
-    let public = flag(o, "Public")?;
     Ok(Rp {
         name: name.to_string(),
         client_id,
         secret: Secret::new(s("ClientSecret")),
+        id_alg,
+        userinfo_alg,
+        access_jwt,
+        access_claims: flag(o, "AccessTokenClaims")?,
         redirect_uris: words("RedirectUris"),
         post_logout_uris: words("PostLogoutRedirectUris"),
         code_ttl: integer(o, "AuthorizationCodeExpiration", d.0)?,
@@ -212,6 +247,7 @@ fn parse_rp(
         require_pkce: public || flag(o, "RequirePKCE")?,
         public,
         bypass_consent: flag(o, "BypassConsent")?,
+        logout_bypass_confirm: flag(o, "LogoutBypassConfirm")?,
         claims: exported_vars(raw, name),
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
@@ -262,6 +298,10 @@ mod tests {
         }));
         let s = Settings::from_conf(&r).unwrap();
         let rp = s.rp("cid").unwrap();
+        assert_eq!(
+            (rp.id_alg, rp.userinfo_alg, rp.access_jwt),
+            (Alg::HS256, None, None)
+        );
         assert_eq!(rp.redirect_uris, vec!["http://x/cb", "http://y/cb"]);
         assert_eq!((rp.code_ttl, rp.access_ttl, rp.id_ttl), (2, 100, 3600));
         assert!(rp.public && rp.require_pkce && !rp.refresh);
@@ -290,19 +330,25 @@ mod tests {
         let k = |s: &str| format!("oidcRPMetaDataOptions{s}");
         let case = |extra: Value| disabled(extra, json!({})).unwrap_or_default();
         assert_eq!(disabled(json!({}), json!({})), None);
+        // An algorithm whose key is missing (Settings alone never generates one).
         assert_eq!(
             case(json!({k("AccessTokenJWT"): "1"})),
-            "oidcRPMetaDataOptionsAccessTokenJWT = 1 is not supported (access tokens are opaque)"
+            "oidcRPMetaDataOptionsAccessTokenSignAlg = RS256 is not supported (no usable RSA key: oidcServicePrivateKeySig does not read, or is missing until a portal loads this configuration and generates it)"
         );
         assert!(case(json!({k("LogoutUrl"): "http://rp/fc"})).starts_with(&k("LogoutUrl")));
         assert!(case(json!({k("Colour"): "red"})).contains("unknown option"));
-        assert_eq!(
-            case(json!({k("IDTokenSignAlg"): "RS256"})),
-            "oidcRPMetaDataOptionsIDTokenSignAlg = RS256 is not supported (only HS256)"
+        assert!(case(json!({k("IDTokenSignAlg"): "ES256"})).contains("no usable EC P-256 key"));
+        assert!(case(json!({k("IDTokenSignAlg"): "PS256"})).starts_with(
+            "oidcRPMetaDataOptionsIDTokenSignAlg = PS256 is not supported (one of none, HS256"
+        ));
+        assert!(
+            case(json!({k("AccessTokenJWT"): 1, k("AccessTokenSignAlg"): "none"}))
+                .contains("none is not allowed here")
         );
+        // Unset is LemonLDAP::NG 2.16's default, HS512, keyed by the secret.
         assert_eq!(
-            case(json!({k("IDTokenSignAlg"): null})),
-            "oidcRPMetaDataOptionsIDTokenSignAlg = (unset) is not supported (only HS256; unset means LemonLDAP::NG's default, HS512)"
+            disabled(json!({k("IDTokenSignAlg"): null}), json!({})),
+            None
         );
         assert!(case(json!({k("ClientSecret"): ""})).starts_with(
             "oidcRPMetaDataOptionsClientSecret = (unset) is not supported (a secret is required"
@@ -324,6 +370,19 @@ mod tests {
         let fine = json!({k("DisplayName"): "App", k("AllowOffline"): 0, k("LogoutType"): "front",
             k("UserInfoSignAlg"): "", k("Rule"): "", k("AuthnLevel"): ""});
         assert_eq!(disabled(fine, json!({})), None);
+        // none is allowed where LemonLDAP::NG allows it, with a warning for config check.
+        let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
+            "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "none"}));
+        o.insert(
+            "oidcRPMetaDataOptionsUserInfoSignAlg".into(),
+            json!("HS384"),
+        );
+        let r = raw(json!({"oidcRPMetaDataOptions": {"a": o}}));
+        let s = Settings::from_conf(&r).unwrap();
+        let rp = s.rp("cid").unwrap();
+        assert_eq!((rp.id_alg, rp.userinfo_alg), (Alg::None, Some(Alg::HS384)));
+        assert_eq!(s.warnings.len(), 1);
+        assert!(s.warnings[0].1.contains("IDTokenSignAlg = none"));
     }
 
     #[test]
@@ -383,5 +442,12 @@ mod tests {
         assert!(s.rp("ok").is_some());
         let names: Vec<&str> = s.disabled.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, vec!["open", "empty"]);
+        // A public client signed with a provider key needs no secret (LemonLDAP::NG's advice).
+        let mut r = raw(json!({"oidcRPMetaDataOptions": {"open": {
+            "oidcRPMetaDataOptionsClientID": "open", "oidcRPMetaDataOptionsPublic": 1,
+            "oidcRPMetaDataOptionsIDTokenSignAlg": "EdDSA"}}}));
+        crate::oidc::keygen::complete(&mut r).unwrap();
+        let s = Settings::from_conf(&r).unwrap();
+        assert_eq!(s.rp("open").map(|rp| rp.id_alg), Some(Alg::EdDSA));
     }
 }

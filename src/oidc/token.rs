@@ -7,7 +7,7 @@ use super::{issuer, jwt, params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
-use crate::grants::{self as store, Record, RecordType};
+use crate::grants::{self as store, Record, RecordType, Redemption};
 use crate::http::{Request, Response};
 use crate::storage::Session;
 use crate::util;
@@ -60,8 +60,26 @@ fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String
     let code = p
         .get("code")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
-    // 1. Single use: taken before anything else can fail (RFC 6749 4.1.2, 10.5).
-    let rec = store::take(store::of(app), RecordType::Code, code)?.ok_or_else(invalid_grant)?;
+    let db = store::of(app);
+    // 1. Single use: taken before anything else can fail (RFC 6749 4.1.2, 10.5). A code
+    //    presented again revokes every token issued from it (4.1.2: SHOULD revoke).
+    let rec = match store::redeem(db, code)? {
+        Redemption::Fresh(rec) => rec,
+        Redemption::Replayed(family) => {
+            store::revoke(db, &family.issued())?;
+            crate::log::audit(
+                "oidc_code_replayed",
+                &[
+                    ("client", &rp.client_id),
+                    ("issued_to", family.client_id().unwrap_or("")),
+                    ("user", family.sub().unwrap_or("")),
+                    ("revoked", &family.issued().len().to_string()),
+                ],
+            );
+            return Err(invalid_grant());
+        }
+        Redemption::Unknown => return Err(invalid_grant()),
+    };
     // 2. Issued to this client (RFC 6749 4.1.3).
     if rec.client_id() != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
@@ -71,29 +89,47 @@ fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String
         return Err(invalid_grant());
     }
     // 4. PKCE (RFC 7636 4.6); a public client always has a challenge (checked at authorize).
-    if let Some((challenge, method)) = rec.pkce() {
-        if !super::pkce::verify(challenge, method, p.get("code_verifier").unwrap_or("")) {
-            return Err(invalid_grant());
+    //    A verifier for a code issued without a challenge is a downgrade (RFC 9700 2.1.1).
+    match rec.pkce() {
+        Some((challenge, method)) => {
+            let verifier = p.get("code_verifier").unwrap_or("");
+            if !super::pkce::verify(challenge, method, verifier) {
+                return Err(invalid_grant());
+            }
         }
-    } else if rp.require_pkce {
-        return Err(invalid_grant());
+        None if rp.require_pkce || p.get("code_verifier").is_some() => return Err(invalid_grant()),
+        None => {}
     }
     // 5. The SSO session must still be there.
     live_session(app, conf, &rec)?;
-    issue(app, conf, rp, &rec, true)
+    // 6. The family of the tokens: as long as the longest of them lives.
+    let refresh_ttl = conf.area::<crate::oidc::Settings>().refresh_ttl;
+    let ttl = if rp.refresh {
+        rp.access_ttl.max(refresh_ttl)
+    } else {
+        rp.access_ttl
+    };
+    let family = store::open_family(db, code, &rec, ttl)?;
+    issue(app, conf, rp, &rec.with_family(&family), true)
 }
 
+/// RFC 6749 6. A confidential client's refresh token is used again and again (the contract);
+/// a public client's rotates (RFC 9700 4.14.2): taken on use, a new one in the answer.
 fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Value>> {
     let token = p
         .get("refresh_token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
-    // RFC 6749 5.2: unknown, expired or another client's refresh token is invalid_grant.
-    let rec = store::get(store::of(app), RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
+    // RFC 6749 5.2: unknown, expired, revoked, another client's refresh token, or one whose
+    // session is gone: invalid_grant.
+    let (rec, _) = store::live(app, conf, RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
     if rec.client_id() != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
     }
-    live_session(app, conf, &rec)?;
-    issue(app, conf, rp, &rec.without_nonce(), false)
+    // Single use for a public client: of two concurrent uses, one wins.
+    if rp.public && store::take(store::of(app), RecordType::Refresh, token)?.is_none() {
+        return Err(invalid_grant());
+    }
+    issue(app, conf, rp, &rec.without_nonce(), rp.public)
 }
 
 fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
@@ -102,51 +138,118 @@ fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
         .ok_or_else(invalid_grant)
 }
 
-/// The token response: access token, ID token, and a refresh token on the code grant when
-/// the RP has them.
+/// The token response: access token, ID token, and a refresh token (`with_refresh`: on the
+/// code grant, and on a public client's refresh) when the RP has them. Each token joins the
+/// grant's family.
 fn issue(
     app: &App,
     conf: &Conf,
     rp: &Rp,
     grant: &Record,
-    from_code: bool,
+    with_refresh: bool,
 ) -> Result<Map<String, Value>> {
+    let db = store::of(app);
     let base = grant.for_tokens();
-    let access = store::create(
-        store::of(app),
-        RecordType::Access,
-        base.clone(),
-        rp.access_ttl,
-    )?;
+    let family = base.family().unwrap_or("").to_string();
+    let record = store::create(db, RecordType::Access, base.clone(), rp.access_ttl)?;
+    let mut issued = vec![record.clone()];
+    let mut ttl = rp.access_ttl;
+    let access = match rp.access_jwt {
+        Some(alg) => {
+            let claims = access_token_claims(app, conf, rp, grant, &record)?;
+            super::sign_for(&conf.area::<super::Settings>(), rp, alg, "at+jwt", &claims)?
+        }
+        None => record,
+    };
     let mut out = Map::new();
     out.insert("access_token".into(), json!(access));
     out.insert("token_type".into(), json!("Bearer"));
     out.insert("expires_in".into(), json!(rp.access_ttl));
-    if from_code && rp.refresh {
-        let refresh = store::create(
-            store::of(app),
-            RecordType::Refresh,
-            base,
-            conf.area::<crate::oidc::Settings>().refresh_ttl,
-        )?;
+    if with_refresh && rp.refresh {
+        let refresh_ttl = conf.area::<crate::oidc::Settings>().refresh_ttl;
+        let refresh = store::create(db, RecordType::Refresh, base, refresh_ttl)?;
+        ttl = ttl.max(refresh_ttl);
+        issued.push(refresh.clone());
         out.insert("refresh_token".into(), json!(refresh));
     }
-    let claims = id_token_claims(&issuer(conf), rp, grant.as_map(), &access, util::now());
+    join_family(app, &family, &issued, ttl)?;
+    let sid = Some(grant.session_id())
+        .filter(|id| !id.is_empty())
+        .map(|id| crate::sso::oidc_sid(&conf.key, id));
+    let claims = id_token_claims(
+        &issuer(conf),
+        rp,
+        grant.as_map(),
+        &access,
+        sid.as_deref(),
+        util::now(),
+    );
     let sub = grant.sub().unwrap_or("");
     crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
-    out.insert(
-        "id_token".into(),
-        json!(jwt::sign_hs256(&claims, rp.secret.expose())),
-    );
+    let id_token = super::sign_for(
+        &conf.area::<super::Settings>(),
+        rp,
+        rp.id_alg,
+        "JWT",
+        &claims,
+    )?;
+    out.insert("id_token".into(), json!(id_token));
     Ok(out)
 }
 
-/// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token.
+/// Lists new tokens in their family. When the family is gone (the code was replayed
+/// meanwhile), they are revoked with the rest.
+fn join_family(app: &App, family: &str, issued: &[String], ttl: i64) -> Result<()> {
+    let db = store::of(app);
+    let ids: Vec<&str> = issued.iter().map(String::as_str).collect();
+    if !store::record_issued(db, family, &ids, ttl)? {
+        store::revoke(db, &ids)?;
+    }
+    Ok(())
+}
+
+/// RFC 9068 2.2: the claims of a JWT access token; `jti` is the id of its record, which
+/// userinfo and introspection look up. With `AccessTokenClaims`, the user's claims of the
+/// granted scopes too (as userinfo would release them).
+fn access_token_claims(
+    app: &App,
+    conf: &Conf,
+    rp: &Rp,
+    grant: &Record,
+    record: &str,
+) -> Result<Map<String, Value>> {
+    let now = util::now();
+    let scope = grant.scope().unwrap_or("");
+    let sub = grant.sub().unwrap_or("");
+    let mut c = Map::new();
+    if rp.access_claims {
+        let session = live_session(app, conf, grant)?;
+        let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+        c = super::claims::userinfo(rp, scope, sub, &session, ignore);
+    }
+    c.insert("iss".into(), json!(issuer(conf)));
+    c.insert("sub".into(), json!(sub));
+    c.insert("aud".into(), json!(rp.client_id));
+    c.insert("client_id".into(), json!(rp.client_id));
+    c.insert("exp".into(), json!(now + rp.access_ttl));
+    c.insert("iat".into(), json!(now));
+    c.insert("jti".into(), json!(record));
+    c.insert("scope".into(), json!(scope));
+    if let Some(t) = grant.auth_time() {
+        c.insert("auth_time".into(), t.clone());
+    }
+    Ok(c)
+}
+
+/// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token, plus `sid`
+/// (OpenID Connect Front-Channel Logout 1.0, section 3; `sso::oidc_sid`), which LemonLDAP::NG
+/// 2.16 does not send: RP-initiated logout checks that a hint belongs to the current session.
 pub fn id_token_claims(
     iss: &str,
     rp: &Rp,
     grant: &Session,
     access_token: &str,
+    sid: Option<&str>,
     now: i64,
 ) -> Map<String, Value> {
     let mut c = Map::new();
@@ -162,9 +265,15 @@ pub fn id_token_claims(
         grant.auth_time().cloned().unwrap_or(json!(now)),
     );
     c.insert("acr".into(), json!(grant.acr().unwrap_or("loa-1")));
-    c.insert("at_hash".into(), json!(jwt::at_hash(access_token)));
+    c.insert(
+        "at_hash".into(),
+        json!(jwt::at_hash_for(rp.id_alg, access_token)),
+    );
     if let Some(n) = grant.nonce() {
         c.insert("nonce".into(), json!(n));
+    }
+    if let Some(sid) = sid {
+        c.insert("sid".into(), json!(sid));
     }
     c
 }
@@ -200,11 +309,13 @@ mod tests {
         g.insert("auth_time".into(), json!(5));
         g.insert("acr".into(), json!("loa-1"));
         g.insert("nonce".into(), json!("n1"));
-        let c = id_token_claims("http://p/", &rp, &g, "abc", 100);
+        let c = id_token_claims("http://p/", &rp, &g, "abc", None, 100);
         assert_eq!(
             Value::Object(c),
             json!({"iss": "http://p/", "sub": "dwho", "aud": ["demo"], "azp": "demo", "exp": 3700, "iat": 100,
                    "auth_time": 5, "acr": "loa-1", "at_hash": "ungWv48Bz-pBQUDeXa4iIw", "nonce": "n1"})
         );
+        let c = id_token_claims("http://p/", &rp, &g, "abc", Some("s1"), 100);
+        assert_eq!(c["sid"], "s1");
     }
 }

@@ -1,13 +1,15 @@
 //! `GET|POST /oauth2/userinfo` (OIDC Core 5.3): the access token from the `Authorization`
 //! header, the `access_token` form field or the query (RFC 6750 2.1-2.3); claims by scope.
 //! Errors follow RFC 6750 3.1 (a documented difference from LemonLDAP::NG's bare header):
-//! no token -> 401 `Bearer`; unknown, expired, or its SSO session gone -> 401 `invalid_token`.
+//! no token -> 401 `Bearer`; unknown, expired, revoked (its code replayed) or its SSO session
+//! gone -> 401 `invalid_token`.
+//! An RP with `oidcRPMetaDataOptionsUserInfoSignAlg` gets a signed JWT (OIDC Core 5.3.2).
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
 use crate::grants::{self as store, RecordType};
 use crate::http::{Method, Request, Response};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// `/oauth2/userinfo`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
@@ -24,10 +26,10 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         .filter(|t| !t.is_empty())
         .ok_or(Error::Bearer(None))?;
     let invalid = || Error::Bearer(Some(OAuthCode::InvalidToken));
-    let rec = store::get(store::of(app), RecordType::Access, &token)?.ok_or_else(invalid)?;
     let oidc = conf.area::<crate::oidc::Settings>();
+    let id = super::access_record_id(&oidc, &token).ok_or_else(invalid)?;
+    let (rec, session) = store::live(app, conf, RecordType::Access, &id)?.ok_or_else(invalid)?;
     let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
-    let session = crate::sso::lookup(app, conf, rec.session_id())?.ok_or_else(invalid)?;
     let claims = super::claims::userinfo(
         rp,
         rec.scope().unwrap_or(""),
@@ -35,5 +37,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         &session,
         conf.get_bool("oidcServiceIgnoreScopeForClaims"),
     );
-    Ok(Response::json(200, &Value::Object(claims)))
+    let Some(alg) = rp.userinfo_alg else {
+        return Ok(Response::json(200, &Value::Object(claims)));
+    };
+    // OIDC Core 5.3.2: a signed answer is a JWT with iss and aud added, as application/jwt.
+    let mut claims = claims;
+    claims.insert("iss".into(), json!(super::issuer(conf)));
+    claims.insert("aud".into(), json!(rp.client_id));
+    let token = super::sign_for(&conf.area::<super::Settings>(), rp, alg, "JWT", &claims)?;
+    Ok(Response::bytes(200, "application/jwt", token)
+        .with_header("Cache-Control", "no-store")
+        .with_header("Pragma", "no-cache"))
 }

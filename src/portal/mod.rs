@@ -61,10 +61,14 @@ pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16
     } else {
         code as u16
     };
-    Response::html(
+    let page = Response::html(
         200,
         pages::login_form(conf, shown, url.as_deref(), &csrf::issue(conf), &user),
-    )
+    );
+    match pending_url(conf, req) {
+        Some(target) => page.with_form_target(&target),
+        None => page,
+    }
 }
 
 /// A login form that comes back to `target` (base64 in the `url` field) after login; used by
@@ -75,7 +79,7 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
     }
     let b64 = base64::engine::general_purpose::STANDARD.encode(target);
     let form = pages::login_form(conf, 0, Some(&b64), &csrf::issue(conf), "");
-    Response::html(200, form)
+    Response::html(200, form).with_form_target(target)
 }
 
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
@@ -116,7 +120,10 @@ pub fn decode_url(raw: &str) -> Option<String> {
     (s.starts_with("http://") || s.starts_with("https://")).then_some(s)
 }
 
-/// Redirect targets: the portal itself or a virtual host of `locationRules` (no open redirect).
+/// Redirect targets: the portal itself (same scheme, host and port) or a virtual host of
+/// `locationRules` (no open redirect). A virtual host is named `host` or `host:port`, and host
+/// and port name distinct hosts: `host` is that host on the default port of the URL's scheme
+/// (80 for http, 443 for https), `host:port` that host on that port only.
 ///
 /// The URL's origin is parsed, never prefix-matched: userinfo (`user@host`), backslashes and
 /// non-numeric ports are refused, since browsers resolve those to a host other than the one the
@@ -128,11 +135,12 @@ pub fn is_allowed_target(conf: &Conf, url: &str) -> bool {
     if Origin::parse(&conf.portal).is_some_and(|portal| portal == target) {
         return true;
     }
-    let (host, bare) = (target.authority(), target.host.as_str());
+    let named = |vhost: &str| Origin::parse(&format!("{}://{vhost}", target.scheme));
     match conf.raw.get("locationRules") {
         Some(serde_json::Value::Object(m)) => m
             .keys()
-            .any(|k| k.eq_ignore_ascii_case(&host) || k.eq_ignore_ascii_case(bare)),
+            .filter(|k| !k.contains(['/', '?', '#']))
+            .any(|k| named(k).is_some_and(|vhost| vhost == target)),
         _ => false,
     }
 }
@@ -193,14 +201,6 @@ impl Origin {
         let port = port.filter(|&p| p != default);
         Some(Origin { scheme, host, port })
     }
-
-    /// `host` or `host:port` as `locationRules` names a virtual host.
-    fn authority(&self) -> String {
-        match self.port {
-            Some(p) => format!("{}:{p}", self.host),
-            None => self.host.clone(),
-        }
-    }
 }
 
 /// The JSON form of a portal answer (`router::errors` gives it to every portal error) with an error code, `{"result":0,"error":"N"}`, for the
@@ -226,7 +226,12 @@ mod tests {
         let stored = serde_json::json!({
             "cfgNum": 1,
             "portal": "http://auth.example.com:8080/",
-            "locationRules": {"app.example.com": {"default": "accept"}, "api.example.com:8443": {}}
+            "locationRules": {
+                "app.example.com": {"default": "accept"},
+                "api.example.com:8443": {},
+                "127.0.0.1": {},
+                "app.example.com/path": {}
+            }
         });
         let serde_json::Value::Object(m) = stored else {
             unreachable!()
@@ -244,6 +249,9 @@ mod tests {
             "https://app.example.com:443/path",
             "http://App.Example.com",
             "https://api.example.com:8443/v1",
+            "http://api.example.com:8443/v1",
+            "http://127.0.0.1/",
+            "https://127.0.0.1:443/x",
         ] {
             assert!(is_allowed_target(&c, ok), "{ok} should be allowed");
         }
@@ -270,6 +278,12 @@ mod tests {
             "https://api.example.com/",
             "http://auth.example.com:8081/",
             "https://auth.example.com:8080/",
+            "http://127.0.0.1:4444/",
+            "https://127.0.0.1:8080/",
+            "http://app.example.com:443/",
+            "https://app.example.com:80/",
+            "http://api.example.com/",
+            "https://api.example.com:8444/",
         ] {
             assert!(!is_allowed_target(&c, bad), "{bad} should be refused");
         }

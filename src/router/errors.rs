@@ -34,7 +34,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
         }
         Error::Forbidden(m) => (403, m.clone()),
         Error::NotFound(m) => (404, m.clone()),
-        Error::MethodNotAllowed => (405, "Method not allowed".into()),
+        Error::MethodNotAllowed | Error::OnlyMethods(_) => (405, "Method not allowed".into()),
         Error::Conflict(m) => (409, m.clone()),
         Error::LengthRequired => (411, "A request body is required".into()),
         Error::PayloadTooLarge => (413, "Request body too large".into()),
@@ -66,6 +66,9 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
     } else {
         Response::html(status, error_page(status, &text))
     };
+    if let Error::OnlyMethods(allowed) = err {
+        return resp.with_header("Allow", allowed);
+    }
     if status == 405 {
         return resp.with_header("Allow", "GET, HEAD, POST, PUT, DELETE");
     }

@@ -13,9 +13,30 @@ use errors::{to_response, Flavour};
 pub fn dispatch(app: &App, req: &Request) -> Response {
     let conf = app.conf();
     let (flavour, res) = route(app, req, &conf);
-    match res {
+    let mut resp = match res {
         Ok(r) => r,
         Err(e) => to_response(&e, req, flavour, &conf.portal),
+    };
+    let policy = conf.area::<crate::web::headers::Policy>();
+    crate::web::headers::apply(&policy, &mut resp, client_https(app, req, &conf));
+    resp
+}
+
+/// Whether the client reached the portal over https: what a trusted proxy says in
+/// `X-Forwarded-Proto` (its last value: the proxy's own, after any the client sent), else the portal URL's
+/// scheme, since Limette itself speaks plain http only behind the terminator the URL names.
+/// From an untrusted peer the header is the client's own word, and ignored.
+fn client_https(app: &App, req: &Request, conf: &Conf) -> bool {
+    let trusted = req
+        .remote
+        .is_some_and(|peer| app.local.front.is_trusted(peer.ip()));
+    let forwarded = req
+        .header("x-forwarded-proto")
+        .and_then(|v| v.rsplit(',').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    match forwarded.filter(|_| trusted) {
+        Some(proto) => proto == "https",
+        None => conf.portal.starts_with("https://"),
     }
 }
 
@@ -27,6 +48,7 @@ pub fn area_settings(conf: &Conf) -> Result<(), String> {
     conf.try_area::<crate::sessions::Settings>()?;
     conf.try_area::<crate::notifications::Settings>()?;
     conf.try_area::<crate::portal::macros::Compiled>()?;
+    conf.try_area::<crate::web::headers::Policy>()?;
     Ok(())
 }
 

@@ -50,6 +50,14 @@ impl SsoSession {
     }
 }
 
+/// A session's hash of keys as a session, for unit tests of code that reads one.
+#[cfg(test)]
+impl From<Session> for SsoSession {
+    fn from(s: Session) -> SsoSession {
+        SsoSession(s)
+    }
+}
+
 impl Deref for SsoSession {
     type Target = Session;
 
@@ -132,6 +140,20 @@ pub fn is_expired(conf: &Conf, s: &Session, now: i64) -> bool {
     false
 }
 
+/// The `sid` claim of the ID tokens issued in a session (OpenID Connect Front-Channel Logout
+/// 1.0, section 3): it names the session without revealing its id, which is a bearer secret
+/// (the cookie). HMAC-SHA256 of the id with the configuration `key`, 32 hex digits: stable
+/// for the session's life, across workers and instances that share the key.
+pub fn oidc_sid(key: &str, session_id: &str) -> String {
+    use hmac::{Hmac, Mac};
+    let Ok(mut m) = Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()) else {
+        return String::new(); // HMAC accepts any key length
+    };
+    m.update(b"oidc-sid:");
+    m.update(session_id.as_bytes());
+    util::hex(&m.finalize().into_bytes())[..32].to_string()
+}
+
 /// A 64-hex session id as the portal generates them.
 pub fn is_session_id(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
@@ -172,6 +194,15 @@ pub fn persistent(app: &App, trace: &str) -> Result<(String, Session)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn oidc_sid_names_the_session_without_its_id() {
+        let a = super::oidc_sid("k", "aa");
+        assert_eq!(a.len(), 32);
+        assert_eq!(a, super::oidc_sid("k", "aa"));
+        assert_ne!(a, super::oidc_sid("k", "ab"));
+        assert_ne!(a, super::oidc_sid("other key", "aa"));
+    }
+
     #[test]
     fn persistent_id_is_md5_of_trace() {
         assert_eq!(

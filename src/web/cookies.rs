@@ -1,5 +1,8 @@
 //! The SSO cookie as the contract fixes it: `<cookieName>=<id>; path=/; HttpOnly; SameSite=Lax`,
-//! `domain=` when configured, `Secure` when `securedCookie` is on.
+//! `domain=` when configured, `Secure` when `securedCookie` is on; as LemonLDAP::NG's
+//! `cookie()`, `HttpOnly` follows `httpOnly` and `SameSite` follows `sameSite` (empty: `Lax`).
+//! The portal's own cookies (a login held back) follow `sameSite` and `securedCookie` and are
+//! always `HttpOnly`: no script of the portal reads them.
 use crate::config::Conf;
 use crate::http::Request;
 
@@ -27,7 +30,10 @@ pub fn clear_sso(conf: &Conf) -> String {
 
 /// A cookie of the portal's own (pending login, ...), host-only.
 pub fn portal_cookie(conf: &Conf, name: &str, value: &str, clear: bool) -> String {
-    let mut c = format!("{name}={value}; path=/; HttpOnly; SameSite=Lax");
+    let mut c = format!(
+        "{name}={value}; path=/; HttpOnly; SameSite={}",
+        conf.same_site.as_str()
+    );
     if clear {
         c.push_str("; expires=Wed, 21 Oct 2015 00:00:00 GMT");
     }
@@ -46,7 +52,10 @@ fn named(conf: &Conf, name: &str, value: &str, expires: Option<&str>) -> String 
     if let Some(e) = expires {
         c.push_str(&format!("; expires={e}"));
     }
-    c.push_str("; HttpOnly; SameSite=Lax");
+    if conf.http_only {
+        c.push_str("; HttpOnly");
+    }
+    c.push_str(&format!("; SameSite={}", conf.same_site.as_str()));
     if conf.secured_cookie {
         c.push_str("; Secure");
     }

@@ -1,8 +1,9 @@
 //! The pieces every HTML-speaking area shares, on plain values: the SSO cookie and the portal's
-//! own cookies (`cookies`), the CSRF tokens of forms (`csrf`), the portal messages by number
+//! own cookies (`cookies`), the CSRF tokens of forms (`csrf`), the security headers (`headers`), the portal messages by number
 //! (`messages`) and the page frame (`layout`). They know the configuration, not the areas.
 pub mod cookies;
 pub mod csrf;
+pub mod headers;
 pub mod messages;
 
 use crate::util::html_escape;

@@ -69,6 +69,7 @@ pub struct Builder {
     conf: Map<String, Value>,
     ini_portal: Vec<String>,
     ini_config: Option<String>,
+    log_level: &'static str,
     env: Vec<(String, String)>,
     fixed_port: bool,
     dir: Option<TempDir>,
@@ -91,6 +92,11 @@ impl Builder {
     /// Replaces the `[configuration]` section (default: File in <data>/conf).
     pub fn ini_configuration(mut self, section: &str) -> Builder {
         self.ini_config = Some(section.to_string());
+        self
+    }
+    /// The `[all]` section's `logLevel` (default `notice`).
+    pub fn log_level(mut self, level: &'static str) -> Builder {
+        self.log_level = level;
         self
     }
     /// Sets an environment variable for the server.
@@ -153,7 +159,8 @@ impl Builder {
             .unwrap();
         }
         let ini = format!(
-            "[all]\nlogLevel = notice\n[configuration]\n{}\n[portal]\nglobalStorage = File\nglobalStorageOptions = {{\"Directory\": \"{}\"}}\npersistentStorage = File\npersistentStorageOptions = {{\"Directory\": \"{}\"}}\n{}\n",
+            "[all]\nlogLevel = {}\n[configuration]\n{}\n[portal]\nglobalStorage = File\nglobalStorageOptions = {{\"Directory\": \"{}\"}}\npersistentStorage = File\npersistentStorageOptions = {{\"Directory\": \"{}\"}}\n{}\n",
+            self.log_level,
             self.ini_config.clone().unwrap_or_else(|| format!("type = File\ndirName = {}", conf_dir.display())),
             data.join("sessions").display(),
             data.join("psessions").display(),
@@ -218,6 +225,7 @@ impl Portal {
             conf: default_conf(),
             ini_portal: Vec::new(),
             ini_config: None,
+            log_level: "notice",
             env: Vec::new(),
             fixed_port: false,
             dir: None,

@@ -9,6 +9,9 @@ use std::time::Duration;
 
 pub const CB: &str = "http://127.0.0.1:19999/cb";
 pub const SECRET: &str = "rp1secret";
+/// The password of `alice` at the stub directory ([`Stub::Good`]): distinctive, so that a
+/// test can look for it in the log.
+pub const STUB_PASSWORD: &str = "Wonderland-7f3e";
 
 /// Options of a test RP (`client_id` = name, secret `rp1secret`, redirect `CB`, HS256 ID
 /// tokens: unset, LemonLDAP::NG's default HS512 would disable it), plus `extra` (keys without
@@ -178,7 +181,7 @@ pub fn client(p: &Portal) -> Client {
 /// How the stub directory behaves.
 #[derive(Clone, Copy)]
 pub enum Stub {
-    /// Answers correctly: user `alice`, password `secret`.
+    /// Answers correctly: user `alice`, password [`STUB_PASSWORD`].
     Good,
     /// Answers after 5 seconds.
     Slow,
@@ -227,7 +230,7 @@ fn serve_stub(mut s: std::net::TcpStream, mode: Stub) {
         Stub::BadJson => (200, "<html>oops</html>".to_string()),
         Stub::Fails => (500, "{}".to_string()),
         Stub::Good if path == "/auth" => {
-            let ok = req["user"] == "alice" && req["password"] == "secret";
+            let ok = req["user"] == "alice" && req["password"] == STUB_PASSWORD;
             (200, json!({"result": ok, "info": {}}).to_string())
         }
         Stub::Good => {

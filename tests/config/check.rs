@@ -177,6 +177,41 @@ fn refused_keys_stop_start_up_only_when_set() {
     );
 }
 
+/// Cookie and header settings Limette cannot honour stop start-up naming key and value:
+/// double cookies (securedCookie 2 and 3), a SameSite=None cookie browsers would drop for
+/// want of Secure, and an HSTS age that is not a number of seconds.
+#[test]
+fn cookie_and_header_values_it_cannot_honour_stop_start_up() {
+    for (pairs, line) in [
+        (
+            vec![("securedCookie", json!(2))],
+            "error: securedCookie = 2 is not supported (supported: 0, 1)",
+        ),
+        (
+            vec![("securedCookie", json!(3))],
+            "error: securedCookie = 3 is not supported (supported: 0, 1)",
+        ),
+        (
+            vec![("sameSite", json!("None"))],
+            "error: sameSite = None is not supported with securedCookie = 0 (None requires securedCookie = 1)",
+        ),
+        (
+            vec![("sameSite", json!("Loose")), ("securedCookie", json!(1))],
+            "error: sameSite = Loose is not supported (supported: Strict, Lax, None, or empty for Lax)",
+        ),
+        (
+            vec![("strictTransportSecurityMax_Age", json!("one year"))],
+            "strictTransportSecurityMax_Age = one year is not supported (expected seconds)",
+        ),
+    ] {
+        let (dir, ini) = setup(&with(&pairs), "");
+        let o = run(&ini, dir.path(), &[]);
+        assert_eq!(o.code, Some(2), "{pairs:?}: {}", o.stderr);
+        assert_eq!(o.stdout, "", "nothing may listen");
+        assert!(o.stderr.contains(line), "{pairs:?}: {}", o.stderr);
+    }
+}
+
 #[test]
 fn config_check_on_the_debian_default_gives_warnings_only() {
     let (dir, ini) = setup(&debian_default(), "");

@@ -237,6 +237,12 @@ fn consent_is_asked_then_remembered() {
         page.contains("id=\"consent\"") && page.contains("<li>email</li>"),
         "{page}"
     );
+    // The confirmed form redirects to the relying party: its origin is in form-action.
+    let csp = r.header("content-security-policy").unwrap_or_default();
+    assert!(
+        csp.contains("form-action * http://127.0.0.1:19999;"),
+        "{csp}"
+    );
     let at = page.find("name=\"token\" value=\"").unwrap() + 20;
     let token = page[at..at + page[at..].find('"').unwrap()].to_string();
     let fields = |confirm: &'static str, token: String| {

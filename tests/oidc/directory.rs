@@ -26,7 +26,7 @@ fn json_login(p: &Portal, user: &str, pass: &str) -> crate::common::Resp {
 fn rest_directory_bridge() {
     let good = stub_directory(Stub::Good);
     let p = rest_portal(&format!("{good}/auth"), &format!("{good}/user"));
-    let r = json_login(&p, "alice", "secret");
+    let r = json_login(&p, "alice", STUB_PASSWORD);
     assert_eq!(r.status, 200, "{}", r.text());
     let sid = r.json()["id"].as_str().unwrap().to_string();
     let r = p.client().get(
@@ -42,7 +42,7 @@ fn rest_directory_bridge() {
         (r.status, r.json()),
         (401, json!({"result": 0, "error": "5"}))
     );
-    let r = json_login(&p, "bob", "secret");
+    let r = json_login(&p, "bob", STUB_PASSWORD);
     assert_eq!(r.json()["error"], "5");
 }
 
@@ -58,7 +58,7 @@ fn rest_directory_failures_are_error_24() {
         let p = rest_portal(&format!("{base}/auth"), &format!("{base}/user"));
         // The slow stub answers success after 5 s: only the outbound timeout gives error 24
         // (and the client's own read timeout catches a hang).
-        let r = json_login(&p, "alice", "secret");
+        let r = json_login(&p, "alice", STUB_PASSWORD);
         assert_eq!(
             (r.status, r.json()),
             (401, json!({"result": 0, "error": "24"})),

@@ -22,7 +22,11 @@ fn discovery_advertises_what_is_supported() {
     );
     assert_eq!(m["token_endpoint"], format!("{iss}oauth2/token"));
     assert_eq!(m["end_session_endpoint"], format!("{iss}oauth2/logout"));
-    assert_eq!(m["id_token_signing_alg_values_supported"], json!(["HS256"]));
+    // HMAC only: no RP needs a provider key, so none was made and none is advertised.
+    assert_eq!(
+        m["id_token_signing_alg_values_supported"],
+        json!(["HS256", "HS384", "HS512"])
+    );
     assert_eq!(m["response_types_supported"], json!(["code"]));
     assert_eq!(
         m["code_challenge_methods_supported"],
@@ -30,6 +34,7 @@ fn discovery_advertises_what_is_supported() {
     );
     let jwks = p.client().get("/oauth2/jwks", &[]);
     assert_eq!(jwks.json(), json!({"keys": []}));
+    assert_eq!(jwks.header("cache-control"), Some("public, max-age=3600"));
 }
 
 #[test]
@@ -189,11 +194,34 @@ fn rp_initiated_logout() {
         200,
         "still logged in"
     );
+    // A valid hint of an RP without LogoutBypassConfirm: asked first (as LemonLDAP::NG).
     let ok = format!(
         "/oauth2/logout?id_token_hint={idt}&post_logout_redirect_uri={}&state=bye1",
         enc("http://127.0.0.1:19999/bye")
     );
     let r = c.get(&ok, &[("Cookie", &cookie)]);
+    assert_eq!(r.status, 200);
+    let page = r.text();
+    assert!(page.contains("id=\"logout-confirm\""), "{page}");
+    assert_eq!(
+        c.get("/", &[("Cookie", &cookie), ("Accept", "application/json")])
+            .status,
+        200,
+        "asked, not logged out"
+    );
+    let start = page.find("name=\"token\" value=\"").unwrap() + 20;
+    let token = page[start..].split('"').next().unwrap();
+    let r = c.post_form(
+        "/oauth2/logout",
+        &[
+            ("id_token_hint", &idt),
+            ("post_logout_redirect_uri", "http://127.0.0.1:19999/bye"),
+            ("state", "bye1"),
+            ("confirm", "1"),
+            ("token", token),
+        ],
+        &[("Cookie", &cookie)],
+    );
     assert_eq!(r.status, 302);
     assert_eq!(
         r.header("location"),
@@ -218,7 +246,7 @@ fn disabled_provider_is_not_found() {
 
 #[test]
 fn an_rp_with_an_unsupported_algorithm_is_disabled_and_the_rest_works() {
-    let p = start(&[("rs", rp("rs", json!({"IDTokenSignAlg": "RS256"})))]);
+    let p = start(&[("rs", rp("rs", json!({"IDTokenSignAlg": "PS256"})))]);
     let r = p.client().get(
         "/oauth2/authorize?response_type=code&client_id=rs&scope=openid&redirect_uri=http%3A%2F%2F127.0.0.1%3A19999%2Fcb",
         &[("Accept", "application/json")],
@@ -228,7 +256,7 @@ fn an_rp_with_an_unsupported_algorithm_is_disabled_and_the_rest_works() {
         (400, json!({"result": 0, "error": "107"}))
     );
     assert!(p.log().contains(
-        "relying party rs disabled: oidcRPMetaDataOptionsIDTokenSignAlg = RS256 is not supported (only HS256)"
+        "relying party rs disabled: oidcRPMetaDataOptionsIDTokenSignAlg = PS256 is not supported (one of none, HS256"
     ));
     let d = p.client().get(
         "/.well-known/openid-configuration",

@@ -5,7 +5,7 @@ use crate::common::Portal;
 use limette::oidc::jwt;
 
 #[path = "../browser/python.rs"]
-mod python;
+pub mod python;
 
 #[test]
 fn demo_rp_walkthrough() {

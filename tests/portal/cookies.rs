@@ -1,7 +1,8 @@
 //! The SSO cookie's attributes as a browser reads them: `Secure` only with `securedCookie`,
 //! `Domain` only with `domain` (its value as configured, no dot added: LemonLDAP::NG's
-//! `cookie()` writes `domain=$conf->{domain}`), on the cookie set at login and on the one
-//! that clears it at logout.
+//! `cookie()` writes `domain=$conf->{domain}`), `HttpOnly` with `httpOnly`, `SameSite` from
+//! `sameSite` (empty: Lax), on the cookie set at login and on the one that clears it at
+//! logout.
 use super::{form_token, post_login, JSON};
 use crate::common::{Portal, Resp};
 use serde_json::json;
@@ -27,9 +28,13 @@ fn has(attrs: &[(String, String)], name: &str) -> bool {
 }
 
 fn domain(attrs: &[(String, String)]) -> Option<&str> {
+    value(attrs, "domain")
+}
+
+fn value<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     attrs
         .iter()
-        .find(|(k, _)| k == "domain")
+        .find(|(k, _)| k == name)
         .map(|(_, v)| v.as_str())
 }
 
@@ -61,6 +66,39 @@ fn by_default_the_cookie_is_host_only_and_not_secure() {
         assert!(!has(&attrs, "secure"), "{what}: {attrs:?}");
         assert_eq!(domain(&attrs), None, "{what}: {attrs:?}");
         assert!(has(&attrs, "httponly"), "{what}: {attrs:?}");
+        assert_eq!(value(&attrs, "samesite"), Some("Lax"), "{what}: {attrs:?}");
+    }
+}
+
+#[test]
+fn http_only_off_lets_scripts_read_the_cookie() {
+    let p = Portal::builder().conf("httpOnly", json!(0)).start();
+    for (what, attrs) in cookies_seen(&p) {
+        assert!(!has(&attrs, "httponly"), "{what}: {attrs:?}");
+    }
+}
+
+#[test]
+fn same_site_follows_the_setting() {
+    for (setting, secured, sent) in [
+        ("", 0, "Lax"),
+        ("Strict", 0, "Strict"),
+        ("Lax", 1, "Lax"),
+        ("None", 1, "None"),
+    ] {
+        let p = Portal::builder()
+            .conf("sameSite", json!(setting))
+            .conf("securedCookie", json!(secured))
+            .start();
+        for (what, attrs) in cookies_seen(&p) {
+            assert_eq!(
+                value(&attrs, "samesite"),
+                Some(sent),
+                "{setting}: {what}: {attrs:?}"
+            );
+            assert_eq!(has(&attrs, "secure"), secured == 1, "{what}: {attrs:?}");
+            assert!(has(&attrs, "httponly"), "{what}: {attrs:?}");
+        }
     }
 }
 

@@ -1,14 +1,17 @@
 //! The portal's edges as its users and attackers meet them: the login form's token ageing out,
-//! a login held back by notifications expiring, the SSO cookie's `Secure` and `Domain`
-//! attributes, the debug routes off by default, and 413 on every endpoint that takes a body.
+//! a login held back by notifications expiring, the SSO cookie's attributes, the security
+//! headers, the redirect targets after login, the debug routes off by default, and 413 on
+//! every endpoint that takes a body.
 #[path = "../common/mod.rs"]
 mod common;
 
 mod body_limit;
 mod cookies;
 mod form_token;
+mod headers;
 mod hooks;
 mod pending;
+mod redirects;
 
 use common::{Client, Portal, Resp};
 

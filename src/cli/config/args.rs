@@ -31,6 +31,7 @@ pub const VERBS: &[Verb] = &[
     Verb { name: "list", args: "", about: "one line per number: N<TAB>date<TAB>author<TAB>log" },
     Verb { name: "export", args: "[N]", about: "the stored configuration (latest, or number N) as JSON on stdout" },
     Verb { name: "import", args: "FILE|-", about: "save the JSON configuration of FILE (- for stdin) as a new number; prints the number on stdout" },
+    Verb { name: "rotate-keys", args: "", about: "new OpenID Connect signing keys (as LemonLDAP::NG's rotateOidcKeys, RSA always); the previous public keys stay in the JWKS until their tokens have expired; saves a new number" },
     Verb { name: "check", args: "[--json]", about: "what Limette does with the effective configuration: errors, disabled relying parties, ignored keys, warnings (exit 0 clean, 1 warnings, 2 errors)" },
 ];
 
@@ -86,6 +87,8 @@ pub enum Command {
     Export(Option<u64>),
     /// `import FILE`
     Import(String),
+    /// `rotate-keys`
+    RotateKeys,
     /// `--help` of one verb, or of them all.
     Help(Option<&'static Verb>),
 }
@@ -268,6 +271,7 @@ fn parse_verb(spec: &'static Verb, a: Vec<String>) -> Result<Command, String> {
         ("info", 0) => Command::Info,
         ("list", 0) => Command::List,
         ("save", 0) => Command::Save,
+        ("rotate-keys", 0) => Command::RotateKeys,
         ("get", 0) => return Err("get requires at least one key".into()),
         ("get", _) => Command::Get(a),
         ("set", n) if n > 0 && n % 2 == 0 => Command::Set(pairs(a)),

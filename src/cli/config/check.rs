@@ -103,6 +103,9 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
             format!("relying party {}: {}", d.name, d.reason),
         ));
     }
+    for (key, w) in &conf.area::<crate::oidc::Settings>().warnings {
+        out.push(finding(Level::Warning, key, w.clone()));
+    }
     for w in &local.warnings {
         out.push(finding(Level::Warning, &local.source, w.clone()));
     }

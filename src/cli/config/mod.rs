@@ -146,6 +146,7 @@ fn execute(store: &dyn ConfStore, cmd: &Command, flags: &Flags) -> Result<Output
             no_cfg_num(flags, "import")?;
             write::import(store, file, flags)
         }
+        Command::RotateKeys => write::rotate_keys(store, flags),
         Command::Help(verb) => Ok(Output::text(args::help(*verb))),
         // Answered by `check` before a store is opened here.
         Command::Check(_) => Err(Error::internal("config check runs on its own")),

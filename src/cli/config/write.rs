@@ -71,6 +71,14 @@ pub fn import(store: &dyn ConfStore, file: &str, flags: &Flags) -> Result<Output
     Ok(Output::text(stdout))
 }
 
+/// `rotate-keys`: new signing keys in the latest configuration, saved as a new number; the
+/// previous public keys stay published until the tokens they signed have expired.
+pub fn rotate_keys(store: &dyn ConfStore, flags: &Flags) -> Result<Output> {
+    let mut conf = editable(store, flags)?;
+    let log = crate::oidc::keygen::rotate(&mut conf, crate::util::now()).map_err(Error::bad)?;
+    saved(store, &conf, flags, log)
+}
+
 /// The latest stored document, when `-cfgNum` (if given) names it: Limette edits only the
 /// latest and never overwrites a number.
 fn editable(store: &dyn ConfStore, flags: &Flags) -> Result<Map<String, Value>> {
