@@ -145,6 +145,7 @@ impl App {
         match loaded {
             Ok(conf) => {
                 warn_if_keyless(&conf);
+                audit_save(&conf);
                 log::notice(&format!("configuration {latest} is now in force"));
                 if let Ok(mut w) = self.conf.write() {
                     *w = Arc::new(conf);
@@ -333,4 +334,24 @@ fn data_key(local: &LocalConf) -> Result<String> {
     // Another process may have won the race: read back what is there.
     let bytes = crate::storage::file::read_opt(&path)?.unwrap_or_default();
     Ok(String::from_utf8_lossy(&bytes).trim().to_string())
+}
+
+/// The audit line of a configuration save, written by the server that takes it up (whoever
+/// saved it: the command line, another node, LemonLDAP::NG's manager on a shared store), from
+/// the metadata the save stamped. The command line keeps its own output as LemonLDAP::NG's.
+fn audit_save(conf: &Conf) {
+    let meta = |k: &str| match conf.raw.get(k) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) if !v.is_null() => v.to_string(),
+        _ => String::new(),
+    };
+    log::audit(
+        "config_save",
+        &[
+            ("num", &conf.num.to_string()),
+            ("author", &meta("cfgAuthor")),
+            ("address", &meta("cfgAuthorIP")),
+            ("log", &meta("cfgLog")),
+        ],
+    );
 }

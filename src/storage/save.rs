@@ -61,17 +61,7 @@ pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
 /// stamps and saves `conf` as a new number; returns the number.
 pub fn save_new(store: &dyn ConfStore, conf: &Map<String, Value>, author: &Author) -> Result<u64> {
     check(conf, |_| Ok(()))?;
-    let num = store.save(&stamp(conf, author, crate::util::now()))?;
-    crate::log::audit(
-        "config_save",
-        &[
-            ("num", &num.to_string()),
-            ("author", &author.name),
-            ("address", &author.ip),
-            ("log", &author.log),
-        ],
-    );
-    Ok(num)
+    store.save(&stamp(conf, author, crate::util::now()))
 }
 
 /// Seeds an empty store with the embedded default configuration (first start); true when it
