@@ -81,6 +81,39 @@ pub fn warn(msg: &str) {
 pub fn notice(msg: &str) {
     emit(3, "notice", msg);
 }
+/// An audit event, at notice level: one line `audit event=<event> k=v k=v` in a stable format
+/// (login success and failure, lock, logout, ...). A value with a space, a quote, a backslash or
+/// an `=` is quoted (`"..."`, with `\\` and `\"` escaped); control characters are dropped, so
+/// a value cannot forge a second line or a second field.
+pub fn audit(event: &str, fields: &[(&str, &str)]) {
+    let mut line = format!("audit event={}", audit_value(event));
+    for (k, v) in fields {
+        line.push(' ');
+        line.push_str(k);
+        line.push('=');
+        line.push_str(&audit_value(v));
+    }
+    notice(&line);
+}
+
+/// A value of an audit line: bare when it holds no space, quote, backslash or `=`.
+fn audit_value(v: &str) -> String {
+    let v: String = v.chars().filter(|c| !c.is_control()).take(256).collect();
+    if !v.is_empty() && !v.contains([' ', '"', '\\', '=']) {
+        return v;
+    }
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
 /// Routine detail.
 pub fn info(msg: &str) {
     emit(4, "info", msg);
@@ -104,7 +137,21 @@ pub fn access(method: &str, path: &str, status: u16, ms: u128) {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{audit_value, redact};
+
+    #[test]
+    fn audit_values_are_quoted_when_they_could_split_the_line() {
+        assert_eq!(audit_value("dwho"), "dwho");
+        assert_eq!(audit_value("127.0.0.1"), "127.0.0.1");
+        assert_eq!(audit_value("Doctor Who"), "\"Doctor Who\"");
+        assert_eq!(audit_value("a\"b"), "\"a\\\"b\"");
+        assert_eq!(audit_value("x=1 y=2"), "\"x=1 y=2\"");
+        assert_eq!(
+            audit_value("evil\naudit event=login"),
+            "\"evilaudit event=login\""
+        );
+        assert_eq!(audit_value(""), "\"\"");
+    }
 
     #[test]
     fn ids_and_tokens_are_cut_other_words_kept() {
