@@ -5,6 +5,7 @@
 mod common;
 
 mod body_limit;
+mod brute_force;
 mod cookies;
 mod form_token;
 mod hooks;
