@@ -87,11 +87,19 @@ pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieSta
     })
 }
 
-/// Ends an SSO session: deletes it from the global store (its cookie is the caller's).
+/// Ends an SSO session: deletes it from the global store (its cookie is the caller's) and
+/// writes the audit line `audit event=logout user=<trace>`.
 pub fn logout(app: &App, s: &SsoSession) -> Result<()> {
     if !s.id().is_empty() {
         app.sessions(Kind::Global).delete(Kind::Global, s.id())?;
     }
+    let user: String = s
+        .trace()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(64)
+        .collect();
+    crate::log::audit("logout", &[("user", &user)]);
     Ok(())
 }
 

@@ -402,9 +402,10 @@ fn re_authentication_ends_the_old_session_on_the_server() {
         .client()
         .get("/", &[("Cookie", &format!("lemonldap={new}")), json]);
     assert_eq!(r.status, 200, "{}", r.text());
+    let log = p.log();
+    assert!(log.contains("audit event=logout user=dwho"), "{log}");
     assert!(
-        p.log().contains("audit event=session_replaced user=dwho"),
-        "{}",
-        p.log()
+        log.contains("audit event=session_replaced user=dwho"),
+        "{log}"
     );
 }

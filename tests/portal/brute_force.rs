@@ -75,8 +75,13 @@ fn the_right_password_is_refused_while_locked_then_accepted() {
     clock::advance(&p, 18);
     let r = login(&c, "dwho", "dwho");
     assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(r.json()["id"].as_str().map(str::len), Some(64));
+    let sid = r.json()["id"].as_str().unwrap_or_default().to_string();
+    assert_eq!(sid.len(), 64);
+    let cookie = format!("lemonldap={sid}");
+    let out = c.get("/?logout=1", &[JSON, ("Cookie", &cookie)]);
+    assert_eq!(out.json()["error"], "47", "{}", out.text());
     let log = p.log();
+    assert!(log.contains("audit event=logout user=dwho"), "{log}");
     assert!(
         log.contains("audit event=lock user=dwho address=127.0.0.1 seconds=30"),
         "{log}"
