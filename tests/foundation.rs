@@ -182,6 +182,16 @@ fn html_login_needs_the_csrf_token_and_lands_on_the_portal() {
     );
     assert!(wrong.text().contains("trmsg=\"5\""));
     assert!(wrong.text().contains("Wrong username or password"));
+    // The token was spent; the page answering carries the next one.
+    let token = wrong
+        .text()
+        .split("name=\"token\" value=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
     let ok = c.post_form(
         "/",
         &[("user", "dwho"), ("password", "dwho"), ("token", &token)],

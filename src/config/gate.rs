@@ -191,10 +191,48 @@ fn values(out: &mut Vec<String>, raw: &Map<String, Value>) {
         )),
         Ok(_) => {}
     }
+    brute_force(out, raw);
     let path = get("issuerDBOpenIDConnectPath");
     if !matches!(path.trim(), "" | "^/oauth2/") {
         out.push(format!(
             "issuerDBOpenIDConnectPath = {path} is not supported (supported: ^/oauth2/)"
+        ));
+    }
+}
+
+/// `bruteForceProtection` needs what LemonLDAP::NG's plugin refuses to load without: the
+/// persistent storage, the login history it counts failures in, and a history long enough to
+/// hold `bruteForceProtectionMaxFailed` failures.
+fn brute_force(out: &mut Vec<String>, raw: &Map<String, Value>) {
+    if !super::truthy(raw.get("bruteForceProtection")) {
+        return;
+    }
+    let on = |k: &str| raw.get(k).map(value_string).unwrap_or_else(|| "0".into());
+    if super::truthy(raw.get("disablePersistentStorage")) {
+        out.push(format!(
+            "bruteForceProtection = {} is not supported with disablePersistentStorage = {} \
+             (the failed logins are counted in the persistent session)",
+            on("bruteForceProtection"),
+            on("disablePersistentStorage")
+        ));
+    }
+    if !super::truthy(raw.get("loginHistoryEnabled")) {
+        out.push(format!(
+            "bruteForceProtection = {} requires loginHistoryEnabled = 1 (it is {}): the \
+             failed logins are counted in the login history",
+            on("bruteForceProtection"),
+            on("loginHistoryEnabled")
+        ));
+    }
+    let int = |k: &str, d: i64| raw.get(k).and_then(super::as_i64).unwrap_or(d);
+    let (kept, allowed) = (
+        int("failedLoginNumber", 5),
+        int("bruteForceProtectionMaxFailed", 3).abs(),
+    );
+    if kept < allowed {
+        out.push(format!(
+            "failedLoginNumber = {kept} is below bruteForceProtectionMaxFailed = {allowed} \
+             (the history must hold the failures the lock counts)"
         ));
     }
 }
@@ -237,6 +275,27 @@ mod tests {
 
     fn raw(v: Value) -> Map<String, Value> {
         super::super::defaults::merged(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn brute_force_protection_needs_the_login_history() {
+        let r = refusals(&raw(json!({"bruteForceProtection": 1})));
+        assert!(
+            r.contains(
+                &"bruteForceProtection = 1 requires loginHistoryEnabled = 1 (it is 0): the \
+                  failed logins are counted in the login history"
+                    .to_string()
+            ),
+            "{r:?}"
+        );
+        let ok = json!({"bruteForceProtection": 1, "loginHistoryEnabled": 1});
+        assert_eq!(refusals(&raw(ok)), Vec::<String>::new());
+        let short = json!({"bruteForceProtection": 1, "loginHistoryEnabled": 1,
+            "failedLoginNumber": 2});
+        assert!(refusals(&raw(short))[0].starts_with("failedLoginNumber = 2 is below"));
+        let no_store = json!({"bruteForceProtection": 1, "loginHistoryEnabled": 1,
+            "disablePersistentStorage": 1});
+        assert!(refusals(&raw(no_store))[0].contains("disablePersistentStorage = 1"));
     }
 
     #[test]

@@ -187,7 +187,61 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         Implemented,
         "every mapped claim released",
     ),
-    KeyInfo::new("requireToken", Implemented, "CSRF token on the login form"),
+    KeyInfo::new(
+        "requireToken",
+        Implemented,
+        "single-use token on the HTML login form",
+    ),
+    KeyInfo::new(
+        "loginHistoryEnabled",
+        Implemented,
+        "login history in the persistent session (_loginHistory)",
+    ),
+    KeyInfo::new(
+        "successLoginNumber",
+        Implemented,
+        "successful logins kept in the history",
+    ),
+    KeyInfo::new(
+        "failedLoginNumber",
+        Implemented,
+        "failed logins kept in the history; at least bruteForceProtectionMaxFailed",
+    ),
+    KeyInfo::new(
+        "bruteForceProtection",
+        Implemented,
+        "login lock after failures, counted in the login history (requires loginHistoryEnabled)",
+    ),
+    KeyInfo::new(
+        "bruteForceProtectionMaxFailed",
+        Implemented,
+        "failures before the lock",
+    ),
+    KeyInfo::new(
+        "bruteForceProtectionTempo",
+        Implemented,
+        "lock duration, seconds",
+    ),
+    KeyInfo::new(
+        "bruteForceProtectionMaxAge",
+        Implemented,
+        "window in which failures count, seconds",
+    ),
+    KeyInfo::new(
+        "bruteForceProtectionIncrementalTempo",
+        Implemented,
+        "lock growing with the failures",
+    ),
+    KeyInfo::new(
+        "bruteForceProtectionLockTimes",
+        Implemented,
+        "the incremental lock's steps, seconds",
+    ),
+    KeyInfo::new(
+        "bruteForceProtectionMaxLockTime",
+        Implemented,
+        "longest incremental lock, seconds",
+    ),
     KeyInfo::new(
         "formTimeout",
         Implemented,
@@ -350,7 +404,6 @@ pub const REFUSED: &[KeyInfo] = &[
     KeyInfo::new("singleSession", Refused, "one session per user"),
     KeyInfo::new("singleIP", Refused, "one address per user"),
     KeyInfo::new("singleUserByIP", Refused, "one user per address"),
-    KeyInfo::new("bruteForceProtection", Refused, "login lock after failures"),
     KeyInfo::new(
         "captcha_login_enabled",
         Refused,

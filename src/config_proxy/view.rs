@@ -247,6 +247,7 @@ mod tests {
             NoToken,
             TokenExpired,
             UnauthorizedPartner,
+            Wait,
             UpgradeSession,
             UnknownPartner,
             UnauthorizedUrl,
@@ -255,7 +256,7 @@ mod tests {
             match c {
                 Ok | SessionExpired | FormEmpty | BadCredentials | FirstAccess | Error
                 | MalformedUser | Notification | NoToken | TokenExpired | UnauthorizedPartner
-                | UpgradeSession | UnknownPartner | UnauthorizedUrl => {}
+                | Wait | UpgradeSession | UnknownPartner | UnauthorizedUrl => {}
             }
         }
         all.to_vec()

@@ -233,8 +233,13 @@ fn user_session(
         if none {
             return Ok(Err(UserStep::LoginRequired));
         }
-        // A fresh login: the browser drops its cookie, so the form really authenticates.
-        let r = login(conf, req, &back).with_cookie(&crate::web::cookies::clear_sso(conf));
+        // A fresh login: the browser drops its cookie, so the form really authenticates; the
+        // old session's id is set aside for the login to end it once the new one exists.
+        let aside =
+            crate::web::cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, session.id(), false);
+        let r = login(conf, req, &back)
+            .with_cookie(&crate::web::cookies::clear_sso(conf))
+            .with_cookie(&aside);
         return Ok(Err(UserStep::Respond(r)));
     }
     Ok(Ok(session.into_map()))

@@ -45,14 +45,10 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     };
     crate::sso::logout(app, &s)?;
     let client = ask.rp.map_or("", |rp| rp.client_id.as_str());
+    // `sso::logout` wrote the `logout` line; this one says how the relying party asked.
     crate::log::audit(
-        "logout",
-        &[
-            ("user", &s.trace()),
-            ("module", "oidc"),
-            ("client", client),
-            ("by", how),
-        ],
+        "oidc_logout",
+        &[("user", &s.trace()), ("client", client), ("by", how)],
     );
     Ok(done(conf, req, &ask).with_cookie(&cookies::clear_sso(conf)))
 }

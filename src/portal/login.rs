@@ -6,6 +6,7 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Request, Response};
+use crate::sso::history::{self, Verdict};
 use crate::storage::Session;
 use crate::web::{cookies, csrf};
 use serde_json::{json, Map, Value};
@@ -33,12 +34,7 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
         });
     }
     if !json && conf.get_bool("requireToken") {
-        if let Err(r) = csrf::check(conf, req.form_param("token").as_deref()) {
-            let code = if r == csrf::Refusal::Missing {
-                PortalCode::NoToken
-            } else {
-                PortalCode::TokenExpired
-            };
+        if let Some(code) = refuse_token(app, conf, req)? {
             return Ok(login_page(conf, req, code, 400));
         }
     }
@@ -55,30 +51,103 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
     if password.len() > MAX_PASSWORD {
         return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
     }
-    let attrs = match authenticate(conf, &user, &password) {
-        Ok(a) => a,
+    let dir = crate::directory::for_conf(conf);
+    let (right, attrs) = match check_credentials(conf, &user, &password) {
+        Ok(v) => v,
         Err(Error::Portal { code, status }) => return Ok(login_page(conf, req, code, status)),
         Err(e) => return Err(e),
     };
-    let dir = crate::directory::for_conf(conf);
+    let addr = req.ip();
+    let Some(attrs) = attrs else {
+        // An unknown user has no history to count in (LemonLDAP::NG stops at getUser).
+        audit_login(false, &user, &addr, dir.name());
+        return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
+    };
     let s = session::build(conf, req, &user, &attrs, dir.name());
+    let trace = s
+        .get("_whatToTrace")
+        .map(crate::config::value_string)
+        .unwrap_or_else(|| user.clone());
+    let settings = conf.area::<history::Settings>();
+    match history::judge(app, &settings, &s, right)? {
+        Verdict::Pass => {}
+        Verdict::Failed(_) => {
+            audit_login(false, &trace, &addr, dir.name());
+            return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
+        }
+        Verdict::Locked(w) => {
+            let secs = w.seconds.to_string();
+            let user = sanitize(&trace);
+            let fields = [
+                ("user", user.as_str()),
+                ("address", &addr),
+                ("seconds", &secs),
+            ];
+            crate::log::audit("lock", &fields);
+            return Ok(locked_page(conf, req, w.seconds));
+        }
+    }
     finish(app, conf, req, s, pending_url(conf, req), hold)
 }
 
-/// Checks credentials and returns the user's attributes. Wrong password or unknown user:
-/// portal error 5; directory failure: portal error 24 (logged).
-pub fn authenticate(conf: &Conf, user: &str, password: &str) -> Result<Map<String, Value>> {
+/// The login form's token, checked and spent (LemonLDAP::NG's `extractFormInfo`): none is
+/// PE_NOTOKEN (81); a forged, stale or already used one is PE_TOKENEXPIRED (82). The page
+/// answering either carries a new token.
+fn refuse_token(app: &App, conf: &Conf, req: &Request) -> Result<Option<PortalCode>> {
+    let token = req.form_param("token");
+    Ok(match csrf::check(conf, token.as_deref()) {
+        Err(csrf::Refusal::Missing) => Some(PortalCode::NoToken),
+        Err(csrf::Refusal::Expired) => Some(PortalCode::TokenExpired),
+        Ok(()) => {
+            let token = token.unwrap_or_default();
+            (!crate::sso::form_token::spend(app, conf, &token)?).then_some(PortalCode::TokenExpired)
+        }
+    })
+}
+
+/// Checks the password and fetches the user (LemonLDAP::NG's `authenticate` and `getUser`):
+/// whether the password is right, and the user's attributes (`None`: no such user). A
+/// directory failure is portal error 24 (logged).
+fn check_credentials(
+    conf: &Conf,
+    user: &str,
+    password: &str,
+) -> Result<(bool, Option<Map<String, Value>>)> {
     let dir = crate::directory::for_conf(conf);
-    let bad = || Error::portal(PortalCode::BadCredentials, 401);
     let fail = |e: Error| {
         crate::log::error(&format!("directory failure for a login: {e}"));
         Error::portal(PortalCode::Error, 401)
     };
-    if user.len() > 255 || !dir.authenticate(user, password).map_err(fail)? {
+    let right = dir.authenticate(user, password).map_err(fail)?;
+    let attrs = dir.user_info(user).map_err(fail)?;
+    if !right {
         crate::log::notice(&format!("bad credentials for {}", sanitize(user)));
-        return Err(bad());
     }
-    dir.user_info(user).map_err(fail)?.ok_or_else(bad)
+    Ok((right && attrs.is_some(), attrs))
+}
+
+/// The answer to a login refused by the brute-force lock: portal error 86 and the seconds
+/// left, on the page (without the form, as LemonLDAP::NG shows it) and in JSON (`lockTime`,
+/// which LemonLDAP::NG 2.16 does not send, and `Retry-After`).
+fn locked_page(conf: &Conf, req: &Request, seconds: i64) -> Response {
+    let resp = if req.wants_json() {
+        let body = json!({"result": 0, "error": PortalCode::Wait.as_str(), "lockTime": seconds});
+        super::with_sso_challenge(Response::json(401, &body), 401, &conf.portal)
+    } else {
+        Response::html(200, pages::locked(seconds))
+    };
+    resp.with_header("Retry-After", &seconds.to_string())
+}
+
+/// The audit line of a failed login: the user, the client's address, the module.
+fn audit_login(ok: bool, user: &str, addr: &str, module: &str) {
+    let user = sanitize(user);
+    let fields = [
+        ("user", user.as_str()),
+        ("address", addr),
+        ("module", module),
+    ];
+    crate::log::audit(if ok { "login" } else { "login_failed" }, &fields);
 }
 
 /// What may hold a successful login back before its SSO session exists, answering itself
@@ -104,7 +173,10 @@ pub fn finish(
 }
 
 /// Stores the session and answers with the SSO cookie: JSON `{"result":1,"error":"0","id":..}`,
-/// a redirect to the pending URL, or the landing page.
+/// a redirect to the pending URL, or the landing page. The login is recorded in the user's
+/// history (and the history copied into the session, as LemonLDAP::NG does); a session this
+/// login replaces (the browser's SSO cookie, or the one a re-authentication set aside in
+/// [`crate::sso::RENEW_COOKIE`]) is ended on the server, so its id is worth nothing any more.
 pub fn release(
     app: &App,
     conf: &Conf,
@@ -112,23 +184,55 @@ pub fn release(
     s: &Session,
     url: Option<&str>,
 ) -> Result<Response> {
-    let id = crate::sso::store(app, s)?;
-    crate::log::notice(&format!(
-        "user {} authenticated",
-        sanitize(
-            &s.get("_whatToTrace")
-                .map(crate::config::value_string)
-                .unwrap_or_default()
-        )
-    ));
+    let settings = conf.area::<history::Settings>();
+    let mut s = s.clone();
+    if let Some(h) = history::record_success(app, &settings, &s)? {
+        s.insert(history::KEY.into(), h);
+    }
+    let id = crate::sso::store(app, &s)?;
+    let text = |k: &str| {
+        s.get(k)
+            .map(crate::config::value_string)
+            .unwrap_or_default()
+    };
+    audit_login(true, &text("_whatToTrace"), &text("ipAddr"), &text("_auth"));
+    let replaced = end_replaced(app, conf, req, &id)?;
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "0", "id": id}))
     } else if let Some(u) = url {
         Response::redirect(u)
     } else {
-        Response::html(200, pages::landing(conf, s))
+        Response::html(200, pages::landing(conf, &s))
     };
-    Ok(resp.with_cookie(&cookies::sso(conf, &id)))
+    let resp = resp.with_cookie(&cookies::sso(conf, &id));
+    Ok(if replaced {
+        let clear = cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, "0", true);
+        resp.with_cookie(&clear)
+    } else {
+        resp
+    })
+}
+
+/// Ends the live sessions the request names besides `new_id` (its SSO cookie, the session a
+/// re-authentication set aside); `true` when the request carried a set-aside one.
+fn end_replaced(app: &App, conf: &Conf, req: &Request, new_id: &str) -> Result<bool> {
+    let renew = req
+        .cookie(crate::sso::RENEW_COOKIE)
+        .filter(|v| !v.is_empty() && v != "0");
+    for old in [cookies::sso_id(conf, req), renew.clone()]
+        .into_iter()
+        .flatten()
+    {
+        if old == new_id {
+            continue;
+        }
+        if let Some(old) = crate::sso::lookup(app, conf, &old)? {
+            crate::sso::logout(app, &old)?;
+            let user = sanitize(&old.trace());
+            crate::log::audit("session_replaced", &[("user", &user)]);
+        }
+    }
+    Ok(renew.is_some())
 }
 
 /// LemonLDAP::NG's `userControl`: the login name must match the pattern (unanchored, as Perl's

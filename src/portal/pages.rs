@@ -45,6 +45,19 @@ pub fn login_form(_conf: &Conf, code: u16, url: Option<&str>, token: &str, user:
     layout("Limette: sign in", &body)
 }
 
+/// The page of a login refused by the brute-force lock: portal error 86 and the seconds left,
+/// without the form (as LemonLDAP::NG disables it on PE_WAIT), a link back to the portal.
+pub fn locked(seconds: i64) -> String {
+    let body = format!(
+        "<h1>Limette</h1>\n<p class=\"error\" id=\"msg\" trmsg=\"86\">{} \
+<span id=\"locktime\">{seconds}</span> {}.</p>\n<p><a class=\"button\" href=\"/\">{}</a></p>",
+        html_escape(&messages::text("en", 86)),
+        word("seconds"),
+        word("goToPortal"),
+    );
+    layout("Limette: sign in", &body)
+}
+
 /// The landing page of a connected user.
 pub fn landing(conf: &Conf, s: &Session) -> String {
     let name = s

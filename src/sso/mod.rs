@@ -4,6 +4,8 @@
 //! persistent session beside it, and the logins held back before one exists (`pending`). The
 //! portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
 //! and notifications use it from here. No HTTP here.
+pub mod form_token;
+pub mod history;
 pub mod pending;
 
 use crate::app::App;
@@ -14,6 +16,11 @@ use crate::util;
 use md5::{Digest, Md5};
 use serde_json::{json, Map, Value};
 use std::ops::Deref;
+
+/// The cookie that carries, through a re-authentication (OpenID Connect `prompt=login` or
+/// `max_age`), the id of the session the new login replaces: the login ends it on the server
+/// once the new one is stored (`portal::login::release`).
+pub const RENEW_COOKIE: &str = "lemonldaprenew";
 
 /// A live SSO session (the global store's `Kind::Global`). It reads as its hash of keys.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,11 +95,19 @@ pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieSta
     })
 }
 
-/// Ends an SSO session: deletes it from the global store (its cookie is the caller's).
+/// Ends an SSO session: deletes it from the global store (its cookie is the caller's) and
+/// writes the audit line `audit event=logout user=<trace>`.
 pub fn logout(app: &App, s: &SsoSession) -> Result<()> {
     if !s.id().is_empty() {
         app.sessions(Kind::Global).delete(Kind::Global, s.id())?;
     }
+    let user: String = s
+        .trace()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(64)
+        .collect();
+    crate::log::audit("logout", &[("user", &user)]);
     Ok(())
 }
 

@@ -1,6 +1,8 @@
-//! CSRF tokens of the HTML login form: `<epoch>.<HMAC-SHA256(key, "csrf:" epoch)>`, valid for
-//! `formTimeout` seconds. Stateless, so they survive restarts and work across instances sharing
-//! the configuration key. JSON clients need none (as LemonLDAP::NG's `requireToken`).
+//! CSRF tokens of the HTML forms: `<epoch>.<nonce>.<HMAC-SHA256(key, "csrf:" epoch ":" nonce)>`,
+//! valid for `formTimeout` seconds, the random nonce making every token issued distinct. The
+//! MAC needs no store, so a forged or stale token is refused before any store is touched; the
+//! login form's token is also single use, which the login records in the session store
+//! (`sso::form_token`). JSON clients need none (as LemonLDAP::NG's `requireToken`).
 //! A form that acts for a signed-in user (the OIDC consent) binds its token to the session
 //! and the action (`issue_for`/`check_for`), so that a token shown to one user is worthless in
 //! another user's request.
@@ -9,12 +11,12 @@ use crate::util;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-fn mac(key: &str, epoch: i64, binding: &str) -> String {
+fn mac(key: &str, epoch: i64, nonce: &str, binding: &str) -> String {
     let mut m = match Hmac::<Sha256>::new_from_slice(key.as_bytes()) {
         Ok(m) => m,
         Err(_) => return String::new(), // HMAC accepts any key length
     };
-    m.update(format!("csrf:{epoch}").as_bytes());
+    m.update(format!("csrf:{epoch}:{nonce}").as_bytes());
     if !binding.is_empty() {
         m.update(b":");
         m.update(binding.as_bytes());
@@ -30,7 +32,13 @@ pub fn issue(conf: &Conf) -> String {
 /// A fresh token valid only with the same `binding` (say, a session id and what the form does).
 pub fn issue_for(conf: &Conf, binding: &str) -> String {
     let now = util::now();
-    format!("{now}.{}", mac(&conf.key, now, binding))
+    let nonce = util::random_hex(8);
+    format!("{now}.{nonce}.{}", mac(&conf.key, now, &nonce, binding))
+}
+
+/// How long a token lives: `formTimeout` (LemonLDAP::NG's default 120), at least 10 seconds.
+pub fn lifetime(conf: &Conf) -> i64 {
+    conf.get_i64("formTimeout").unwrap_or(120).max(10)
 }
 
 /// Why a token was refused.
@@ -50,12 +58,20 @@ pub fn check(conf: &Conf, token: Option<&str>) -> Result<(), Refusal> {
 /// Checks a token issued by [`issue_for`] with this `binding`.
 pub fn check_for(conf: &Conf, token: Option<&str>, binding: &str) -> Result<(), Refusal> {
     let token = token.filter(|t| !t.is_empty()).ok_or(Refusal::Missing)?;
-    let (epoch, sig) = token.split_once('.').ok_or(Refusal::Expired)?;
-    let epoch: i64 = epoch.parse().map_err(|_| Refusal::Expired)?;
-    if !util::ct_eq(mac(&conf.key, epoch, binding).as_bytes(), sig.as_bytes()) {
+    let mut parts = token.splitn(3, '.');
+    let (Some(epoch), Some(nonce), Some(sig)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(Refusal::Expired);
+    };
+    // A nonce is what `issue_for` makes (16 hex): nothing of it can pass for a binding.
+    if nonce.len() != 16 || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(Refusal::Expired);
     }
-    let max = conf.get_i64("formTimeout").unwrap_or(120).max(10);
+    let epoch: i64 = epoch.parse().map_err(|_| Refusal::Expired)?;
+    let expected = mac(&conf.key, epoch, nonce, binding);
+    if !util::ct_eq(expected.as_bytes(), sig.as_bytes()) {
+        return Err(Refusal::Expired);
+    }
+    let max = lifetime(conf);
     let age = util::now() - epoch;
     if !(-5..=max).contains(&age) {
         return Err(Refusal::Expired);

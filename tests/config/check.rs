@@ -221,7 +221,6 @@ fn config_check_on_the_debian_default_gives_warnings_only() {
     for line in [
         "warning: passwordDB = Demo: Limette has no password-change page",
         "warning: registerDB = Demo: Limette has no registration page",
-        "warning: loginHistoryEnabled = 1 is ignored by Limette",
     ] {
         assert!(
             o.stdout.lines().any(|l| l == line),
@@ -403,5 +402,33 @@ fn login_names_follow_user_control() {
             .contains("error: userControl = ^(dwho is not supported"),
         "{}",
         o.stderr
+    );
+}
+
+#[test]
+fn brute_force_protection_without_login_history_refuses_start_naming_both_keys() {
+    let (dir, ini) = setup(&with(&[("bruteForceProtection", json!(1))]), "");
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "bruteForceProtection = 1 requires loginHistoryEnabled = 1 (it is 0): the failed \
+             logins are counted in the login history"
+        ),
+        "{}",
+        o.stderr
+    );
+    let conf = with(&[
+        ("bruteForceProtection", json!(1)),
+        ("loginHistoryEnabled", json!(1)),
+        ("failedLoginNumber", json!(2)),
+    ]);
+    let (dir, ini) = setup(&conf, "");
+    let o = run(&ini, dir.path(), &["config", "check"]);
+    assert!(
+        o.stdout
+            .contains("failedLoginNumber = 2 is below bruteForceProtectionMaxFailed = 3"),
+        "{}",
+        o.stdout
     );
 }

@@ -163,6 +163,14 @@ fn authorize_without_session_logs_in_and_comes_back() {
         "{}",
         r.text()
     );
+    // The form token is single use: the page answering carries the next one.
+    let again = r.text();
+    let token = again
+        .split("name=\"token\" value=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .unwrap_or_else(|| panic!("token in {again}"))
+        .to_string();
     let fields = [
         ("user", "dwho"),
         ("password", "dwho"),
@@ -348,5 +356,62 @@ fn a_public_rp_without_a_secret_is_disabled() {
     assert_eq!(
         authorize(&p, Some(&sid), &query("rp1", ""), &[]).status,
         302
+    );
+}
+
+#[test]
+fn re_authentication_ends_the_old_session_on_the_server() {
+    let p = start_default();
+    let old = p.login("dwho");
+    let old_cookie = format!("lemonldap={old}");
+    let r = authorize(&p, Some(&old), &query("rp1", "&prompt=login"), &[]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.cookie("lemonldap").as_deref(), Some("0"));
+    let aside = r
+        .cookie("lemonldaprenew")
+        .expect("the old session set aside");
+    let page = r.text();
+    let field = |name: &str| {
+        page.split(&format!("name=\"{name}\" value=\""))
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .unwrap_or_else(|| panic!("{name} in {page}"))
+            .to_string()
+    };
+    let (url, token) = (field("url"), field("token"));
+    // The browser posts the form with what it holds: the set-aside cookie, no SSO cookie.
+    let fields = [
+        ("user", "dwho"),
+        ("password", "dwho"),
+        ("token", token.as_str()),
+        ("url", url.as_str()),
+    ];
+    let r = p.client().post_form(
+        "/",
+        &fields,
+        &[("Cookie", &format!("lemonldaprenew={aside}"))],
+    );
+    assert_eq!(r.status, 302, "{}", r.text());
+    let new = r.cookie("lemonldap").expect("a new session");
+    assert_ne!(new, old);
+    assert_eq!(r.cookie("lemonldaprenew").as_deref(), Some("0"));
+    // Whoever kept the old cookie holds nothing any more; the new one works.
+    let json = ("Accept", "application/json");
+    let r = p.client().get("/", &[("Cookie", &old_cookie), json]);
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert_eq!(r.json()["error"], "1");
+    let r = p
+        .client()
+        .get("/mysession/?whoami", &[("Cookie", &old_cookie), json]);
+    assert_eq!(r.status, 401, "{}", r.text());
+    let r = p
+        .client()
+        .get("/", &[("Cookie", &format!("lemonldap={new}")), json]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let log = p.log();
+    assert!(log.contains("audit event=logout user=dwho"), "{log}");
+    assert!(
+        log.contains("audit event=session_replaced user=dwho"),
+        "{log}"
     );
 }

@@ -107,7 +107,7 @@ fn confirming_logs_out_and_follows_the_registered_uri() {
     assert!(!alive(&p, &sid));
     let log = p.log();
     assert!(
-        log.contains("audit event=logout user=dwho module=oidc client=\"\" by=confirmed"),
+        log.contains("audit event=oidc_logout user=dwho client=\"\" by=confirmed"),
         "{log}"
     );
     assert!(!log.contains(&sid) && !log.contains(&token), "{log}");

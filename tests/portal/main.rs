@@ -6,6 +6,7 @@
 mod common;
 
 mod body_limit;
+mod brute_force;
 mod cookies;
 mod form_token;
 mod headers;
