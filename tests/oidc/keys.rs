@@ -9,26 +9,11 @@ use crate::common::{Portal, TempDir};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-use crate::rp::python;
+use crate::rp::{python, run_authlib_rp};
 
 /// Runs the Authlib relying party against `p` for `client`, checking keys as `how` says.
 fn rp_flow(p: &Portal, client: &str, how: &str) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc_rp.py");
-    let out = std::process::Command::new(python::python())
-        .arg(script)
-        .args([p.url("/").as_str(), client, SECRET, CB, how])
-        .output()
-        .expect("the tests' python3 starts (make test builds it)");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(
-        out.status.success(),
-        "RP {client} ({how}) failed:\n{stdout}\n{stderr}\nserver log:\n{}",
-        p.log()
-    );
-    assert!(stdout.contains("RP OK"), "{stdout}");
+    let stdout = run_authlib_rp(p, &[client, SECRET, CB, how]);
     stdout.trim().rsplit(' ').next().unwrap_or("").to_string()
 }
 

@@ -39,15 +39,18 @@ fn external_rp_library_completes_the_flow() {
     // Authlib (in the tests' virtual environment, .ci/setup.d/python-venv.sh) validates signature, iss, aud, exp, nonce,
     // at_hash. A missing library or interpreter makes this test fail, never skip.
     let p = Portal::builder().portal_url_matches().start();
+    run_authlib_rp(&p, &["demo", "demosecret", "http://127.0.0.1:9999/cb"]);
+}
+
+/// Runs the Authlib relying party (tests/oidc_rp.py) against `p` with `args` after the portal
+/// URL (client, secret, redirect URI, and how to check keys); its standard output. A failure
+/// of the script fails the test, with the server's log.
+pub fn run_authlib_rp(p: &Portal, args: &[&str]) -> String {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc_rp.py");
     let out = std::process::Command::new(python::python())
         .arg(script)
-        .args([
-            p.url("/").as_str(),
-            "demo",
-            "demosecret",
-            "http://127.0.0.1:9999/cb",
-        ])
+        .arg(p.url("/"))
+        .args(args)
         .output()
         .expect("the tests' python3 starts (make test builds it)");
     let (stdout, stderr) = (
@@ -56,8 +59,9 @@ fn external_rp_library_completes_the_flow() {
     );
     assert!(
         out.status.success(),
-        "RP script failed:\n{stdout}\n{stderr}\nserver log:\n{}",
+        "RP {args:?} failed:\n{stdout}\n{stderr}\nserver log:\n{}",
         p.log()
     );
     assert!(stdout.contains("RP OK"), "{stdout}");
+    stdout.into_owned()
 }
