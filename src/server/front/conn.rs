@@ -1,11 +1,12 @@
 //! One client connection, on its own thread of the reading stage: wait for a request, read
 //! its head and body against the clock, and only then hand it, complete and re-framed with a
-//! plain `Content-Length`, to tiny_http over the private local socket; relay the answer, and
-//! decide whether the connection stays open. A refusal is answered here (400, 408, 413, 429,
+//! plain `Content-Length`, to tiny_http over the private local socket (`relay`); pass the
+//! answer on, and decide whether the connection stays open. A refusal is answered here (400, 408, 413, 429,
 //! 501, 503, 505), logged, and ends the connection: bytes after a refused request are never
 //! read as another request.
 use super::admit::{forwarded_client, Admit, ConnSlot};
 use super::head::{self, Head, Reject};
+use super::relay::Relay;
 use super::wire::{Fail, Pace, Wire};
 use crate::config::front::RATE_GRACE;
 use crate::http::{adapter, Response};
@@ -13,14 +14,13 @@ use crate::log;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream};
-use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Longest wait for tiny_http and a worker to answer a complete request (a handler's own
-/// upstream timeouts are shorter; this only keeps a stuck answer from holding a thread).
-const ANSWER_WAIT: Duration = Duration::from_secs(300);
+/// How long a connection waits for its next request before it lets its private connection
+/// to tiny_http go (clients that send a request right after an answer keep theirs).
+const RELAY_LINGER: Duration = Duration::from_millis(500);
 
 /// What every connection thread needs.
 pub struct Ctx {
@@ -43,9 +43,10 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
     let Ok(out) = stream.try_clone() else { return };
     let mut wire = Wire::new(stream);
     let mut out = out;
+    let mut relay = Relay::default();
     for n in 1..=ctx.max_requests {
         slot.set_idle(!wire.has_pending());
-        if ctx.admit.closing() || wire.await_request(ctx.idle).is_err() {
+        if ctx.admit.closing() || !await_request(&mut wire, &mut relay, ctx.idle) {
             return;
         }
         slot.set_idle(false);
@@ -60,8 +61,10 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
         };
         wire.shrink();
         let keep = head.keep_alive() && n < ctx.max_requests;
-        let answer = match forward(ctx, &head, &body, peer, client) {
-            Ok(answer) => with_connection(&answer, keep),
+        let request = inner_request(&head, &body, peer, client);
+        let head_only = head.method == "HEAD";
+        let answer = match relay.exchange(&ctx.inner, &request, head_only, keep) {
+            Ok(answer) => answer.bytes,
             Err(e) => {
                 log::error(&format!("handing a request to the workers failed: {e}"));
                 let busy = Reject {
@@ -75,6 +78,21 @@ pub fn serve(stream: TcpStream, peer: SocketAddr, slot: ConnSlot, ctx: &Ctx) {
             return;
         }
     }
+}
+
+/// Waits up to `idle` for the next request; after `RELAY_LINGER` of silence the private
+/// connection is let go. False when the client closed or stayed silent.
+fn await_request(wire: &mut Wire<TcpStream>, relay: &mut Relay, idle: Duration) -> bool {
+    if wire.has_pending() {
+        return true;
+    }
+    let linger = RELAY_LINGER.min(idle);
+    match wire.await_data(linger) {
+        Ok(true) => return true,
+        Ok(false) => relay.release(),
+        Err(_) => return false,
+    }
+    wire.await_request(idle.saturating_sub(linger)).is_ok()
 }
 
 type Failed = (Fail, Option<Head>);
@@ -143,63 +161,30 @@ const OWN_HEADERS: &[&str] = &[
     adapter::CLIENT_HEADER,
 ];
 
-/// Hands a complete request to tiny_http on a fresh private connection and reads the whole
-/// answer (the connection is closed after it, so the end of stream ends the answer).
-fn forward(
-    ctx: &Ctx,
-    head: &Head,
-    body: &[u8],
-    peer: SocketAddr,
-    client: IpAddr,
-) -> std::io::Result<Vec<u8>> {
-    let mut inner = UnixStream::connect(&ctx.inner)?;
-    inner.set_read_timeout(Some(ANSWER_WAIT))?;
+/// The request as tiny_http reads it: the client's head without the fields the stage states
+/// itself, then those (the peer, the client, the length of the body read whole), and the body.
+/// HTTP/1.1 keeps the private connection open; tiny_http closes it after an HTTP/1.0 request.
+fn inner_request(head: &Head, body: &[u8], peer: SocketAddr, client: IpAddr) -> Vec<u8> {
     let version = if head.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
     let mut req = Vec::with_capacity(body.len() + 1024);
     req.extend_from_slice(format!("{} {} {version}\r\n", head.method, head.target).as_bytes());
     for (k, v) in &head.headers {
         if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
-            req.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+            req.extend_from_slice(k.as_bytes());
+            req.extend_from_slice(b": ");
+            req.extend_from_slice(v.as_bytes());
+            req.extend_from_slice(b"\r\n");
         }
     }
     let own = format!(
-        "{}: {peer}\r\n{}: {client}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{}: {peer}\r\n{}: {client}\r\nContent-Length: {}\r\n\r\n",
         adapter::PEER_HEADER,
         adapter::CLIENT_HEADER,
         body.len()
     );
     req.extend_from_slice(own.as_bytes());
     req.extend_from_slice(body);
-    inner.write_all(&req)?;
-    let mut answer = Vec::new();
-    inner.read_to_end(&mut answer)?;
-    if answer.is_empty() {
-        return Err(std::io::Error::other("no answer"));
-    }
-    Ok(answer)
-}
-
-/// The answer with its `Connection` field saying what the stage decided.
-fn with_connection(answer: &[u8], keep: bool) -> Vec<u8> {
-    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return answer.to_vec();
-    };
-    let (head, rest) = answer.split_at(end); // end < len: found just above
-    let mut out = Vec::with_capacity(answer.len());
-    for line in head.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if !line.to_ascii_lowercase().starts_with(b"connection:") {
-            out.extend_from_slice(line);
-            out.extend_from_slice(b"\r\n");
-        }
-    }
-    out.extend_from_slice(if keep {
-        b"Connection: keep-alive"
-    } else {
-        b"Connection: close"
-    });
-    out.extend_from_slice(rest);
-    out
+    req
 }
 
 /// Answers a refusal, logs it and ends the connection, draining what the client still sends
@@ -236,25 +221,5 @@ fn refuse(
             Ok(0) | Err(_) => break,
             Ok(n) => drained += n,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_connection;
-
-    #[test]
-    fn the_stage_decides_the_connection_field() {
-        let a = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi";
-        let kept = with_connection(a, true);
-        assert_eq!(
-            kept,
-            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nhi"
-        );
-        let closed = with_connection(b"HTTP/1.1 204 No Content\r\n\r\n", false);
-        assert_eq!(
-            closed,
-            b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
-        );
     }
 }

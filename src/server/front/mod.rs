@@ -12,10 +12,12 @@
 //! - `head`: RFC 9112 parsing and framing of a head (pure);
 //! - `wire`: reading one request against the clock;
 //! - `admit`: connection and read caps, overall and per client address;
-//! - `conn`: one connection's life, the hand-over to tiny_http and the relay of its answer.
+//! - `conn`: one connection's life;
+//! - `relay`: the private connection to tiny_http that carries its requests and answers.
 pub mod admit;
 pub mod conn;
 pub mod head;
+pub mod relay;
 pub mod wire;
 
 use crate::log;

@@ -131,6 +131,19 @@ impl<S: Timed> Wire<S> {
         }
     }
 
+    /// Waits up to `d` for bytes: true when some are here, false when the time ran out,
+    /// `Closed` when the client went away.
+    pub fn await_data(&mut self, d: Duration) -> Result<bool, Fail> {
+        if !self.buf.is_empty() {
+            return Ok(true);
+        }
+        match self.fill(&mut Pace::within(d)) {
+            Ok(()) => Ok(true),
+            Err(Fail::Reject(_)) => Ok(false),
+            Err(Fail::Closed) => Err(Fail::Closed),
+        }
+    }
+
     /// Waits up to `idle` for the first byte of a request; `Closed` when none comes.
     pub fn await_request(&mut self, idle: Duration) -> Result<(), Fail> {
         if self.buf.is_empty() {
@@ -185,6 +198,21 @@ impl<S: Timed> Wire<S> {
     }
 
     /// RFC 9112 §7.1: chunks until the last one, then trailers, which are dropped.
+    /// Everything up to the end of the stream (a body the end of the connection delimits), at
+    /// most `max` bytes.
+    pub fn read_to_end(&mut self, max: u64, pace: &mut Pace) -> Result<Vec<u8>, Fail> {
+        loop {
+            if self.buf.len() as u64 > max {
+                return Err(BODY_TOO_LARGE.into());
+            }
+            match self.fill(pace) {
+                Ok(()) => {}
+                Err(Fail::Closed) => return Ok(std::mem::take(&mut self.buf)),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     fn read_chunked(&mut self, max: u64, pace: &mut Pace) -> Result<Vec<u8>, Fail> {
         let mut body = Vec::new();
         loop {
