@@ -218,15 +218,40 @@ pub fn create(
     rec: impl Into<Record>,
     ttl: i64,
 ) -> Result<String> {
-    let Record(mut rec) = rec.into();
-    rec.insert("_type".into(), json!(typ.as_str()));
-    rec.insert("_exp".into(), json!(util::now() + ttl));
+    let rec = typed(typ, rec.into(), ttl);
     loop {
-        let id = util::random_hex(32);
+        let id = new_id();
         if store.create(Kind::Oidc, &id, &rec)? {
             return Ok(id);
         }
     }
+}
+
+/// A fresh record id (64 hex, 256 random bits), for a record stored later with `create_as`.
+pub fn new_id() -> String {
+    util::random_hex(32)
+}
+
+/// Stores a new record under an id chosen beforehand (`new_id`), living `ttl` seconds. An id
+/// already taken is an error, never an overwrite (256 random bits: it does not happen).
+pub fn create_as(
+    store: &dyn SessionStore,
+    typ: RecordType,
+    id: &str,
+    rec: impl Into<Record>,
+    ttl: i64,
+) -> Result<()> {
+    if store.create(Kind::Oidc, id, &typed(typ, rec.into(), ttl))? {
+        Ok(())
+    } else {
+        Err(crate::error::Error::internal("a new token id is taken"))
+    }
+}
+
+fn typed(typ: RecordType, Record(mut rec): Record, ttl: i64) -> Session {
+    rec.insert("_type".into(), json!(typ.as_str()));
+    rec.insert("_exp".into(), json!(util::now() + ttl));
+    rec
 }
 
 /// A live record of that type, or `None` (unknown, malformed id, other type, expired).
@@ -284,11 +309,15 @@ pub fn family_of(code: &str) -> String {
 }
 
 /// Opens the family of a code just redeemed (`grant`: the code's record; its client and
-/// subject are kept for the audit of a replay), living `ttl` seconds; returns its id.
+/// subject are kept for the audit of a replay), listing the tokens about to be issued from it
+/// (`issued`, ids from `new_id`, stored after the family), living `ttl` seconds; returns its
+/// id. One write: the family is in place before any of its tokens, and a token is only ever
+/// good while its family is (`live`).
 pub fn open_family(
     store: &dyn SessionStore,
     code: &str,
     grant: &Record,
+    issued: &[&str],
     ttl: i64,
 ) -> Result<String> {
     let id = family_of(code);
@@ -297,7 +326,7 @@ pub fn open_family(
     rec.insert("sub".into(), json!(grant.sub()));
     rec.insert("_type".into(), json!(RecordType::Redeemed.as_str()));
     rec.insert("_exp".into(), json!(util::now() + ttl));
-    rec.insert("_issued".into(), json!([]));
+    rec.insert("_issued".into(), json!(issued));
     store.put(Kind::Oidc, &id, &rec)?;
     Ok(id)
 }
@@ -426,12 +455,18 @@ mod tests {
         let mem = Mem::default();
         let code = create(&mem, RecordType::Code, Map::new(), 60).unwrap();
         assert!(matches!(redeem(&mem, &code).unwrap(), Redemption::Fresh(_)));
-        let fam = open_family(&mem, &code, &Record::default(), 60).unwrap();
+        let at = new_id();
+        let fam = open_family(&mem, &code, &Record::default(), &[&at], 60).unwrap();
         assert_ne!(fam, code, "the code is not stored again");
-        let at = create(&mem, RecordType::Access, Map::new(), 30).unwrap();
-        assert!(record_issued(&mem, &fam, &[&at], 3600).unwrap());
+        create_as(&mem, RecordType::Access, &at, Map::new(), 30).unwrap();
+        assert!(
+            create_as(&mem, RecordType::Access, &at, Map::new(), 30).is_err(),
+            "an id is never stored twice"
+        );
+        let rt = create(&mem, RecordType::Refresh, Map::new(), 30).unwrap();
+        assert!(record_issued(&mem, &fam, &[&rt], 3600).unwrap());
         let family = get(&mem, RecordType::Redeemed, &fam).unwrap().unwrap();
-        assert_eq!(family.issued(), vec![at.as_str()]);
+        assert_eq!(family.issued(), vec![at.as_str(), rt.as_str()]);
         assert!(family.expires().and_then(Value::as_i64).unwrap() >= util::now() + 3600);
         match redeem(&mem, &code).unwrap() {
             Redemption::Replayed(f) => revoke(&mem, &f.issued()).unwrap(),

@@ -102,15 +102,8 @@ fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String
     }
     // 5. The SSO session must still be there.
     live_session(app, conf, &rec)?;
-    // 6. The family of the tokens: as long as the longest of them lives.
-    let refresh_ttl = conf.area::<crate::oidc::Settings>().refresh_ttl;
-    let ttl = if rp.refresh {
-        rp.access_ttl.max(refresh_ttl)
-    } else {
-        rp.access_ttl
-    };
-    let family = store::open_family(db, code, &rec, ttl)?;
-    issue(app, conf, rp, &rec.with_family(&family), true)
+    // 6. The tokens, in a family opened for them.
+    issue(app, conf, rp, &rec, true, Family::Open(code))
 }
 
 /// RFC 6749 6. A confidential client's refresh token is used again and again (the contract);
@@ -129,7 +122,7 @@ fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Va
     if rp.public && store::take(store::of(app), RecordType::Refresh, token)?.is_none() {
         return Err(invalid_grant());
     }
-    issue(app, conf, rp, &rec.without_nonce(), rp.public)
+    issue(app, conf, rp, &rec.without_nonce(), rp.public, Family::Join)
 }
 
 fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
@@ -138,41 +131,73 @@ fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
         .ok_or_else(invalid_grant)
 }
 
+/// The family new tokens belong to.
+enum Family<'a> {
+    /// The one a code opens (the code, just redeemed).
+    Open(&'a str),
+    /// The grant's own (a refresh token's).
+    Join,
+}
+
 /// The token response: access token, ID token, and a refresh token (`with_refresh`: on the
-/// code grant, and on a public client's refresh) when the RP has them. Each token joins the
-/// grant's family.
+/// code grant, and on a public client's refresh) when the RP has them. The tokens are listed
+/// in their family before they are stored, and the family lives as long as the longest of
+/// them; when it is gone (a replay of its code took it meanwhile), nothing is issued.
 fn issue(
     app: &App,
     conf: &Conf,
     rp: &Rp,
     grant: &Record,
     with_refresh: bool,
+    family: Family,
 ) -> Result<Map<String, Value>> {
     let db = store::of(app);
+    let refresh_ttl = conf.area::<crate::oidc::Settings>().refresh_ttl;
+    let access_id = store::new_id();
+    let refresh_id = (with_refresh && rp.refresh).then(store::new_id);
+    let mut issued = vec![access_id.as_str()];
+    issued.extend(refresh_id.as_deref());
+    let ttl = match refresh_id {
+        Some(_) => rp.access_ttl.max(refresh_ttl),
+        None => rp.access_ttl,
+    };
+    let grant = match family {
+        Family::Open(code) => {
+            let id = store::open_family(db, code, grant, &issued, ttl)?;
+            grant.with_family(&id)
+        }
+        Family::Join => {
+            let id = grant.family().unwrap_or("");
+            if !store::record_issued(db, id, &issued, ttl)? {
+                return Err(invalid_grant());
+            }
+            grant.clone()
+        }
+    };
+    let grant = &grant;
     let base = grant.for_tokens();
-    let family = base.family().unwrap_or("").to_string();
-    let record = store::create(db, RecordType::Access, base.clone(), rp.access_ttl)?;
-    let mut issued = vec![record.clone()];
-    let mut ttl = rp.access_ttl;
+    store::create_as(
+        db,
+        RecordType::Access,
+        &access_id,
+        base.clone(),
+        rp.access_ttl,
+    )?;
     let access = match rp.access_jwt {
         Some(alg) => {
-            let claims = access_token_claims(app, conf, rp, grant, &record)?;
+            let claims = access_token_claims(app, conf, rp, grant, &access_id)?;
             super::sign_for(&conf.area::<super::Settings>(), rp, alg, "at+jwt", &claims)?
         }
-        None => record,
+        None => access_id,
     };
     let mut out = Map::new();
     out.insert("access_token".into(), json!(access));
     out.insert("token_type".into(), json!("Bearer"));
     out.insert("expires_in".into(), json!(rp.access_ttl));
-    if with_refresh && rp.refresh {
-        let refresh_ttl = conf.area::<crate::oidc::Settings>().refresh_ttl;
-        let refresh = store::create(db, RecordType::Refresh, base, refresh_ttl)?;
-        ttl = ttl.max(refresh_ttl);
-        issued.push(refresh.clone());
+    if let Some(refresh) = refresh_id {
+        store::create_as(db, RecordType::Refresh, &refresh, base, refresh_ttl)?;
         out.insert("refresh_token".into(), json!(refresh));
     }
-    join_family(app, &family, &issued, ttl)?;
     let sid = Some(grant.session_id())
         .filter(|id| !id.is_empty())
         .map(|id| crate::sso::oidc_sid(&conf.key, id));
@@ -195,17 +220,6 @@ fn issue(
     )?;
     out.insert("id_token".into(), json!(id_token));
     Ok(out)
-}
-
-/// Lists new tokens in their family. When the family is gone (the code was replayed
-/// meanwhile), they are revoked with the rest.
-fn join_family(app: &App, family: &str, issued: &[String], ttl: i64) -> Result<()> {
-    let db = store::of(app);
-    let ids: Vec<&str> = issued.iter().map(String::as_str).collect();
-    if !store::record_issued(db, family, &ids, ttl)? {
-        store::revoke(db, &ids)?;
-    }
-    Ok(())
 }
 
 /// RFC 9068 2.2: the claims of a JWT access token; `jti` is the id of its record, which

@@ -207,11 +207,7 @@ fn reframe(
     let mut out = Vec::with_capacity(body.len() + 512);
     for (i, line) in lines.iter().enumerate() {
         let name = line.split(|&b| b == b':').next().unwrap_or(&[]);
-        if i > 0
-            && REFRAMED
-                .iter()
-                .any(|r| name.eq_ignore_ascii_case(r))
-        {
+        if i > 0 && REFRAMED.iter().any(|r| name.eq_ignore_ascii_case(r)) {
             continue;
         }
         out.extend_from_slice(line);
