@@ -327,7 +327,12 @@ pub fn open_family(
     rec.insert("_type".into(), json!(RecordType::Redeemed.as_str()));
     rec.insert("_exp".into(), json!(util::now() + ttl));
     rec.insert("_issued".into(), json!(issued));
-    store.put(Kind::Oidc, &id, &rec)?;
+    // A code is stored once and redeemed once: its family cannot exist yet.
+    if !store.create(Kind::Oidc, &id, &rec)? {
+        return Err(crate::error::Error::internal(
+            "the family of a fresh code exists",
+        ));
+    }
     Ok(id)
 }
 

@@ -223,10 +223,11 @@ fn kill_9_during_concurrent_configuration_saves_leaves_unique_whole_configuratio
         (1..=7).collect::<Vec<u64>>(),
         "unique numbers without gaps"
     );
-    assert_eq!(
-        temps.len(),
-        6,
-        "each killed save left its unpublished file: {temps:?}"
+    // Where the file system has unnamed temp files a killed save leaves nothing; elsewhere
+    // each leaves its unpublished, whole, temp file (checked above).
+    assert!(
+        temps.is_empty() || temps.len() == 6,
+        "a killed save left nothing, or its own unpublished file: {temps:?}"
     );
     // The server starts on the result and a later save takes the next number.
     let p = Portal::builder().data(dir).start();

@@ -1,6 +1,10 @@
 //! File backends: one JSON document per record. Every write goes to a temp file in the same
 //! folder which is then renamed (replace) or hard-linked (create only if absent) into place, so
-//! a reader never sees a torn file and a crash leaves at worst a stray temp file.
+//! a reader never sees a torn file and a crash leaves at worst a stray temp file. Where the
+//! file system allows, a new record's temp file has no name at all (`O_TMPFILE`): it is
+//! linked into place once written, and a crash before that leaves nothing. Creating it takes
+//! no lock on the folder, and it saves creating and removing a temp name: on a busy folder
+//! that is about a third of a new file's cost.
 //!
 //! Durable records (configurations, the portal key) are also synced to the disk before the
 //! rename. Sessions are not ([`Durability::Cached`]), as `Apache::Session::File` does not: a
@@ -102,6 +106,9 @@ pub fn write_atomic(target: &Path, bytes: &[u8], durability: Durability) -> Resu
 
 /// Creates `target` atomically only if it does not exist; `false` when it does.
 pub fn create_atomic(target: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
+    if let Some(created) = create_unnamed(target, bytes, durability) {
+        return created;
+    }
     let tmp = write_temp(target, bytes, durability)?;
     crate::pause::point("file-create"); // written, not yet published: the crash tests kill here
     let res = fs::hard_link(&tmp, target);
@@ -111,6 +118,48 @@ pub fn create_atomic(target: &Path, bytes: &[u8], durability: Durability) -> Res
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(Error::storage(format!("{}: {e}", target.display()))),
     }
+}
+
+/// `create_atomic` through a file without a name, linked into place once written; `None`
+/// when this file system or system cannot (no `O_TMPFILE`, no `/proc`): the caller then takes
+/// the named way, which reports its own errors.
+fn create_unnamed(target: &Path, bytes: &[u8], durability: Durability) -> Option<Result<bool>> {
+    let file = write_unnamed(target, bytes, durability)?;
+    crate::pause::point("file-create"); // written, not yet published: the crash tests kill here
+    match link_unnamed(&file, target) {
+        Ok(()) => Some(Ok(true)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Some(Ok(false)),
+        Err(_) => None,
+    }
+}
+
+/// A file without a name in `target`'s folder, [`FILE_MODE`], holding `bytes`.
+fn write_unnamed(target: &Path, bytes: &[u8], durability: Durability) -> Option<fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let dir = target.parent()?;
+    let flags = OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(dir, flags, Mode::from_raw_mode(FILE_MODE)).ok()?;
+    let mut file = fs::File::from(fd);
+    file.write_all(bytes).ok()?;
+    if durability == Durability::Synced {
+        file.sync_data().ok()?;
+    }
+    Some(file)
+}
+
+/// Gives a file made by `write_unnamed` its name (`linkat` through `/proc/self/fd`, which
+/// needs no privilege, unlike `AT_EMPTY_PATH`); fails when `target` exists.
+fn link_unnamed(file: &fs::File, target: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    rustix::fs::linkat(
+        rustix::fs::CWD,
+        fd_path.as_str(),
+        rustix::fs::CWD,
+        target,
+        rustix::fs::AtFlags::SYMLINK_FOLLOW,
+    )
+    .map_err(std::io::Error::from)
 }
 
 /// Reads a file; `None` when absent.

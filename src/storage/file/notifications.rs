@@ -174,8 +174,12 @@ impl FileNotifications {
 }
 
 /// Writes a temp file and links it into place only if `target` is absent (no reader ever sees a
-/// half-written notification); `false` when it exists.
+/// half-written notification); `false` when it exists. The temp file has no name where the
+/// file system allows (`super::create_atomic`).
 fn create_unsynced(target: &Path, bytes: &[u8]) -> Result<bool> {
+    if let Some(created) = super::create_unnamed(target, bytes, super::Durability::Cached) {
+        return created;
+    }
     let dir = target
         .parent()
         .ok_or_else(|| Error::internal("path without parent"))?;
