@@ -124,19 +124,25 @@ pub fn create_atomic(target: &Path, bytes: &[u8], durability: Durability) -> Res
 /// when this file system or system cannot (no `O_TMPFILE`, no `/proc`): the caller then takes
 /// the named way, which reports its own errors.
 fn create_unnamed(target: &Path, bytes: &[u8], durability: Durability) -> Option<Result<bool>> {
-    let file = write_unnamed(target, bytes, durability)?;
+    let file = write_unnamed(target.parent()?, bytes, durability)?;
     crate::pause::point("file-create"); // written, not yet published: the crash tests kill here
-    match link_unnamed(&file, target) {
+    publish_unnamed(&file, target)
+}
+
+/// Links a file made by `write_unnamed` as `target`: `false` when `target` exists, `None`
+/// when linking is not possible here (the caller takes the named way).
+fn publish_unnamed(file: &fs::File, target: &Path) -> Option<Result<bool>> {
+    match link_unnamed(file, target) {
         Ok(()) => Some(Ok(true)),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Some(Ok(false)),
         Err(_) => None,
     }
 }
 
-/// A file without a name in `target`'s folder, [`FILE_MODE`], holding `bytes`.
-fn write_unnamed(target: &Path, bytes: &[u8], durability: Durability) -> Option<fs::File> {
+/// A file without a name in `dir`, [`FILE_MODE`], holding `bytes`; `None` when the file
+/// system cannot make one, or it could not be written.
+fn write_unnamed(dir: &Path, bytes: &[u8], durability: Durability) -> Option<fs::File> {
     use rustix::fs::{Mode, OFlags};
-    let dir = target.parent()?;
     let flags = OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC;
     let fd = rustix::fs::open(dir, flags, Mode::from_raw_mode(FILE_MODE)).ok()?;
     let mut file = fs::File::from(fd);
