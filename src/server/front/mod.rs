@@ -13,9 +13,11 @@
 //! - `wire`: reading one request against the clock;
 //! - `admit`: connection and read caps, overall and per client address;
 //! - `conn`: one connection's life;
+//! - `crew`: the threads that serve connections, reused from one connection to the next;
 //! - `relay`: the private connection to tiny_http that carries its requests and answers.
 pub mod admit;
 pub mod conn;
+pub mod crew;
 pub mod head;
 pub mod relay;
 pub mod wire;
@@ -38,12 +40,13 @@ const STOP_CHECK: Duration = Duration::from_millis(100);
 /// Accepts until `stop` is set, then closes the idle connections and lets the others finish
 /// the request they hold (`Admit::close`).
 pub fn run(listener: TcpListener, ctx: Arc<Ctx>, stop: &AtomicBool) {
+    let crew = crew::Crew::new(CONN_STACK);
     if let Err(e) = socket2::SockRef::from(&listener).set_read_timeout(Some(STOP_CHECK)) {
         log::error(&format!("cannot set the accept timeout: {e}"));
     }
     while !stop.load(Ordering::SeqCst) {
         match listener.accept() {
-            Ok((stream, peer)) => admit(stream, peer, &ctx),
+            Ok((stream, peer)) => admit(stream, peer, &ctx, &crew),
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) => {
@@ -56,18 +59,14 @@ pub fn run(listener: TcpListener, ctx: Arc<Ctx>, stop: &AtomicBool) {
     ctx.admit.close();
 }
 
-/// Admits a connection and starts its thread, or answers why not and closes it.
-fn admit(stream: TcpStream, peer: std::net::SocketAddr, ctx: &Arc<Ctx>) {
+/// Admits a connection and hands it to a thread of the crew, or answers why not and closes it.
+fn admit(stream: TcpStream, peer: std::net::SocketAddr, ctx: &Arc<Ctx>, crew: &Arc<crew::Crew>) {
     let slot = match ctx.admit.connect(peer.ip(), &stream) {
         Ok(slot) => slot,
         Err(r) => return turn_away(stream, &r),
     };
     let ctx2 = ctx.clone();
-    let spawned = std::thread::Builder::new()
-        .name("conn".into())
-        .stack_size(CONN_STACK)
-        .spawn(move || conn::serve(stream, peer, slot, &ctx2));
-    if let Err(e) = spawned {
+    if let Err(e) = crew.run(Box::new(move || conn::serve(stream, peer, slot, &ctx2))) {
         log::error(&format!("cannot start a connection thread: {e}"));
     }
 }
