@@ -112,21 +112,20 @@ impl FileNotifications {
 
     /// The picture of the folder (kept between requests, see `listing`).
     fn names(&self) -> Result<Base> {
-        self.cache
-            .current(&self.dir, || self.scan().map(Entries::new))
+        self.cache.current(&self.dir, || self.scan())
     }
 
-    /// Reads and parses the folder.
-    fn scan(&self) -> Result<Vec<(String, Name)>> {
+    /// Reads and parses the folder into a picture (built as it is read: no second list).
+    fn scan(&self) -> Result<Entries> {
         let rd = fs::read_dir(&self.dir)
             .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
-        let mut out = Vec::new();
+        let mut out = Entries::default();
         for entry in rd {
             let entry =
                 entry.map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
             if let Some(file) = entry.file_name().to_str() {
                 if let Some(n) = self.parse(file) {
-                    out.push((file.to_string(), n));
+                    out.add(file.to_string(), n);
                 }
             }
         }
