@@ -27,9 +27,9 @@ pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
         .collect();
     let target = view::target(parts.first().map(String::as_str))?;
     let store = app.confs.as_ref();
-    let (num, stored) = view::resolve(store, target)?;
+    let num = view::number(store, target)?;
     if parts.len() > 1 {
-        let conf = crate::config::defaults::merged(&stored);
+        let conf = crate::config::defaults::merged(&view::load(store, num, false)?);
         // Slicing is safe: parts.len() > 1.
         return Ok(Response::json(200, &keys::answer(&conf, &parts[1..])?));
     }
@@ -38,9 +38,10 @@ pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
             "Content-Disposition",
             &format!("Attachment; filename=lmConf-{num}.json"),
         );
-        resp.body = view::pretty_sorted(&view::full(&stored, num));
+        resp.body = view::pretty_sorted(&view::full(&view::load(store, num, false)?, num));
         return Ok(resp);
     }
+    let stored = view::load(store, num, true)?;
     Ok(Response::json(
         200,
         &view::metadata(&stored, num, &store.numbers()?),

@@ -30,16 +30,26 @@ pub fn target(segment: Option<&str>) -> Result<Target> {
     }
 }
 
-/// The number and the stored document a target names; 404 when the store does not hold it.
-pub fn resolve(store: &dyn ConfStore, t: Target) -> Result<(u64, Map<String, Value>)> {
-    let num = match t {
-        Target::Num(n) => n,
+/// The number a target names; 404 when the store holds none.
+pub fn number(store: &dyn ConfStore, t: Target) -> Result<u64> {
+    match t {
+        Target::Num(n) => Ok(n),
         Target::Latest => store
             .latest()?
-            .ok_or_else(|| Error::not_found("No configuration is available"))?,
+            .ok_or_else(|| Error::not_found("No configuration is available")),
+    }
+}
+
+/// The stored document of a number (`cfg_only`: at least its `cfg*` fields); 404 when the
+/// store does not hold it.
+pub fn load(store: &dyn ConfStore, num: u64, cfg_only: bool) -> Result<Map<String, Value>> {
+    let loaded = if cfg_only {
+        store.load_cfg_fields(num)
+    } else {
+        store.load(num)
     };
-    match store.load(num) {
-        Ok(conf) => Ok((num, conf)),
+    match loaded {
+        Ok(conf) => Ok(conf),
         Err(Error::NotFound(_)) => Err(Error::not_found(format!(
             "Configuration {num} is not available"
         ))),

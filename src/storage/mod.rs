@@ -93,6 +93,11 @@ pub trait ConfStore: Send + Sync {
     }
     /// One configuration as stored; `NotFound` when absent.
     fn load(&self, num: u64) -> Result<Map<String, Value>>;
+    /// At least the `cfg*` fields of one configuration (what `GET /config/latest` answers,
+    /// which every handler polls); a store may read only those. `NotFound` when absent.
+    fn load_cfg_fields(&self, num: u64) -> Result<Map<String, Value>> {
+        self.load(num)
+    }
     /// Saves `conf` as number latest+1 (written into its `cfgNum`) atomically: concurrent
     /// savers never get the same number. Read-only stores refuse.
     fn save(&self, conf: &Map<String, Value>) -> Result<u64>;
