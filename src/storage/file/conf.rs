@@ -5,11 +5,21 @@ use crate::storage::ConfStore;
 use serde_json::{Map, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
 
 /// A folder of `lmConf-N.json` files.
 pub struct FileConf {
     dir: PathBuf,
+    /// The numbers last read, with the folder's modification time then; kept only when that
+    /// time was well past (see `numbers`).
+    listing: Mutex<Option<(SystemTime, Vec<u64>)>>,
 }
+
+/// How old the folder's last change must be for a listing read after it to be kept: file
+/// times come from a coarse clock, and a change in the same tick as the one a listing was
+/// read for would go unseen by the time check.
+const SETTLE: Duration = Duration::from_secs(1);
 
 impl FileConf {
     /// Opens (and creates) the folder.
@@ -17,7 +27,25 @@ impl FileConf {
         ensure_dir(dir)?;
         Ok(FileConf {
             dir: dir.to_path_buf(),
+            listing: Mutex::new(None),
         })
+    }
+
+    fn read_numbers(&self) -> Result<Vec<u64>> {
+        let rd = fs::read_dir(&self.dir)
+            .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
+        let mut nums: Vec<u64> = rd
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_prefix("lmConf-")?
+                    .strip_suffix(".json")?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        nums.sort_unstable();
+        Ok(nums)
     }
 
     fn path(&self, num: u64) -> PathBuf {
@@ -65,20 +93,24 @@ impl<'de> serde::Deserialize<'de> for CfgFields {
 }
 
 impl ConfStore for FileConf {
+    /// The folder is listed again only when its modification time moved since the kept
+    /// listing, or changed less than [`SETTLE`] before it was read. The configuration
+    /// proxy and the reload loop ask for the numbers on every poll, and a configuration
+    /// folder changes a few times a day: a `stat` replaces a directory read (which, in the
+    /// static build, is also a map and an unmap of memory by the C library).
     fn numbers(&self) -> Result<Vec<u64>> {
-        let rd = fs::read_dir(&self.dir)
-            .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
-        let mut nums: Vec<u64> = rd
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                name.strip_prefix("lmConf-")?
-                    .strip_suffix(".json")?
-                    .parse()
-                    .ok()
-            })
-            .collect();
-        nums.sort_unstable();
+        let mtime = fs::metadata(&self.dir).and_then(|m| m.modified()).ok();
+        if let (Some(m), Ok(kept)) = (mtime, self.listing.lock()) {
+            if let Some((_, nums)) = kept.as_ref().filter(|(at, _)| *at == m) {
+                return Ok(nums.clone());
+            }
+        }
+        let read_at = SystemTime::now();
+        let nums = self.read_numbers()?;
+        let settled = mtime.filter(|m| read_at.duration_since(*m).is_ok_and(|d| d > SETTLE));
+        if let Ok(mut kept) = self.listing.lock() {
+            *kept = settled.map(|m| (m, nums.clone()));
+        }
         Ok(nums)
     }
 
@@ -145,6 +177,45 @@ mod tests {
         std::fs::write(store.path(5), r#"{"cfgNum":5,"x":"#).unwrap();
         assert!(matches!(store.load_cfg_fields(5), Err(Error::Storage(_))));
         assert!(matches!(store.load_cfg_fields(6), Err(Error::NotFound(_))));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn set_folder_time(dir: &Path, t: SystemTime) {
+        fs::File::open(dir).unwrap().set_modified(t).unwrap();
+    }
+
+    #[test]
+    fn the_listing_is_kept_only_while_the_folder_is_settled_and_unchanged() {
+        let dir = std::env::temp_dir().join(format!("limette-conf-{}", crate::util::random_hex(6)));
+        let store = FileConf::open(&dir).unwrap();
+        std::fs::write(store.path(1), "{}").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(10);
+        set_folder_time(&dir, old);
+        assert_eq!(store.numbers().unwrap(), [1]);
+        assert!(
+            store.listing.lock().unwrap().is_some(),
+            "a settled listing is kept"
+        );
+        // A new file moves the folder's time: seen at once.
+        std::fs::write(store.path(2), "{}").unwrap();
+        assert_eq!(store.numbers().unwrap(), [1, 2]);
+        assert_eq!(store.latest().unwrap(), Some(2));
+        // Read just after a change, the listing is not kept: a change in the same clock tick
+        // (the folder's time set back to the same value here) is still seen.
+        let recent = fs::metadata(&dir).unwrap().modified().unwrap();
+        assert!(store.listing.lock().unwrap().is_none());
+        std::fs::write(store.path(3), "{}").unwrap();
+        set_folder_time(&dir, recent);
+        assert_eq!(store.numbers().unwrap(), [1, 2, 3]);
+        // Settled again, kept again; a removal by another process moves the time too.
+        set_folder_time(&dir, old);
+        assert_eq!(store.numbers().unwrap(), [1, 2, 3]);
+        std::fs::remove_file(store.path(3)).unwrap();
+        assert_eq!(
+            store.numbers().unwrap(),
+            [1, 2],
+            "the removal moved the time"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
