@@ -3,8 +3,10 @@
 # (examples/ceiling.rs, same pool shape) with wrk, and prints one table: endpoint, req/s,
 # p50, p99, ratio to the ceiling. Also: idle and peak RSS, binary sizes, time to first
 # answer, 10,000 notifications in one request. Writes bench/RESULTS.md.
-# Every File row is run again on each static build (one column each): the static musl binary
-# of `make static` by default, or the builds named in BENCH_STATIC.
+# Every File row is run on each static build too (one column each), right after the glibc
+# build's run of the same row, so that the machine's drift over minutes never lands on one
+# column: the static musl binary of `make static` by default, or the builds named in
+# BENCH_STATIC.
 #
 # Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
 # (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on),
@@ -24,7 +26,9 @@ PIDS=()
 ROWS=()
 declare -A STATIC_ROWS=()
 STATIC_NAMES=()
-INTO=""
+# The running static instances, by name (set while the File rows run).
+declare -A S_BASE=() S_SID=()
+G_BASE="" G_SID=""
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
@@ -35,28 +39,51 @@ for tool in wrk curl; do command -v $tool >/dev/null || { echo "bench: $tool is 
 [ -x "$BIN" ] && [ -x "$CEIL" ] || { echo "bench: build first (make bench does)" >&2; exit 1; }
 . bench/lib.sh
 
-# run LABEL MODE(ka|close) CONNS SCRIPT URL [CEILING_RPS]: one wrk run, one table row.
-run() {
-  local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
-  local out=$WORK/wrk.out
+# wrk1 MODE CONNS SCRIPT URL: one wrk run; sets RPS, P50, P99, BAD, ERR.
+wrk1() {
+  local mode=$1 conns=$2 script=$3 url=$4 out=$WORK/wrk.out
   BENCH_CLOSE=$([ "$mode" = close ] && echo 1 || echo 0) \
     wrk -t2 -c"$conns" -d"${DUR}s" --timeout 5s --latency -s "bench/$script" "$url" >"$out" 2>&1 || true
   RPS=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' "$out")
-  local p50 p99 bad err
-  p50=$(awk '$1=="50%" {print $2}' "$out"); p99=$(awk '$1=="99%" {print $2}' "$out")
-  bad=$(awk '/Non-2xx/ {print $NF}' "$out"); err=$(awk '/Socket errors/ {gsub(",", ""); print $4+$6+$8+$10}' "$out")
+  P50=$(awk '$1=="50%" {print $2}' "$out"); P99=$(awk '$1=="99%" {print $2}' "$out")
+  BAD=$(awk '/Non-2xx/ {print $NF}' "$out"); ERR=$(awk '/Socket errors/ {gsub(",", ""); print $4+$6+$8+$10}' "$out")
+}
+
+# run LABEL MODE(ka|close) CONNS SCRIPT URL [CEILING_RPS]: one table row. During the File rows
+# (G_BASE set) the same row then runs on each static instance, its address, session and
+# bearer token in place of the glibc instance's.
+run() {
+  local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
+  wrk1 "$mode" "$conns" "$script" "$url"
   [ "$ceil" = self ] && ceil=${RPS:-0}
-  if [ -n "$INTO" ]; then
-    STATIC_ROWS["$INTO|$label|$mode"]="${RPS:-0}|$(pct "${RPS:-0}" "$ceil")|${bad:-0}|${err:-0}"
-  else
-    ROWS+=("$label|$mode|$conns|${RPS:-0}|${p50:--}|${p99:--}|$(pct "${RPS:-0}" "$ceil")|${bad:-0}|${err:-0}")
-  fi
-  printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s\n' "$label" "$mode" "$conns" "${RPS:-0}" "${p50:--}" "${p99:--}"
+  ROWS+=("$label|$mode|$conns|${RPS:-0}|${P50:--}|${P99:--}|$(pct "${RPS:-0}" "$ceil")|${BAD:-0}|${ERR:-0}")
+  printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s\n' "$label" "$mode" "$conns" "${RPS:-0}" "${P50:--}" "${P99:--}"
+  [ -n "$G_BASE" ] || return 0
+  local name surl
+  for name in "${STATIC_NAMES[@]}"; do
+    surl=${url//$G_BASE/${S_BASE[$name]}}; surl=${surl//$G_SID/${S_SID[$name]}}
+    BENCH_COOKIE=${BENCH_COOKIE//$G_SID/${S_SID[$name]}} \
+      BENCH_BEARER=${BENCH_BEARER:+$(bearer "${S_BASE[$name]}" "lemonldap=${S_SID[$name]}")} \
+      wrk1 "$mode" "$conns" "$script" "$surl"
+    STATIC_ROWS["$name|$label|$mode"]="${RPS:-0}|$(pct "${RPS:-0}" "$ceil")|${BAD:-0}|${ERR:-0}"
+    printf '  %-44s %-5s %3s conns %8s req/s  (%s)\n' "" "$mode" "$conns" "${RPS:-0}" "$name"
+  done
+}
+
+# bearer BASE COOKIE: an access token from a code flow of the demo RP on that instance.
+bearer() {
+  local base=$1 cookie=$2 code cb=http%3A%2F%2F127.0.0.1%3A9999%2Fcb
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' -b "$cookie" \
+    "$base/oauth2/authorize?response_type=code&client_id=demo&scope=openid+profile+email&redirect_uri=$cb&state=s" |
+    sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
+  curl -s -u demo:demosecret -d grant_type=authorization_code -d "code=$code" \
+    --data-urlencode redirect_uri=http://127.0.0.1:9999/cb "$base/oauth2/token" |
+    sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p'
 }
 
 # expect STATUS CURL-ARGS...: true when the endpoint answers STATUS (it exists and is on).
 expect() { local want=$1; shift; [ "$(curl -s -o /dev/null -w '%{http_code}' "$@")" = "$want" ]; }
-skip() { [ -n "$INTO" ] || ROWS+=("$1|-|-|n/a|-|-|-|-|-"); echo "  $1: not available ($2)"; }
+skip() { ROWS+=("$1|-|-|n/a|-|-|-|-|-"); echo "  $1: not available ($2)"; }
 
 # endpoints LABEL-SUFFIX FULL(1|0): every endpoint that exists, on the running instance.
 endpoints() {
@@ -81,10 +108,8 @@ endpoints() {
     for alg in RS256 ES256; do
       BENCH_CLIENT=demo-$alg run "OIDC authorize + token, $alg ID token ($s)" ka "$CONNS" oidc_flow.lua "$BASE" "$CEIL_KA"
     done
-    local code tok
-    code=$(curl -s -o /dev/null -w '%{redirect_url}' -b "$BENCH_COOKIE" "$auth" | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
-    tok=$(curl -s -u demo:demosecret -d grant_type=authorization_code -d "code=$code" \
-      --data-urlencode redirect_uri=http://127.0.0.1:9999/cb "$BASE/oauth2/token" | sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')
+    local tok
+    tok=$(bearer "$BASE" "$BENCH_COOKIE")
     if [ -n "$tok" ] && [ "$full" = 1 ]; then
       BENCH_BEARER=$tok run "GET /oauth2/userinfo ($s)" ka "$CONNS" get.lua "$BASE/oauth2/userinfo" "$CEIL_KA"
     fi
@@ -94,13 +119,13 @@ endpoints() {
   else skip "POST /notifications ($s)" "notificationServer"; fi
 }
 
-# bulk: 10,000 notifications in one request; sets BULK.
+# bulk BASE: 10,000 notifications in one request; sets BULK.
 bulk() {
   awk 'BEGIN { printf "["; for (i = 1; i <= 10000; i++) { if (i > 1) printf ","
     printf "{\"uid\":\"u%d\",\"date\":\"2024-01-01\",\"reference\":\"BULK%d\",\"text\":\"t\"}", i % 50, i }
     printf "]" }' >"$WORK/bulk.json"
   local t
-  t=$(curl -s -o "$WORK/bulk.out" -w '%{time_total}' -H 'Content-Type: application/json' --data-binary @"$WORK/bulk.json" "$BASE/notifications")
+  t=$(curl -s -o "$WORK/bulk.out" -w '%{time_total}' -H 'Content-Type: application/json' --data-binary @"$WORK/bulk.json" "$1/notifications")
   if grep -q '"result":10000' "$WORK/bulk.out"; then
     BULK=$(awk -v t="$t" 'BEGIN { printf "%.0f ms", t * 1000 }')
   else BULK="failed: $(head -c 200 "$WORK/bulk.out")"; fi
@@ -113,20 +138,47 @@ BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:
 BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
 stop "$PID"
 
-# file_rows: every File row on the running instance (the glibc build's, then each static one).
+# file_rows: every File row, on the glibc instance and each static one in turn.
 file_rows() {
   endpoints File 1
   BENCH_COOKIE="" run "GET /static/limette.css (all conns served)" ka 64 get.lua "$BASE/static/limette.css" "$CEIL_KA"
   BIG=$(curl -s "$BASE/config/latest?full=1" | wc -c)
   BENCH_COOKIE="" run "GET /config/latest?full=1 ($BIG B) at 2 conns" ka 2 get.lua "$BASE/config/latest?full=1" "$CEIL_KA"
-  bulk
 }
+
+# The static builds' instances, started first (each measured idle before any load).
+STATIC_FACTS=""
+declare -A S_PID=() S_IDLE=()
+read -r -a STATIC_LIST <<<"${BENCH_STATIC:-static=$MUSL}"
+for entry in "${STATIC_LIST[@]}"; do
+  name=${entry%%=*} sbin=${entry#*=}
+  if [ ! -x "$sbin" ]; then
+    STATIC_FACTS+="binary ($name)|not built (make static)"$'\n'
+    continue
+  fi
+  echo "== Limette, $name build, File storage (its rows run after the glibc build's)"
+  instance "s-$name" File "$sbin"
+  STATIC_NAMES+=("$name")
+  S_BASE[$name]=$BASE S_SID[$name]=$SID S_PID[$name]=$PID S_IDLE[$name]=$IDLE_KIB
+  STATIC_FACTS+="binary ($name, stripped)|$(stat -c %s "$sbin" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
+done
 
 echo "== Limette, File storage"
 instance file File "$BIN"
 FILE_FIRST=$FIRST_MS; FILE_IDLE=$IDLE_KIB
+G_BASE=$BASE G_SID=$SID
 file_rows
+G_BASE=""
+bulk "$BASE"
 FILE_BULK=${BULK:-n/a}
+for name in "${STATIC_NAMES[@]}"; do
+  BULK=""
+  bulk "${S_BASE[$name]}"
+  STATIC_FACTS+="idle RSS ($name, File)|$(mib "${S_IDLE[$name]}")"$'\n'
+  STATIC_FACTS+="peak RSS under load ($name, File)|$(mib "$(proc "${S_PID[$name]}" VmHWM)")"$'\n'
+  STATIC_FACTS+="10,000 notifications in one request ($name, File)|${BULK:-n/a}"$'\n'
+  stop "${S_PID[$name]}"
+done
 # One connection, 21 sequential multi-KiB answers: a Nagle / delayed-ACK stall shows as a
 # median near 40 ms (this was a test assertion, median under 20 ms; timings live here).
 NAGLE_MS=$(for _ in $(seq 21); do echo "url = \"$BASE/config/latest?full=1\""; echo "output = /dev/null"; done |
@@ -141,28 +193,6 @@ SQL_IDLE=$IDLE_KIB
 endpoints SQLite 0
 SQL_PEAK=$(proc "$PID" VmHWM)
 stop "$PID"
-
-# The static builds: each runs the File rows into its own column.
-STATIC_FACTS=""
-read -r -a STATIC_LIST <<<"${BENCH_STATIC:-static=$MUSL}"
-for entry in "${STATIC_LIST[@]}"; do
-  name=${entry%%=*} sbin=${entry#*=}
-  if [ ! -x "$sbin" ]; then
-    STATIC_FACTS+="binary ($name)|not built (make static)"$'\n'
-    continue
-  fi
-  echo "== Limette, $name build, File storage"
-  STATIC_NAMES+=("$name")
-  instance "s-$name" File "$sbin"
-  s_idle=$IDLE_KIB
-  BULK=""
-  INTO=$name file_rows
-  STATIC_FACTS+="binary ($name, stripped)|$(stat -c %s "$sbin" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
-  STATIC_FACTS+="idle RSS ($name, File)|$(mib "$s_idle")"$'\n'
-  STATIC_FACTS+="peak RSS under load ($name, File)|$(mib "$(proc "$PID" VmHWM)")"$'\n'
-  STATIC_FACTS+="10,000 notifications in one request ($name, File)|${BULK:-n/a}"$'\n'
-  stop "$PID"
-done
 
 GLIBC_SIZE=$(stat -c %s "$BIN" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
 {
