@@ -42,7 +42,8 @@ for tool in wrk curl; do command -v $tool >/dev/null || { echo "bench: $tool is 
 # wrk1 MODE CONNS SCRIPT URL: one wrk run; sets RPS, P50, P99, BAD, ERR.
 wrk1() {
   local mode=$1 conns=$2 script=$3 url=$4 out=$WORK/wrk.out
-  BENCH_CLOSE=$([ "$mode" = close ] && echo 1 || echo 0) \
+  WRK_RUNS=$((${WRK_RUNS:-0} + 1))
+  BENCH_RUN="$$-$WRK_RUNS" BENCH_CLOSE=$([ "$mode" = close ] && echo 1 || echo 0) \
     wrk -t2 -c"$conns" -d"${DUR}s" --timeout 5s --latency -s "bench/$script" "$url" >"$out" 2>&1 || true
   RPS=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' "$out")
   P50=$(awk '$1=="50%" {print $2}' "$out"); P99=$(awk '$1=="99%" {print $2}' "$out")
