@@ -146,11 +146,10 @@ impl<S: Timed> Wire<S> {
 
     /// Waits up to `idle` for the first byte of a request; `Closed` when none comes.
     pub fn await_request(&mut self, idle: Duration) -> Result<(), Fail> {
-        if self.buf.is_empty() {
-            self.fill(&mut Pace::within(idle))
-                .map_err(|_| Fail::Closed)?;
+        match self.await_data(idle)? {
+            true => Ok(()),
+            false => Err(Fail::Closed),
         }
-        Ok(())
     }
 
     /// Reads the header block (empty lines before it are skipped, RFC 9112 §2.2) and returns

@@ -16,7 +16,6 @@ use base64::Engine as _;
 use listing::{Base, Cache, Entries, Name};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Mutex;
 use std::time::{Duration, UNIX_EPOCH};
@@ -173,34 +172,6 @@ impl FileNotifications {
     }
 }
 
-/// Writes a temp file and links it into place only if `target` is absent (no reader ever sees a
-/// half-written notification); `false` when it exists. The temp file has no name where the
-/// file system allows (`super::create_atomic`).
-fn create_unsynced(target: &Path, bytes: &[u8]) -> Result<bool> {
-    if let Some(created) = super::create_unnamed(target, bytes, super::Durability::Cached) {
-        return created;
-    }
-    let dir = target
-        .parent()
-        .ok_or_else(|| Error::internal("path without parent"))?;
-    // Unique per process (pid + counter), and `create_new` refuses any leftover: no random
-    // read per file, which counts with 10,000 files in one request.
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".notif.tmp.{}.{seq}", std::process::id()));
-    let io = |e: std::io::Error| Error::storage(format!("{}: {e}", target.display()));
-    let mut f = super::create_new(&tmp).map_err(io)?;
-    let written = std::io::Write::write_all(&mut f, bytes);
-    drop(f);
-    let res = written.and_then(|_| fs::hard_link(&tmp, target));
-    let _ = fs::remove_file(&tmp);
-    match res {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(io(e)),
-    }
-}
-
 /// Batches at least this large have their files written ahead on a helper thread.
 const AHEAD_FROM: usize = 64;
 
@@ -267,7 +238,9 @@ impl NotificationStore for FileNotifications {
             let path = self.dir.join(name);
             let made = ahead.as_mut().and_then(|rx| rx.recv().ok().flatten());
             let published = made.and_then(|file| super::publish_unnamed(&file, &path));
-            match published.unwrap_or_else(|| create_unsynced(&path, r.doc.as_bytes())) {
+            let cached = super::Durability::Cached;
+            match published.unwrap_or_else(|| super::create_atomic(&path, r.doc.as_bytes(), cached))
+            {
                 Ok(true) => written.push(path),
                 other => {
                     for p in &written {
