@@ -23,9 +23,10 @@ proc() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.0f%%", 100 * a / b; else printf "-" }'; }
 
-# instance NAME STORAGE(File|SQLite) BINARY: writes a configuration and starts Limette on it.
+# instance NAME STORAGE(File|SQLite) BINARY [PARENT]: writes a configuration and starts
+# Limette on it, its data in PARENT/NAME (PARENT: $WORK by default).
 instance() {
-  local name=$1 storage=$2 bin=$3 dir=$WORK/$1 sess notif=""
+  local name=$1 storage=$2 bin=$3 dir=${4:-$WORK}/$1 sess notif=""
   mkdir -p "$dir/conf"; cp conf/lmConf-1.json "$dir/conf/"
   if [ "$storage" = SQLite ]; then
     sess="SQLite

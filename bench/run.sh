@@ -3,14 +3,16 @@
 # (examples/ceiling.rs, same pool shape) with wrk, and prints one table: endpoint, req/s,
 # p50, p99, ratio to the ceiling. Also: idle and peak RSS, binary sizes, time to first
 # answer, 10,000 notifications in one request. Writes bench/RESULTS.md.
-# Every File row is run on each static build too (one column each), right after the glibc
-# build's run of the same row, so that the machine's drift over minutes never lands on one
-# column: the static musl binary of `make static` by default, or the builds named in
-# BENCH_STATIC.
+# Then the build comparison: every File row again on the glibc build and on each static
+# build (the static musl binary of `make static` by default, or the builds named in
+# BENCH_STATIC), side by side in alternating rounds, with their data in memory (see
+# compare_rows below), as a second table.
 #
 # Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
 # (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on),
-# BENCH_STATIC ("NAME=BINARY ...", static builds to compare, e.g. one per allocator).
+# BENCH_STATIC ("NAME=BINARY ...", static builds to compare, e.g. one per allocator),
+# BENCH_ROUNDS (rounds of the comparison, 5), BENCH_MEMORY (folder for the comparison's data,
+# /dev/shm when it is a tmpfs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -24,44 +26,63 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/limette-bench.XXXXXX")
 export BENCH_DIR=$ROOT/bench
 PIDS=()
 ROWS=()
-declare -A STATIC_ROWS=()
+# The comparison's rows (label|mode|conns|glibc best req/s|glibc CPU µs|glibc errors, then per
+# static build: best req/s|median ratio|CPU µs|median CPU ratio|errors).
+CMP_ROWS=()
 STATIC_NAMES=()
-# The running static instances, by name (set while the File rows run).
+# The running static instances, by name (set while the comparison runs).
 declare -A S_BASE=() S_SID=()
 G_BASE="" G_SID=""
+MEM=""
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
+  [ -z "$MEM" ] || rm -rf "$MEM"
 }
 trap cleanup EXIT
 
 for tool in wrk curl; do command -v $tool >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }; done
 [ -x "$BIN" ] && [ -x "$CEIL" ] || { echo "bench: build first (make bench does)" >&2; exit 1; }
 . bench/lib.sh
+HZ=$(getconf CLK_TCK)
 
-# wrk1 MODE CONNS SCRIPT URL: one wrk run; sets RPS, P50, P99, BAD, ERR.
+# ticks PID: the CPU time the process has used so far (user + system), in clock ticks.
+ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+
+# wrk1 SERVER-PID MODE CONNS SCRIPT URL: one wrk run; sets RPS, P50, P99, BAD, ERR and CPU_US,
+# the server's CPU time (user + system, all its threads) per request served in this run, in
+# microseconds. Unlike req/s, this hardly moves when another process takes a share of the
+# cores, so it shows what one build costs against the other even on a busy machine.
 wrk1() {
-  local mode=$1 conns=$2 script=$3 url=$4 out=$WORK/wrk.out
+  local pid=$1 mode=$2 conns=$3 script=$4 url=$5 out=$WORK/wrk.out t0 t1 n
   WRK_RUNS=$((${WRK_RUNS:-0} + 1))
+  t0=$(ticks "$pid")
   BENCH_RUN="$$-$WRK_RUNS" BENCH_CLOSE=$([ "$mode" = close ] && echo 1 || echo 0) \
     wrk -t2 -c"$conns" -d"${DUR}s" --timeout 5s --latency -s "bench/$script" "$url" >"$out" 2>&1 || true
+  t1=$(ticks "$pid")
+  n=$(awk '/ requests in / { print $1; exit }' "$out")
+  CPU_US=$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n }')
   RPS=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' "$out")
   P50=$(awk '$1=="50%" {print $2}' "$out"); P99=$(awk '$1=="99%" {print $2}' "$out")
   BAD=$(awk '/Non-2xx/ {print $NF}' "$out"); ERR=$(awk '/Socket errors/ {gsub(",", ""); print $4+$6+$8+$10}' "$out")
 }
 
-# run LABEL MODE(ka|close) CONNS SCRIPT URL [CEILING_RPS]: one table row. During the File rows
-# (G_BASE set) the same row also runs on each static instance, its address, session and
-# bearer token in place of the glibc instance's, in two rounds of opposite order (glibc then
-# static, static then glibc); each build keeps its better round, and the errors of both.
+# run LABEL MODE(ka|close) CONNS SCRIPT URL [CEILING_RPS]: one table row. During the build
+# comparison (G_BASE set) the same row also runs on each static instance, its address, session
+# and bearer token in place of the glibc instance's, in BENCH_ROUNDS rounds (5) of alternating
+# order (glibc then static, static then glibc, ...): on this class of shared machine one
+# binary's speed drifts by a third over tens of seconds, CPU time per request included, so one
+# run of each build decides nothing. Each round compares the two builds seconds apart, and the
+# comparison reported is the median of the rounds' ratios, beside each build's best round and
+# the errors of all its rounds.
 run() {
   local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
   local rounds=1 r
-  [ -n "$G_BASE" ] && [ ${#STATIC_NAMES[@]} -gt 0 ] && rounds=2
-  G_BEST="" G_FAULTS=0
-  declare -gA S_BEST=() S_FAULTS=()
+  [ -n "$G_BASE" ] && rounds=${BENCH_ROUNDS:-5}
+  G_BEST="" G_RL="" G_CL="" G_FAULTS=0
+  declare -gA S_BEST=() S_RL=() S_CL=() S_FAULTS=()
   for ((r = 1; r <= rounds; r++)); do
-    if ((r == 1)); then
+    if ((r % 2 == 1)); then
       glibc_round "$mode" "$conns" "$script" "$url"; static_rounds "$mode" "$conns" "$script" "$url"
     else
       static_rounds "$mode" "$conns" "$script" "$url"; glibc_round "$mode" "$conns" "$script" "$url"
@@ -69,18 +90,24 @@ run() {
   done
   IFS='|' read -r RPS P50 P99 <<<"$G_BEST"
   [ "$ceil" = self ] && ceil=${RPS:-0}
-  local bad=${G_FAULTS%/*} err=${G_FAULTS#*/}
+  local bad=${G_FAULTS%/*} err=${G_FAULTS#*/} gcpu
   [ "$G_FAULTS" = 0 ] && bad=0 err=0
-  ROWS+=("$label|$mode|$conns|${RPS:-0}|${P50:--}|${P99:--}|$(pct "${RPS:-0}" "$ceil")|$bad|$err")
-  printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s\n' "$label" "$mode" "$conns" "${RPS:-0}" "${P50:--}" "${P99:--}"
-  local name srps sf
+  gcpu=$(median $G_CL)
+  printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s cpu %s us/req\n' "$label" "$mode" "$conns" "${RPS:-0}" "${P50:--}" "${P99:--}" "${gcpu:--}"
+  if [ -z "$G_BASE" ]; then
+    ROWS+=("$label|$mode|$conns|${RPS:-0}|${P50:--}|${P99:--}|$(pct "${RPS:-0}" "$ceil")|$bad|$err")
+    return
+  fi
+  local name srps sf scpu rr cr row="$label|$mode|$conns|${RPS:-0}|${gcpu:--}|$bad/$err"
   for name in "${STATIC_NAMES[@]}"; do
-    [ -n "${S_BEST[$name]:-}" ] || continue
-    srps=${S_BEST[$name]}; sf=${S_FAULTS[$name]}
+    srps=${S_BEST[$name]:-0}; sf=${S_FAULTS[$name]:-0}
     [ "$sf" = 0 ] && sf=0/0
-    STATIC_ROWS["$name|$label|$mode"]="$srps|$(pct "$srps" "$ceil")|${sf%/*}|${sf#*/}"
-    printf '  %-44s %-5s %3s conns %8s req/s  (%s)\n' "" "$mode" "$conns" "$srps" "$name"
+    scpu=$(median ${S_CL[$name]:-})
+    rr=$(paired "$G_RL" "${S_RL[$name]:-}"); cr=$(paired "${S_CL[$name]:-}" "$G_CL")
+    row+="|$srps|$rr|${scpu:--}|$cr|$sf"
+    printf '  %-44s %-5s %3s conns %8s req/s  (%s: %s of glibc) cpu %s us/req (%s)\n' "" "$mode" "$conns" "$srps" "$name" "$rr" "${scpu:--}" "$cr"
   done
+  CMP_ROWS+=("$row")
 }
 
 # faults OLD: OLD plus this run's non-2xx answers and socket errors, as BAD/ERR.
@@ -89,9 +116,22 @@ faults() {
   echo "$(( ${old%/*} + ${BAD:-0} ))/$(( ${old#*/} + ${ERR:-0} ))"
 }
 
+# median VALUES...: the median of numbers (empty when there are none).
+median() { printf '%s\n' "$@" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# paired A-LIST B-LIST: the median over rounds of B / A, as a percentage ("-" if none).
+paired() {
+  local r
+  r=$(median $(awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= n; i++) if (x[i] > 0 && y[i] != "") printf "%f ", 100 * y[i] / x[i] }'))
+  if [ -n "$r" ]; then printf '%.0f%%' "$r"; else printf -- -; fi
+}
+
+# glibc_round: one run on the glibc instance (or the ceiling), whose PID is $PID.
 glibc_round() {
-  wrk1 "$@"
+  wrk1 "$PID" "$@"
   G_FAULTS=$(faults "$G_FAULTS")
+  G_RL+="${RPS:-0} " G_CL+="${CPU_US:-0} "
   if [ -z "$G_BEST" ] || [ "${RPS:-0}" -gt "${G_BEST%%|*}" ]; then G_BEST="${RPS:-0}|${P50:--}|${P99:--}"; fi
 }
 
@@ -102,8 +142,9 @@ static_rounds() {
     surl=${url//$G_BASE/${S_BASE[$name]}}; surl=${surl//$G_SID/${S_SID[$name]}}
     BENCH_COOKIE=${BENCH_COOKIE//$G_SID/${S_SID[$name]}} \
       BENCH_BEARER=${BENCH_BEARER:+$(bearer "${S_BASE[$name]}" "lemonldap=${S_SID[$name]}")} \
-      wrk1 "$mode" "$conns" "$script" "$surl"
+      wrk1 "${S_PID[$name]}" "$mode" "$conns" "$script" "$surl"
     S_FAULTS[$name]=$(faults "${S_FAULTS[$name]:-0}")
+    S_RL[$name]+="${RPS:-0} " S_CL[$name]+="${CPU_US:-0} "
     if [ -z "${S_BEST[$name]:-}" ] || [ "${RPS:-0}" -gt "${S_BEST[$name]}" ]; then S_BEST[$name]=${RPS:-0}; fi
   done
 }
@@ -176,7 +217,6 @@ BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:
 BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
 stop "$PID"
 
-# file_rows: every File row, on the glibc instance and each static one in turn.
 file_rows() {
   endpoints File 1
   BENCH_COOKIE="" run "GET /static/limette.css (all conns served)" ka 64 get.lua "$BASE/static/limette.css" "$CEIL_KA"
@@ -184,44 +224,16 @@ file_rows() {
   BENCH_COOKIE="" run "GET /config/latest?full=1 ($BIG B) at 2 conns" ka 2 get.lua "$BASE/config/latest?full=1" "$CEIL_KA"
 }
 
-# The static builds' instances, started first (each measured idle before any load).
-STATIC_FACTS=""
-declare -A S_PID=() S_IDLE=()
-read -r -a STATIC_LIST <<<"${BENCH_STATIC:-static=$MUSL}"
-for entry in "${STATIC_LIST[@]}"; do
-  name=${entry%%=*} sbin=${entry#*=}
-  if [ ! -x "$sbin" ]; then
-    STATIC_FACTS+="binary ($name)|not built (make static)"$'\n'
-    continue
-  fi
-  echo "== Limette, $name build, File storage (its rows run after the glibc build's)"
-  instance "s-$name" File "$sbin"
-  STATIC_NAMES+=("$name")
-  S_BASE[$name]=$BASE S_SID[$name]=$SID S_PID[$name]=$PID S_IDLE[$name]=$IDLE_KIB
-  STATIC_FACTS+="binary ($name, stripped)|$(stat -c %s "$sbin" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
-done
-
 echo "== Limette, File storage"
 instance file File "$BIN"
 FILE_FIRST=$FIRST_MS; FILE_IDLE=$IDLE_KIB
-G_BASE=$BASE G_SID=$SID
 file_rows
-G_BASE=""
 bulk "$BASE"
 FILE_BULK=${BULK:-n/a}
-for name in "${STATIC_NAMES[@]}"; do
-  BULK=""
-  bulk "${S_BASE[$name]}"
-  STATIC_FACTS+="idle RSS ($name, File)|$(mib "${S_IDLE[$name]}")"$'\n'
-  STATIC_FACTS+="peak RSS under load ($name, File)|$(mib "$(proc "${S_PID[$name]}" VmHWM)")"$'\n'
-  STATIC_FACTS+="10,000 notifications in one request ($name, File)|${BULK:-n/a}"$'\n'
-  stop "${S_PID[$name]}"
-done
 # One connection, 21 sequential multi-KiB answers: a Nagle / delayed-ACK stall shows as a
 # median near 40 ms (this was a test assertion, median under 20 ms; timings live here).
 NAGLE_MS=$(for _ in $(seq 21); do echo "url = \"$BASE/config/latest?full=1\""; echo "output = /dev/null"; done |
-  curl -s -K - -w '%{time_total}
-' | sort -n | awk 'NR == 11 { printf "%.1f", $1 * 1000 }')
+  curl -s -K - -w '%{time_total}\n' | sort -n | awk 'NR == 11 { printf "%.1f", $1 * 1000 }')
 FILE_PEAK=$(proc "$PID" VmHWM); FILE_FDS=$(ls "/proc/$PID/fd" | wc -l)
 stop "$PID"
 
@@ -232,22 +244,53 @@ endpoints SQLite 0
 SQL_PEAK=$(proc "$PID" VmHWM)
 stop "$PID"
 
+# compare_rows: the build comparison. Every File row on the glibc build and on each static
+# build, alternating (see run). Their data lives in memory: on this machine's shared disk, the
+# rows that create files (logins, codes and tokens, notifications) moved by a factor of three
+# from one run to the next for either build, with the disk's writeback and the host's other
+# tenants; what the comparison is after is the binaries, which make the same system calls on
+# any file system. The static instances start first, each measured idle before any load.
+STATIC_FACTS=""
+declare -A S_PID=() S_IDLE=()
+if [ -n "${BENCH_MEMORY:-}" ]; then MEM=$(mktemp -d "$BENCH_MEMORY/limette-bench.XXXXXX")
+elif [ "$(df -PT /dev/shm 2>/dev/null | awk 'NR == 2 { print $2 }')" = tmpfs ]; then MEM=$(mktemp -d /dev/shm/limette-bench.XXXXXX)
+else MEM=$(mktemp -d "$WORK/memory.XXXXXX"); echo "bench: /dev/shm is not a tmpfs; the comparison's data stays in $MEM" >&2
+fi
+read -r -a STATIC_LIST <<<"${BENCH_STATIC:-static=$MUSL}"
+for entry in "${STATIC_LIST[@]}"; do
+  name=${entry%%=*} sbin=${entry#*=}
+  if [ ! -x "$sbin" ]; then
+    STATIC_FACTS+="binary ($name)|not built (make static)"$'\n'
+    continue
+  fi
+  echo "== Limette, $name build, File storage in memory"
+  instance "s-$name" File "$sbin" "$MEM"
+  STATIC_NAMES+=("$name")
+  S_BASE[$name]=$BASE S_SID[$name]=$SID S_PID[$name]=$PID S_IDLE[$name]=$IDLE_KIB
+  STATIC_FACTS+="binary ($name, stripped)|$(stat -c %s "$sbin" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
+  STATIC_FACTS+="idle RSS ($name, File)|$(mib "$IDLE_KIB")"$'\n'
+done
+if [ ${#STATIC_NAMES[@]} -gt 0 ]; then
+  echo "== build comparison: glibc against ${STATIC_NAMES[*]}, File storage in memory, ${BENCH_ROUNDS:-5} rounds a row"
+  instance cmp File "$BIN" "$MEM"
+  G_BASE=$BASE G_SID=$SID
+  file_rows
+  G_BASE=""
+  BULK=""; bulk "$BASE"
+  STATIC_FACTS+="10,000 notifications in one request (glibc, File in memory)|${BULK:-n/a}"$'\n'
+  stop "$PID"
+  for name in "${STATIC_NAMES[@]}"; do
+    BULK=""; bulk "${S_BASE[$name]}"
+    STATIC_FACTS+="peak RSS under load ($name, File in memory)|$(mib "$(proc "${S_PID[$name]}" VmHWM)")"$'\n'
+    STATIC_FACTS+="10,000 notifications in one request ($name, File in memory)|${BULK:-n/a}"$'\n'
+    stop "${S_PID[$name]}"
+  done
+fi
+
 GLIBC_SIZE=$(stat -c %s "$BIN" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
 {
-  # Each row gains one field per static build: req/s, ratio to the ceiling and to the glibc
-  # row, for the File rows it ran; a trailing "!" when it met non-2xx answers or socket errors.
-  for row in "${ROWS[@]}"; do
-    IFS='|' read -r label mode _ rps _ _ _ _ _ <<<"$row"
-    extra=""
-    for name in "${STATIC_NAMES[@]}"; do
-      v=${STATIC_ROWS["$name|$label|$mode"]:-}
-      if [ -z "$v" ]; then extra+="|-"; continue; fi
-      IFS='|' read -r srps sratio sbad serr <<<"$v"
-      flag=""; if [ "${sbad:-0}" != 0 ] || [ "${serr:-0}" != 0 ]; then flag=" !"; fi
-      extra+="|$srps ($sratio; $(pct "$srps" "$rps") of glibc)$flag"
-    done
-    printf '%s%s\n' "$row" "$extra"
-  done >"$WORK/rows"
+  printf '%s\n' "${ROWS[@]}" >"$WORK/rows"
+  printf '%s\n' "${CMP_ROWS[@]}" >"$WORK/compare"
   cat >"$WORK/facts" <<EOF
 binary (glibc, stripped)|$GLIBC_SIZE
 idle RSS (glibc, File)|$(mib "$FILE_IDLE")
@@ -262,4 +305,4 @@ keep-alive median, 21 sequential $BIG B answers (File)|${NAGLE_MS:-n/a} ms
 EOF
   printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
-BENCH_DATA_DIR=$(dirname "$WORK") bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
+BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-5} bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md

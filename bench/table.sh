@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Prints the results of bench/run.sh as Markdown: machine, the wrk table, the other facts and
-# the targets of the benchmark issue. Arguments: ROWS-FILE FACTS-FILE DURATION THREADS
-# [STATIC-NAMES]: with names (space-separated), each row ends with one field per static build.
+# the targets of the benchmark issue, then the build comparison. Arguments: ROWS-FILE
+# FACTS-FILE DURATION THREADS COMPARE-FILE [STATIC-NAMES]: with names (space-separated), each
+# comparison row ends with five fields per static build (see CMP_ROWS in bench/run.sh).
 set -euo pipefail
-rows=$1 facts=$2 dur=$3 threads=$4
-read -r -a statics <<<"${5:-}"
+rows=$1 facts=$2 dur=$3 threads=$4 compare=$5
+read -r -a statics <<<"${6:-}"
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 echo "# Benchmark results"
 echo
@@ -14,12 +15,9 @@ echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff 
 echo "- wrk: 2 threads, ${dur} s per run, on the same cores as the servers; both servers $threads workers"
 echo "- data folders under: ${BENCH_DATA_DIR:-?} ($(df -PT "${BENCH_DATA_DIR:-/}" 2>/dev/null | awk 'NR == 2 { print $2 }')); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-head="| endpoint | conn | conns | req/s | p50 | p99 | vs ceiling | non-2xx/3xx | socket errors |"
-rule="| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-for n in "${statics[@]}"; do head+=" $n: req/s (vs ceiling; vs glibc) |"; rule+=" ---: |"; done
-echo "$head"
-echo "$rule"
-while IFS= read -r line; do echo "| ${line//|/ | } |"; done <"$rows"
+echo "| endpoint | conn | conns | req/s | p50 | p99 | vs ceiling | non-2xx/3xx | socket errors |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+while IFS= read -r line; do if [ -n "$line" ]; then echo "| ${line//|/ | } |"; fi; done <"$rows"
 echo
 echo "| measure | value |"
 echo "| --- | --- |"
@@ -38,22 +36,55 @@ awk -F'|' '
   $1 ~ /at 2 conns/ { printf "- response over 2 KiB (%s) at 2 connections, p50 < 5 ms: %s\n", $1, $5 }
   $1 ~ /all conns served/ { printf "- 64 keep-alive connections all served: %s socket errors, %s non-2xx\n", $9, $8 }
 ' "$rows"
-# Static builds: the worst row against the glibc build, and rows short of 90 % of it.
-for i in "${!statics[@]}"; do
-  awk -F'|' -v col=$((10 + i)) -v name="${statics[$i]}" '
-    $col ~ /of glibc/ {
-      v = $col; sub(/.*; /, "", v); sub(/% of glibc.*/, "", v); v += 0
-      if (n == 0 || v < worst) { worst = v; wrow = $1 " " $2 }
-      if (v < 90) { short = short sprintf("%s %s (%d%%); ", $1, $2, v) }
-      n++
-    }
-    END { if (n) printf "- %s within 10%% of glibc on every row: worst %d%% (%s) %s\n", name, worst, wrow, (short == "" ? "(met)" : "(MISSED: " short ")") }
-  ' "$rows"
-done
 awk -F'|' '
-  /10,000 notifications/ { printf "- 10,000 notifications in one request <= 250 ms: %s\n", $2 }
+  /10,000 notifications/ && !/in memory/ { printf "- 10,000 notifications in one request <= 250 ms: %s\n", $2 }
   /idle RSS \(glibc, File\)/ { printf "- idle RSS <= 5 MiB (glibc): %s\n", $2 }
   /idle RSS \(.*, File\)/ && !/glibc/ { printf "- idle RSS <= 3 MiB (%s): %s\n", $1, $2 }
   /peak RSS under load \(File\)/ { printf "- peak RSS under load < 64 MiB: %s\n", $2 }
   /^binary \(/ && !/glibc/ { printf "- static binary <= 5 MiB stripped (%s): %s\n", $1, $2 }
 ' "$facts"
+
+[ ${#statics[@]} -gt 0 ] || exit 0
+echo
+echo "## The static build against the glibc build"
+echo
+echo "Every File row on both builds, side by side, in ${BENCH_ROUNDS:-5} rounds of alternating order"
+echo "(glibc first, then the static build first, ...), data in ${BENCH_MEMORY_DIR:-?}"
+echo "($(df -PT "${BENCH_MEMORY_DIR:-/}" 2>/dev/null | awk 'NR == 2 { print $2 }')). Best req/s of each build; the ratios are the median of the"
+echo "rounds' ratios; CPU is the server's user and system time per request served (median)."
+echo
+head="| endpoint | conn | conns | glibc: req/s | glibc: CPU µs/req |"
+rule="| --- | --- | ---: | ---: | ---: |"
+for n in "${statics[@]}"; do
+  head+=" $n: req/s | $n ÷ glibc, req/s | $n: CPU µs/req | glibc ÷ $n, CPU | non-2xx/3xx, socket errors (glibc; $n) |"
+  rule+=" ---: | ---: | ---: | ---: | ---: |"
+done
+echo "$head"
+echo "$rule"
+while IFS='|' read -r -a f; do
+  [ ${#f[@]} -gt 0 ] || continue
+  line="| ${f[0]} | ${f[1]} | ${f[2]} | ${f[3]} | ${f[4]} |"
+  for ((i = 0; i < ${#statics[@]}; i++)); do
+    b=$((6 + 5 * i))
+    line+=" ${f[b]} | ${f[b + 1]} | ${f[b + 2]} | ${f[b + 3]} | ${f[5]}; ${f[b + 4]} |"
+  done
+  echo "$line"
+done <"$compare"
+echo
+# The worst row against the glibc build, and rows short of 90 % of it, by req/s and by CPU.
+for i in "${!statics[@]}"; do
+  awk -F'|' -v b=$((7 + 5 * i)) -v name="${statics[$i]}" '
+    function judge(what, v) {
+      sub("%", "", v); if (v == "" || v == "-") return; v += 0
+      if (n[what] == 0 || v < worst[what]) { worst[what] = v; wrow[what] = $1 " " $2 }
+      if (v < 90) { short[what] = short[what] sprintf("%s %s (%d%%); ", $1, $2, v) }
+      n[what]++
+    }
+    NF { judge("req/s", $(b + 1)); judge("CPU time per request", $(b + 3)) }
+    END {
+      split("req/s|CPU time per request", whats, "|")
+      for (k = 1; k <= 2; k++) { w = whats[k]; if (n[w])
+        printf "- %s within 10%% of glibc on every row, by %s: worst %d%% (%s) %s\n", name, w, worst[w], wrow[w], (short[w] == "" ? "(met)" : "(MISSED: " short[w] ")") }
+    }
+  ' "$compare"
+done
