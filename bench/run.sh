@@ -11,7 +11,8 @@
 # Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
 # (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on),
 # BENCH_STATIC ("NAME=BINARY ...", static builds to compare, e.g. one per allocator),
-# BENCH_ROUNDS (rounds of the comparison, 5), BENCH_MEMORY (folder for the comparison's data,
+# BENCH_ROUNDS (rounds of the comparison, 7), BENCH_ROUND_DURATION (seconds per run in
+# the comparison, 3), BENCH_MEMORY (folder for the comparison's data,
 # /dev/shm when it is a tmpfs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,7 +59,7 @@ wrk1() {
   WRK_RUNS=$((${WRK_RUNS:-0} + 1))
   t0=$(ticks "$pid")
   BENCH_RUN="$$-$WRK_RUNS" BENCH_CLOSE=$([ "$mode" = close ] && echo 1 || echo 0) \
-    wrk -t2 -c"$conns" -d"${DUR}s" --timeout 5s --latency -s "bench/$script" "$url" >"$out" 2>&1 || true
+    wrk -t2 -c"$conns" -d"$([ -n "$G_BASE" ] && echo "${BENCH_ROUND_DURATION:-3}" || echo "$DUR")s" --timeout 5s --latency -s "bench/$script" "$url" >"$out" 2>&1 || true
   t1=$(ticks "$pid")
   n=$(awk '/ requests in / { print $1; exit }' "$out")
   CPU_US=$(awk -v t=$((t1 - t0)) -v hz="$HZ" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n }')
@@ -69,7 +70,7 @@ wrk1() {
 
 # run LABEL MODE(ka|close) CONNS SCRIPT URL [CEILING_RPS]: one table row. During the build
 # comparison (G_BASE set) the same row also runs on each static instance, its address, session
-# and bearer token in place of the glibc instance's, in BENCH_ROUNDS rounds (5) of alternating
+# and bearer token in place of the glibc instance's, in BENCH_ROUNDS rounds (7) of alternating
 # order (glibc then static, static then glibc, ...): on this class of shared machine one
 # binary's speed drifts by a third over tens of seconds, CPU time per request included, so one
 # run of each build decides nothing. Each round compares the two builds seconds apart, and the
@@ -78,7 +79,7 @@ wrk1() {
 run() {
   local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
   local rounds=1 r
-  [ -n "$G_BASE" ] && rounds=${BENCH_ROUNDS:-5}
+  [ -n "$G_BASE" ] && rounds=${BENCH_ROUNDS:-7}
   G_BEST="" G_RL="" G_CL="" G_FAULTS=0
   declare -gA S_BEST=() S_RL=() S_CL=() S_FAULTS=()
   for ((r = 1; r <= rounds; r++)); do
@@ -106,6 +107,7 @@ run() {
     rr=$(paired "$G_RL" "${S_RL[$name]:-}"); cr=$(paired "${S_CL[$name]:-}" "$G_CL")
     row+="|$srps|$rr|${scpu:--}|$cr|$sf"
     printf '  %-44s %-5s %3s conns %8s req/s  (%s: %s of glibc) cpu %s us/req (%s)\n' "" "$mode" "$conns" "$srps" "$name" "$rr" "${scpu:--}" "$cr"
+    printf '  %-44s rounds, req/s and CPU us/req: glibc %s/ %s; %s %s/ %s\n' "" "$G_RL" "$G_CL" "$name" "${S_RL[$name]:-}" "${S_CL[$name]:-}"
   done
   CMP_ROWS+=("$row")
 }
@@ -271,7 +273,7 @@ for entry in "${STATIC_LIST[@]}"; do
   STATIC_FACTS+="idle RSS ($name, File)|$(mib "$IDLE_KIB")"$'\n'
 done
 if [ ${#STATIC_NAMES[@]} -gt 0 ]; then
-  echo "== build comparison: glibc against ${STATIC_NAMES[*]}, File storage in memory, ${BENCH_ROUNDS:-5} rounds a row"
+  echo "== build comparison: glibc against ${STATIC_NAMES[*]}, File storage in memory, ${BENCH_ROUNDS:-7} rounds a row"
   instance cmp File "$BIN" "$MEM"
   G_BASE=$BASE G_SID=$SID
   file_rows
@@ -305,4 +307,4 @@ keep-alive median, 21 sequential $BIG B answers (File)|${NAGLE_MS:-n/a} ms
 EOF
   printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
-BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-5} bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
+BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-7} bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md

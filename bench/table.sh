@@ -48,7 +48,7 @@ awk -F'|' '
 echo
 echo "## The static build against the glibc build"
 echo
-echo "Every File row on both builds, side by side, in ${BENCH_ROUNDS:-5} rounds of alternating order"
+echo "Every File row on both builds, side by side, in ${BENCH_ROUNDS:-7} rounds of ${BENCH_ROUND_DURATION:-3} s in alternating order"
 echo "(glibc first, then the static build first, ...), data in ${BENCH_MEMORY_DIR:-?}"
 echo "($(df -PT "${BENCH_MEMORY_DIR:-/}" 2>/dev/null | awk 'NR == 2 { print $2 }')). Best req/s of each build; the ratios are the median of the"
 echo "rounds' ratios; CPU is the server's user and system time per request served (median)."
