@@ -279,6 +279,7 @@ if [ ${#STATIC_NAMES[@]} -gt 0 ]; then
   file_rows
   G_BASE=""
   BULK=""; bulk "$BASE"
+  STATIC_FACTS+="peak RSS under load (glibc, File in memory)|$(mib "$(proc "$PID" VmHWM)")"$'\n'
   STATIC_FACTS+="10,000 notifications in one request (glibc, File in memory)|${BULK:-n/a}"$'\n'
   stop "$PID"
   for name in "${STATIC_NAMES[@]}"; do
