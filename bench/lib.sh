@@ -18,7 +18,15 @@ start() {
   FIRST_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
 }
 
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+# stop PID: ends a server started here and forgets it, so that the clean-up at exit never
+# signals its number again (process numbers are reused: another program may hold it by then).
+stop() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  local p keep=()
+  for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+  PIDS=("${keep[@]}")
+}
 proc() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.0f%%", 100 * a / b; else printf "-" }'; }
