@@ -6,7 +6,7 @@
 # Then the build comparison: every File row again on the glibc build and on each static
 # build (the static musl binary of `make static` by default, or the builds named in
 # BENCH_STATIC), side by side in alternating rounds, with their data in memory (see
-# compare_rows below), as a second table.
+# "the build comparison" below), as a second table.
 #
 # Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
 # (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on),
@@ -80,7 +80,7 @@ run() {
   local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
   local rounds=1 r
   [ -n "$G_BASE" ] && rounds=${BENCH_ROUNDS:-7}
-  G_BEST="" G_RL="" G_CL="" G_FAULTS=0
+  G_BEST="" G_RL="" G_CL="" G_FAULTS=0/0
   declare -gA S_BEST=() S_RL=() S_CL=() S_FAULTS=()
   for ((r = 1; r <= rounds; r++)); do
     if ((r % 2 == 1)); then
@@ -92,7 +92,6 @@ run() {
   IFS='|' read -r RPS P50 P99 <<<"$G_BEST"
   [ "$ceil" = self ] && ceil=${RPS:-0}
   local bad=${G_FAULTS%/*} err=${G_FAULTS#*/} gcpu
-  [ "$G_FAULTS" = 0 ] && bad=0 err=0
   gcpu=$(median $G_CL)
   printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s cpu %s us/req\n' "$label" "$mode" "$conns" "${RPS:-0}" "${P50:--}" "${P99:--}" "${gcpu:--}"
   if [ -z "$G_BASE" ]; then
@@ -101,8 +100,7 @@ run() {
   fi
   local name srps sf scpu rr cr row="$label|$mode|$conns|${RPS:-0}|${gcpu:--}|$bad/$err"
   for name in "${STATIC_NAMES[@]}"; do
-    srps=${S_BEST[$name]:-0}; sf=${S_FAULTS[$name]:-0}
-    [ "$sf" = 0 ] && sf=0/0
+    srps=${S_BEST[$name]:-0}; sf=${S_FAULTS[$name]:-0/0}
     scpu=$(median ${S_CL[$name]:-})
     rr=$(paired "$G_RL" "${S_RL[$name]:-}"); cr=$(paired "${S_CL[$name]:-}" "$G_CL")
     row+="|$srps|$rr|${scpu:--}|$cr|$sf"
@@ -112,11 +110,8 @@ run() {
   CMP_ROWS+=("$row")
 }
 
-# faults OLD: OLD plus this run's non-2xx answers and socket errors, as BAD/ERR.
-faults() {
-  local old=${1:-0}; [ "$old" = 0 ] && old=0/0
-  echo "$(( ${old%/*} + ${BAD:-0} ))/$(( ${old#*/} + ${ERR:-0} ))"
-}
+# faults OLD: OLD (BAD/ERR) plus this run's non-2xx answers and socket errors.
+faults() { echo "$(( ${1%/*} + ${BAD:-0} ))/$(( ${1#*/} + ${ERR:-0} ))"; }
 
 # median VALUES...: the median of numbers (empty when there are none).
 median() { printf '%s\n' "$@" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -145,7 +140,7 @@ static_rounds() {
     BENCH_COOKIE=${BENCH_COOKIE//$G_SID/${S_SID[$name]}} \
       BENCH_BEARER=${BENCH_BEARER:+$(bearer "${S_BASE[$name]}" "lemonldap=${S_SID[$name]}")} \
       wrk1 "${S_PID[$name]}" "$mode" "$conns" "$script" "$surl"
-    S_FAULTS[$name]=$(faults "${S_FAULTS[$name]:-0}")
+    S_FAULTS[$name]=$(faults "${S_FAULTS[$name]:-0/0}")
     S_RL[$name]+="${RPS:-0} " S_CL[$name]+="${CPU_US:-0} "
     if [ -z "${S_BEST[$name]:-}" ] || [ "${RPS:-0}" -gt "${S_BEST[$name]}" ]; then S_BEST[$name]=${RPS:-0}; fi
   done
@@ -246,7 +241,7 @@ endpoints SQLite 0
 SQL_PEAK=$(proc "$PID" VmHWM)
 stop "$PID"
 
-# compare_rows: the build comparison. Every File row on the glibc build and on each static
+# The build comparison. Every File row on the glibc build and on each static
 # build, alternating (see run). Their data lives in memory: on this machine's shared disk, the
 # rows that create files (logins, codes and tokens, notifications) moved by a factor of three
 # from one run to the next for either build, with the disk's writeback and the host's other

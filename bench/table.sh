@@ -28,7 +28,6 @@ echo
 awk -F'|' '
   function pct(r) { sub("%", "", r); return r + 0 }
   $7 == "-" || $4 == "n/a" { next }
-  $1 ~ /^ceiling/ && $2 == "close" { close_ceiling = $4 }
   $1 ~ /GET \/ with cookie \(File\)/ && $2 == "close" { printf "- Connection: close >= 8k req/s: %s req/s %s\n", $4, ($4 >= 8000 ? "(met)" : "(MISSED)") }
   $1 ~ /sessions\/global|config\/latest \(|userinfo/ { printf "- read %s >= 45%% of ceiling: %s %s\n", $1, $7, (pct($7) >= 45 ? "(met)" : "(MISSED)") }
   $1 ~ /JSON login|notifications, one/ { printf "- write %s >= 20%% of ceiling, p99 <= 50 ms: %s, p99 %s\n", $1, $7, $6 }

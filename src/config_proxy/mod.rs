@@ -27,13 +27,21 @@ pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
         .collect();
     let target = view::target(parts.first().map(String::as_str))?;
     let store = app.confs.as_ref();
-    let num = view::number(store, target)?;
+    let full = view::full_requested(req.query_param("full").as_deref());
+    // The metadata answer names the neighbouring numbers: one listing gives them and the
+    // latest number (every handler polls `/config/latest`).
+    let listed = if parts.len() > 1 || full {
+        None
+    } else {
+        Some(store.numbers()?)
+    };
+    let num = view::number(store, target, listed.as_deref())?;
     if parts.len() > 1 {
         let conf = crate::config::defaults::merged(&view::load(store, num, false)?);
         // Slicing is safe: parts.len() > 1.
         return Ok(Response::json(200, &keys::answer(&conf, &parts[1..])?));
     }
-    if view::full_requested(req.query_param("full").as_deref()) {
+    if full {
         let mut resp = Response::json(200, &serde_json::Value::Null).with_header(
             "Content-Disposition",
             &format!("Attachment; filename=lmConf-{num}.json"),
@@ -44,7 +52,7 @@ pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
     let stored = view::load(store, num, true)?;
     Ok(Response::json(
         200,
-        &view::metadata(&stored, num, &store.numbers()?),
+        &view::metadata(&stored, num, listed.as_deref().unwrap_or_default()),
     ))
 }
 

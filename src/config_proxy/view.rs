@@ -30,14 +30,15 @@ pub fn target(segment: Option<&str>) -> Result<Target> {
     }
 }
 
-/// The number a target names; 404 when the store holds none.
-pub fn number(store: &dyn ConfStore, t: Target) -> Result<u64> {
-    match t {
-        Target::Num(n) => Ok(n),
-        Target::Latest => store
-            .latest()?
-            .ok_or_else(|| Error::not_found("No configuration is available")),
-    }
+/// The number a target names (the latest from `listed` when the caller has listed the
+/// store already); 404 when the store holds none.
+pub fn number(store: &dyn ConfStore, t: Target, listed: Option<&[u64]>) -> Result<u64> {
+    let latest = match (t, listed) {
+        (Target::Num(n), _) => return Ok(n),
+        (Target::Latest, Some(nums)) => nums.iter().max().copied(),
+        (Target::Latest, None) => store.latest()?,
+    };
+    latest.ok_or_else(|| Error::not_found("No configuration is available"))
 }
 
 /// The stored document of a number (`cfg_only`: at least its `cfg*` fields); 404 when the
