@@ -1,17 +1,16 @@
-//! The ceiling of `make bench`: a bare tiny_http server with Limette's pool shape (the same
-//! listener with TCP_NODELAY and idle timeouts, one accept thread feeding a bounded queue, a
-//! fixed pool of workers, and Limette's response writer, which rotates keep-alive connections
-//! so that none is stranded in tiny_http's pool) answering a small JSON body and doing nothing
-//! else: no request reading, routing or handler. Limette's endpoints are reported as a ratio
-//! of what this server does in the same run.
+//! The ceilings of `make bench`, two servers that answer a small JSON body and do nothing else
+//! (no routing, no handler):
+//! - `tiny` (the default): a bare tiny_http server with Limette's pool shape (one accept thread
+//!   feeding a bounded queue, a fixed pool of workers), the external reference: Limette's
+//!   endpoints are reported as a ratio of what it does in the same run;
+//! - `own`: Limette's own HTTP stack (`server::Server`) with a handler that answers the same
+//!   constant, which shows what the stack costs apart from the handlers.
 //!
-//! `cargo run --release --example ceiling -- [ADDR:PORT] [THREADS]`; prints one line with the
-//! address it listens on.
-use limette::http::adapter::{self, ConnTracker, Limits};
+//! `cargo run --release --example ceiling -- [ADDR:PORT] [THREADS] [tiny|own]`; prints one line
+//! with the address it listens on.
 use limette::http::Response;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 const BODY: &str = r#"{"result":1,"error":"0"}"#;
 
@@ -19,37 +18,58 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let addr = args.get(1).map(String::as_str).unwrap_or("127.0.0.1:0");
     let threads: usize = args.get(2).and_then(|t| t.parse().ok()).unwrap_or(8);
-    let listener = match limette::server::listener::bind(addr, Duration::from_secs(5)) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("ceiling: cannot listen on {addr}: {e}");
+    match args.get(3).map(String::as_str).unwrap_or("tiny") {
+        "tiny" => tiny(addr, threads),
+        "own" => own(addr, threads),
+        other => {
+            eprintln!("ceiling: unknown kind {other} (tiny or own)");
             std::process::exit(2);
         }
+    }
+}
+
+fn fail(what: &str) -> ! {
+    eprintln!("ceiling: {what}");
+    std::process::exit(2);
+}
+
+/// Limette's stack answering a constant.
+fn own(addr: &str, threads: usize) {
+    let settings = limette::server::Settings {
+        front: limette::config::front::FrontLimits::default(),
+        idle: std::time::Duration::from_secs(5),
+        body_timeout: std::time::Duration::from_secs(10),
+        max_requests: 100,
+        threads,
+        queue: 256,
+        body_limit: Box::new(|_| 64 * 1024),
     };
+    let body: serde_json::Value = serde_json::from_str(BODY).unwrap_or_default();
+    let handler: limette::server::Handler = Arc::new(move |_| Response::json(200, &body));
+    let server = limette::server::Server::serve(settings, handler, addr)
+        .unwrap_or_else(|e| fail(&format!("cannot listen on {addr}: {e}")));
+    println!(
+        "ceiling (own stack) listening on http://{} with {threads} workers",
+        server.addr
+    );
+    server.wait();
+}
+
+/// The bare tiny_http server.
+fn tiny(addr: &str, threads: usize) {
+    let listener = limette::server::listener::bind(addr)
+        .unwrap_or_else(|e| fail(&format!("cannot listen on {addr}: {e}")));
     let local = listener
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
-    let server = match tiny_http::Server::from_listener(listener, None) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("ceiling: {e}");
-            std::process::exit(2);
-        }
-    };
+    let server =
+        tiny_http::Server::from_listener(listener, None).unwrap_or_else(|e| fail(&e.to_string()));
     let (tx, rx) = sync_channel::<tiny_http::Request>(256);
     let rx = Arc::new(Mutex::new(rx));
-    let shared = Arc::new((
-        ConnTracker::default(),
-        Limits {
-            max_body: 8 << 20,
-            body_deadline: Duration::from_secs(10),
-            max_requests: 100,
-        },
-    ));
     for _ in 0..threads.max(1) {
-        let (rx, shared) = (rx.clone(), shared.clone());
-        std::thread::spawn(move || worker(&rx, &shared.0, &shared.1));
+        let rx = rx.clone();
+        std::thread::spawn(move || worker(&rx));
     }
     println!("ceiling listening on http://{local} with {threads} workers");
     for req in server.incoming_requests() {
@@ -63,14 +83,21 @@ fn main() {
     }
 }
 
-fn worker(rx: &Mutex<Receiver<tiny_http::Request>>, tracker: &ConnTracker, limits: &Limits) {
-    let body: serde_json::Value = serde_json::from_str(BODY).unwrap_or_default();
+fn worker(rx: &Mutex<Receiver<tiny_http::Request>>) {
+    let header = tiny_http::Header::from_bytes(
+        &b"Content-Type"[..],
+        &b"application/json; charset=utf-8"[..],
+    );
     loop {
         let next = match rx.lock() {
             Ok(guard) => guard.recv(),
             Err(_) => return,
         };
         let Ok(req) = next else { return };
-        adapter::write_response(req, &Response::json(200, &body), false, tracker, limits);
+        let mut resp = tiny_http::Response::from_string(BODY);
+        if let Ok(h) = header.clone() {
+            resp.add_header(h);
+        }
+        let _ = req.respond(resp);
     }
 }

@@ -3,7 +3,6 @@
 use super::ini;
 use crate::config::stores::StorageSpec;
 pub use crate::error::ConfError;
-use crate::http::adapter::Limits;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -294,15 +293,6 @@ impl LocalConf {
             if let Some(spec) = from_conf("persistentStorage") {
                 self.persistent_storage = spec;
             }
-        }
-    }
-
-    /// Read/write limits for the HTTP adapter.
-    pub fn limits(&self) -> Limits {
-        Limits {
-            max_body: self.max_body,
-            body_deadline: self.body_timeout,
-            max_requests: self.max_requests,
         }
     }
 }

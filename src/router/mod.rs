@@ -124,6 +124,32 @@ fn area<'r>(app: &App, req: &'r Request) -> Option<(Area, &'r str)> {
         .find_map(|(area, rest)| rest.map(|r| (area, r)))
 }
 
+/// Largest body of the portal's and the OpenID Connect provider's forms: a login, a token
+/// request with a client assertion, a consent, a registration hold a few kilobytes at most.
+pub const FORM_BODY_LIMIT: u64 = 64 * 1024;
+
+/// The largest body a request to `path` may send, decided from its head alone (413 above,
+/// before any of it is read): `max` (`maxBodySize`) where a body can be large, the REST
+/// session and configuration servers under `prefix`, the notification server (REST and SOAP)
+/// and the authorization endpoint, whose form may carry a request object; a few kilobytes
+/// everywhere else, which anyone may send to.
+pub fn body_limit(path: &str, prefix: &str, max: u64) -> u64 {
+    let prefixed = |p: &str| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| is_under(rest, p))
+    };
+    let large = prefixed("/sessions")
+        || prefixed("/config")
+        || is_under(path, "/notifications")
+        || is_under(path, "/oauth2/authorize")
+        || is_under(path, "/__test");
+    if large {
+        max
+    } else {
+        max.min(FORM_BODY_LIMIT)
+    }
+}
+
 /// `path` is `p` or below it.
 fn is_under(path: &str, p: &str) -> bool {
     path.strip_prefix(p)
@@ -253,7 +279,33 @@ fn test_hook(req: &Request) -> Result<Response> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_under;
+    use super::{body_limit, is_under, FORM_BODY_LIMIT};
+
+    #[test]
+    fn bodies_are_large_only_where_they_can_be() {
+        let max = 8 << 20;
+        for large in [
+            "/sessions/global",
+            "/config",
+            "/notifications/dwho",
+            "/oauth2/authorize",
+        ] {
+            assert_eq!(body_limit(large, "", max), max, "{large}");
+        }
+        assert_eq!(body_limit("/p/sessions/global", "/p", max), max);
+        assert_eq!(body_limit("/sessions/global", "/p", max), FORM_BODY_LIMIT);
+        for small in [
+            "/",
+            "/oauth2/token",
+            "/oauth2/",
+            "/notifback",
+            "/sessionsx",
+            "/session/my",
+        ] {
+            assert_eq!(body_limit(small, "", max), FORM_BODY_LIMIT, "{small}");
+        }
+        assert_eq!(body_limit("/", "", 1024), 1024);
+    }
 
     #[test]
     fn a_prefix_owns_itself_and_what_is_below_it_only() {

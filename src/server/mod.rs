@@ -1,19 +1,30 @@
-//! The server: a listener we create ourselves (TCP_NODELAY, write timeouts), the reading stage
-//! (`front`) that accepts on it and reads every request whole against deadlines and caps,
-//! tiny_http on a private local socket behind it, a loop that only receives from tiny_http and
-//! queues (`accept`), and a fixed pool of workers (`pool`).
-//! Shutdown is one path: set the flag, the reading stage stops accepting and closes its idle
-//! connections, the requests in hand are answered (for at most `DRAIN`), then the receiving
-//! loop stops, the queue is closed, the workers finish what they hold and are joined.
-pub mod accept;
-pub mod front;
+//! The server: one HTTP stack of Limette's own. A listener we create ourselves (TCP_NODELAY),
+//! the reading stage (`stage`: one thread and the kernel's readiness list) that accepts, reads
+//! every request whole against deadlines and caps and finishes slow answers, and a fixed pool
+//! of workers (`pool`) behind a bounded queue that route each complete request and write its
+//! answer. A connection costs a thread only while a worker answers it.
+//!
+//! - `head`: RFC 9112 parsing and framing of a head (pure);
+//! - `chunked`: the chunked coding, decoded as bytes arrive;
+//! - `admit`: connection and body caps, overall and per client address;
+//! - `conn`: one connection's state, and writing without blocking;
+//! - `stage`: the loop; `pool`: the workers; `listener`: the listening socket.
+//!
+//! Shutdown is one path: set the flag, the stage stops accepting and closes its idle
+//! connections, the requests in hand are answered (for at most `DRAIN`), then the queue is
+//! closed and the workers finish what they hold and are joined.
+pub mod admit;
+pub mod chunked;
+pub mod conn;
+pub mod head;
 pub mod listener;
 pub mod pool;
+pub mod stage;
 
 use crate::app::App;
+use crate::config::front::FrontLimits;
+use crate::http::{Request, Response};
 use std::net::SocketAddr;
-use std::os::unix::net::UnixListener;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -22,59 +33,78 @@ use std::time::Duration;
 /// Longest wait at shutdown for requests in hand (being read or answered) to be answered.
 const DRAIN: Duration = Duration::from_secs(10);
 
+/// What answers a request: the router, or in the benchmark's ceiling a constant.
+pub type Handler = Arc<dyn Fn(&Request) -> Response + Send + Sync>;
+
+/// What the server needs to know: its limits and how large a body each path may send.
+pub struct Settings {
+    /// The reading stage's limits (header deadline, body rate, caps, trusted proxies).
+    pub front: FrontLimits,
+    /// `idleTimeout`: how long a connection may wait for its next request.
+    pub idle: Duration,
+    /// `bodyTimeout`: time for a whole body, and for the client to read a whole answer.
+    pub body_timeout: Duration,
+    /// `maxRequestsPerConnection`.
+    pub max_requests: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// Requests queued for the workers (503 above).
+    pub queue: usize,
+    /// The largest body a path may send (413 above, before any of it is read).
+    pub body_limit: Box<dyn Fn(&str) -> u64 + Send + Sync>,
+}
+
+impl Settings {
+    /// The settings of an application: its local configuration, and the router's body limits.
+    pub fn of(app: &App) -> Settings {
+        let l = &app.local;
+        let (max, prefix) = (l.max_body as u64, l.path_prefix.clone());
+        Settings {
+            front: l.front.clone(),
+            idle: l.idle_timeout,
+            body_timeout: l.body_timeout,
+            max_requests: l.max_requests,
+            threads: l.threads,
+            queue: l.queue,
+            body_limit: Box::new(move |path| crate::router::body_limit(path, &prefix, max)),
+        }
+    }
+}
+
 /// A running server.
 pub struct Server {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    /// Stops the receiving loop once the reading stage has drained.
-    halt: Arc<AtomicBool>,
-    admit: Arc<front::admit::Admit>,
-    reading: Option<JoinHandle<()>>,
-    receive: Option<JoinHandle<()>>,
-    private: PrivateDir,
+    hub: Arc<stage::Hub>,
+    stage: Option<JoinHandle<()>>,
 }
 
 impl Server {
     /// Binds and starts serving `app` with its configured limits.
     pub fn start(app: Arc<App>, listen: &str) -> std::io::Result<Server> {
-        let local = &app.local;
-        let tcp = listener::bind(listen, local.idle_timeout)?;
+        let settings = Settings::of(&app);
+        let handler: Handler = Arc::new(move |req| crate::router::dispatch(&app, req));
+        Server::serve(settings, handler, listen)
+    }
+
+    /// Binds `listen` and serves `handler` with `settings`.
+    pub fn serve(settings: Settings, handler: Handler, listen: &str) -> std::io::Result<Server> {
+        let tcp = listener::bind(listen)?;
         let addr = tcp.local_addr()?;
+        let settings = Arc::new(settings);
+        let hub = Arc::new(stage::Hub::new()?);
+        let pool = pool::Pool::start(settings.clone(), handler, hub.clone());
         let stop = Arc::new(AtomicBool::new(false));
-        let private = PrivateDir::create()?;
-        let inner = private.0.join("http.sock");
-        let unix = UnixListener::bind(&inner)?;
-        let spare = unix.try_clone()?;
-        let http = tiny_http::Server::from_listener(unix, None)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        let pool = pool::Pool::start(app.clone(), local.threads, local.queue);
-        let admit = front::admit::Admit::new(local.front.clone());
-        let ctx = Arc::new(front::conn::Ctx {
-            admit: admit.clone(),
-            inner,
-            idle: local.idle_timeout,
-            body_timeout: local.body_timeout,
-            max_body: local.max_body as u64,
-            max_requests: local.max_requests,
-        });
-        let halt = Arc::new(AtomicBool::new(false));
-        let halt2 = halt.clone();
-        let receive = std::thread::Builder::new()
-            .name("accept".into())
-            .spawn(move || accept::run(http, spare, pool, &halt2))?;
-        let stop_front = stop.clone();
-        let reading = std::thread::Builder::new()
-            .name("front".into())
-            .spawn(move || front::run(tcp, ctx, &stop_front))?;
+        let (stop2, hub2) = (stop.clone(), hub.clone());
+        let stage = std::thread::Builder::new()
+            .name("stage".into())
+            .spawn(move || stage::run(tcp, settings, hub2, pool, &stop2, DRAIN))?;
         Ok(Server {
             addr,
             stop,
-            halt,
-            admit,
-            reading: Some(reading),
-            receive: Some(receive),
-            private,
+            hub,
+            stage: Some(stage),
         })
     }
 
@@ -86,44 +116,17 @@ impl Server {
     /// Stops accepting, lets in-flight requests finish, joins every thread.
     pub fn shutdown(mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.reading.take() {
+        self.hub.wake();
+        if let Some(h) = self.stage.take() {
             let _ = h.join();
         }
-        self.admit.wait_quiet(DRAIN);
-        self.halt.store(true, Ordering::SeqCst);
-        if let Some(h) = self.receive.take() {
-            let _ = h.join();
-        }
-        self.private.remove();
     }
 
     /// Blocks until the stop flag is set (by a signal), then shuts down.
     pub fn wait(self) {
         while !self.stop.load(Ordering::SeqCst) {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(100));
         }
         self.shutdown();
-    }
-}
-
-/// The folder of tiny_http's socket: made for this process, entered by this user only, so
-/// that nobody can reach tiny_http past the reading stage.
-struct PrivateDir(PathBuf);
-
-impl PrivateDir {
-    fn create() -> std::io::Result<PrivateDir> {
-        use std::os::unix::fs::DirBuilderExt;
-        let name = format!(
-            "limette-{}-{}",
-            std::process::id(),
-            crate::util::random_hex(8)
-        );
-        let dir = std::env::temp_dir().join(name);
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        Ok(PrivateDir(dir))
-    }
-
-    fn remove(&self) {
-        let _ = std::fs::remove_dir_all(Path::new(&self.0));
     }
 }

@@ -1,79 +1,71 @@
-//! A fixed pool of worker threads fed by a bounded queue. Each worker reads the request body
-//! (bounded), routes it, writes the response and logs one access line. A panic in a handler
-//! becomes a logged 500 and the worker lives on.
-use crate::app::App;
+//! A fixed pool of worker threads fed by a bounded queue of complete requests. Each worker
+//! routes one request, writes its answer as far as the socket takes it without waiting, logs
+//! one access line, and hands the connection back to the reading stage: parked in the
+//! readiness list when it is idle, or to the loop when an answer is left to finish or
+//! pipelined bytes wait. A panic in a handler becomes a logged 500 and the worker lives on.
+use super::conn::{self, Conn, Phase, Then};
+use super::stage::{pending, Hub};
+use super::{Handler, Settings};
 use crate::error::Error;
-use crate::http::adapter::{self, ConnTracker, Limits, RawRequest};
-use crate::http::{Method, Request, Response};
+use crate::http::{wire, Method, Request, Response};
 use crate::log;
-use crate::router;
 use crate::router::errors::{to_response, Flavour};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+/// A complete request with its connection.
+pub struct Job {
+    /// The connection (its phase is `Away`).
+    pub conn: Conn,
+    /// The request.
+    pub req: Request,
+    /// Whether the connection stays open after the answer.
+    pub keep: bool,
+    /// Since when the request is in hand (its first byte).
+    pub t0: Instant,
+}
 
 /// The worker pool.
 pub struct Pool {
-    tx: Option<SyncSender<RawRequest>>,
+    tx: Option<SyncSender<Job>>,
     workers: Vec<JoinHandle<()>>,
-    shared: Arc<Shared>,
-}
-
-struct Shared {
-    tracker: ConnTracker,
-    limits: Limits,
 }
 
 impl Pool {
-    /// Starts `threads` workers behind a queue of `queue` requests.
-    pub fn start(app: Arc<App>, threads: usize, queue: usize) -> Pool {
-        let (tx, rx) = sync_channel::<RawRequest>(queue);
+    /// Starts `settings.threads` workers behind a queue of `settings.queue` requests.
+    pub fn start(settings: Arc<Settings>, handler: Handler, hub: Arc<Hub>) -> Pool {
+        let (tx, rx) = sync_channel::<Job>(settings.queue);
         let rx = Arc::new(Mutex::new(rx));
-        let shared = Arc::new(Shared {
-            tracker: ConnTracker::default(),
-            limits: app.local.limits(),
-        });
-        let workers = (0..threads.max(1))
+        let workers = (0..settings.threads.max(1))
             .map(|i| {
-                let (rx, app, shared) = (rx.clone(), app.clone(), shared.clone());
+                let (rx, handler, hub, s) =
+                    (rx.clone(), handler.clone(), hub.clone(), settings.clone());
                 std::thread::Builder::new()
                     .name(format!("worker-{i}"))
-                    .spawn(move || worker(&rx, &app, &shared))
+                    .spawn(move || worker(&rx, &handler, &hub, &s))
                     .expect("spawning a worker at start-up") // start-up only, not the request path
             })
             .collect();
         Pool {
             tx: Some(tx),
             workers,
-            shared,
         }
     }
 
     /// Queues a request; hands it back when the queue is full.
-    #[allow(clippy::result_large_err)] // the request is handed back to be answered 503
-    pub fn submit(&self, raw: RawRequest) -> Result<(), RawRequest> {
+    #[allow(clippy::result_large_err)] // the job is handed back to be answered 503
+    pub fn submit(&self, job: Job) -> Result<(), Job> {
         match &self.tx {
-            Some(tx) => match tx.try_send(raw) {
+            Some(tx) => match tx.try_send(job) {
                 Ok(()) => Ok(()),
-                Err(TrySendError::Full(r)) | Err(TrySendError::Disconnected(r)) => Err(r),
+                Err(TrySendError::Full(j)) | Err(TrySendError::Disconnected(j)) => Err(j),
             },
-            None => Err(raw),
+            None => Err(job),
         }
-    }
-
-    /// The connection tracker shared with the workers.
-    pub fn tracker(&self) -> &ConnTracker {
-        &self.shared.tracker
-    }
-
-    /// The read/write limits.
-    pub fn limits(&self) -> &Limits {
-        &self.shared.limits
     }
 
     /// Closes the queue and joins the workers once they have drained it.
@@ -85,42 +77,67 @@ impl Pool {
     }
 }
 
-fn worker(rx: &Mutex<Receiver<RawRequest>>, app: &App, shared: &Shared) {
+fn worker(rx: &Mutex<Receiver<Job>>, handler: &Handler, hub: &Hub, settings: &Settings) {
     loop {
         let next = match rx.lock() {
             Ok(guard) => guard.recv(),
             Err(_) => return,
         };
-        let Ok(raw) = next else { return };
-        serve_one(raw, app, shared);
+        let Ok(job) = next else { return };
+        serve_one(job, handler, hub, settings);
     }
 }
 
-fn serve_one(mut raw: RawRequest, app: &App, shared: &Shared) {
-    let t0 = Instant::now();
-    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    let (resp, close, method, path) = match adapter::read_request(&mut raw, id, &shared.limits) {
-        Ok(req) => {
-            let resp = dispatch_guarded(app, &req);
-            (resp, false, req.method, req.path)
+/// Answers one request and hands its connection back.
+fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
+    let Job {
+        mut conn,
+        req,
+        keep,
+        t0,
+    } = job;
+    let resp = dispatch_guarded(handler, &req);
+    let keep = keep && !hub.closing.load(Ordering::SeqCst);
+    let out = wire::serialize(&resp, !keep, req.method == Method::Head);
+    conn.served += 1;
+    let then = if keep { Then::Keep } else { Then::Close };
+    let mut pos = 0;
+    let written = conn::write_some(&mut conn.stream, &out, &mut pos);
+    log::access(
+        req.method.as_str(),
+        &req.path,
+        resp.status,
+        t0.elapsed().as_millis(),
+    );
+    match written {
+        Ok(true) if then == Then::Keep => {
+            conn.to_idle(Instant::now());
+            if conn.buf.is_empty() {
+                hub.park(conn);
+            } else {
+                hub.give_back(conn);
+            }
         }
-        Err(e) => {
-            let url = raw.url().to_string();
-            let req = Request::new(Method::parse(raw.method().as_str()), &url)
-                .with_header("accept", "application/json");
-            let resp = to_response(&e, &req, Flavour::Negotiated, "");
-            let path = req.path.clone();
-            (resp, true, req.method, path)
+        Ok(true) => {
+            // Written whole: the loop drains and closes.
+            conn.phase = Phase::Write(Box::new(pending(settings, out, pos, then)));
+            hub.give_back(conn);
         }
-    };
-    let status = resp.status;
-    adapter::write_response(raw, &resp, close, &shared.tracker, &shared.limits);
-    log::access(method.as_str(), &path, status, t0.elapsed().as_millis());
+        Ok(false) => {
+            conn.phase = Phase::Write(Box::new(pending(settings, out, pos, then)));
+            hub.give_back(conn);
+        }
+        Err(_) => {
+            // The client went away: the loop closes it (an empty answer and no keep).
+            conn.phase = Phase::Write(Box::new(pending(settings, Vec::new(), 0, Then::Close)));
+            hub.give_back(conn);
+        }
+    }
 }
 
 /// Routes the request; a panic anywhere below becomes a 500 with a log line.
-fn dispatch_guarded(app: &App, req: &Request) -> Response {
-    match catch_unwind(AssertUnwindSafe(|| router::dispatch(app, req))) {
+fn dispatch_guarded(handler: &Handler, req: &Request) -> Response {
+    match catch_unwind(AssertUnwindSafe(|| handler(req))) {
         Ok(resp) => resp,
         Err(panic) => {
             let what = panic

@@ -3,7 +3,10 @@
 //! anything ambiguous is refused, since an ambiguity between two parsers is what request
 //! smuggling is built from.
 //!
-//! What this does not do: read from a socket (`wire`) or decide about addresses (`admit`).
+//! What this does not do: read from a socket (`conn`) or decide about addresses (`admit`).
+
+/// Largest request line plus headers accepted (Apache allows 8 KiB a line, 100 lines).
+pub const MAX_HEAD: usize = 64 * 1024;
 
 /// A refusal: the status and the text of the `error` field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +98,7 @@ pub fn parse(lines: &[&[u8]]) -> Result<Head, Reject> {
     for line in fields {
         headers.push(field(line)?);
     }
+    host(&headers, http10)?;
     let framing = framing(&headers, http10)?;
     Ok(Head {
         method,
@@ -156,6 +160,60 @@ fn field(line: &[u8]) -> Result<(String, String), Reject> {
         .trim_matches([' ', '\t'])
         .to_string();
     Ok((name, value))
+}
+
+/// RFC 9112 §3.2: an HTTP/1.1 request without `Host`, any request with more than one, or
+/// one whose value is not a single authority, is a 400.
+fn host(headers: &[(String, String)], http10: bool) -> Result<(), Reject> {
+    let mut hosts = headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("host"));
+    match (hosts.next(), hosts.next()) {
+        (None, _) if http10 => Ok(()),
+        (None, _) => Err(Reject::bad("Missing Host header")),
+        (Some(_), Some(_)) => Err(Reject::bad("More than one Host header")),
+        (Some((_, v)), None) if v.bytes().any(|b| b == b',' || b == b' ' || b == b'\t') => {
+            Err(Reject::bad("Malformed Host header"))
+        }
+        (Some(_), None) => Ok(()),
+    }
+}
+
+/// Where the header block ends in `buf` (which starts at the request line): (bytes of its
+/// lines, bytes including the empty line). Lines may end in CRLF or a bare LF (RFC 9112 §2.2).
+pub fn head_end(buf: &[u8]) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(i) = buf[from..].iter().position(|&b| b == b'\n') {
+        let i = from + i; // a position found in buf[from..]
+        match (buf.get(i + 1), buf.get(i + 2)) {
+            (Some(b'\n'), _) => return Some((i, i + 2)),
+            (Some(b'\r'), Some(b'\n')) => return Some((i, i + 3)),
+            _ => {}
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// How many bytes of empty lines (CRLF or LF) precede a request line (RFC 9112 §2.2: they are
+/// ignored). A lone CR is not an empty line: it stays, and the request line is malformed.
+pub fn leading_empty_lines(buf: &[u8]) -> usize {
+    let mut i = 0;
+    loop {
+        match (buf.get(i), buf.get(i + 1)) {
+            (Some(b'\n'), _) => i += 1,
+            (Some(b'\r'), Some(b'\n')) => i += 2,
+            _ => return i,
+        }
+    }
+}
+
+/// Splits a header block (without its empty line) into lines without their line endings.
+pub fn lines(block: &[u8]) -> Vec<&[u8]> {
+    block
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .collect()
 }
 
 /// RFC 9110 §5.6.2 token characters.
@@ -222,7 +280,10 @@ pub fn chunk_size(line: &[u8]) -> Result<u64, Reject> {
     if digits == 0 || digits > 15 {
         return Err(bad);
     }
-    let ext_ok = rest.is_empty() || matches!(rest.first(), Some(b';' | b' ' | b'\t'));
+    // chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ): after the digits,
+    // optional whitespace and then a semicolon, or nothing at all (`a3d 8` is malformed).
+    let ext = rest.iter().position(|&b| b != b' ' && b != b'\t');
+    let ext_ok = rest.is_empty() || ext.is_some_and(|i| rest.get(i) == Some(&b';'));
     if !ext_ok
         || !rest
             .iter()
@@ -238,9 +299,37 @@ pub fn chunk_size(line: &[u8]) -> Result<u64, Reject> {
 mod tests {
     use super::*;
 
+    /// Parses `text`, with a `Host` field added after the request line unless it has one.
     fn head(text: &str) -> Result<Head, Reject> {
-        let lines: Vec<&[u8]> = text.split("\r\n").map(str::as_bytes).collect();
+        let mut lines: Vec<&[u8]> = text.split("\r\n").map(str::as_bytes).collect();
+        if !text.to_ascii_lowercase().contains("\r\nhost:") {
+            lines.insert(1, b"Host: x");
+        }
         parse(&lines)
+    }
+
+    #[test]
+    fn host_is_required_once_in_http11() {
+        let status = |t: &str| {
+            let lines: Vec<&[u8]> = t.split("\r\n").map(str::as_bytes).collect();
+            parse(&lines).map(|_| 200).unwrap_or_else(|r| r.status)
+        };
+        assert_eq!(status("GET / HTTP/1.1\r\nHost: a"), 200);
+        assert_eq!(status("GET / HTTP/1.0"), 200);
+        assert_eq!(status("GET / HTTP/1.1"), 400);
+        assert_eq!(status("GET / HTTP/1.1\r\nHost: a\r\nhost: b"), 400);
+        assert_eq!(status("GET / HTTP/1.0\r\nHost: a\r\nHost: a"), 400);
+        assert_eq!(status("GET / HTTP/1.1\r\nHost: a, b"), 400);
+    }
+
+    #[test]
+    fn only_whole_empty_lines_precede_a_request_line() {
+        assert_eq!(leading_empty_lines(b"\r\n\nGET"), 3);
+        assert_eq!(leading_empty_lines(b"\rGET"), 0);
+        assert_eq!(head_end(b"a\r\nb\r"), None);
+        assert_eq!(head_end(b"a\r\nb\r\n\r\n"), Some((5, 8)));
+        assert_eq!(head_end(b"a\nb\n\nrest"), Some((3, 5)));
+        assert_eq!(lines(b"a\r\nb"), vec![&b"a"[..], b"b"]);
     }
 
     #[test]
@@ -322,7 +411,17 @@ mod tests {
         assert_eq!(chunk_size(b"1b"), Ok(27));
         assert_eq!(chunk_size(b"0;ext=1"), Ok(0));
         assert_eq!(chunk_size(b"FFFFFFFFFFFFFFF"), Ok(0xFFF_FFFF_FFFF_FFFF));
-        for bad in [&b""[..], b"x", b"-1", b"1x", b"FFFFFFFFFFFFFFFF", b"1;\xff"] {
+        assert_eq!(chunk_size(b"1b ;a=b"), Ok(27));
+        for bad in [
+            &b""[..],
+            b"x",
+            b"-1",
+            b"1x",
+            b"FFFFFFFFFFFFFFFF",
+            b"1;\xff",
+            b"a3d 8",
+            b"a3d ",
+        ] {
             assert!(chunk_size(bad).is_err(), "{bad:?}");
         }
     }

@@ -1,0 +1,657 @@
+//! The reading stage: one thread that accepts, parks every connection waiting for bytes in
+//! the kernel's readiness list (epoll), reads heads and bodies as bytes arrive against their
+//! deadlines, and hands each complete request to the worker pool's bounded queue (503 at
+//! once when it is full). Answers that the socket cannot take at once are finished here too,
+//! under a total deadline. A connection costs a thread only while a worker answers it.
+//!
+//! The loop owns every connection it holds and the book of caps (`admit`); a worker hands a
+//! connection back through the `Hub` once its answer is written (or cannot be, yet).
+//! What it refuses (400, 408, 413, 429, 501, 503, 505) it answers itself, logs, and ends the
+//! connection: bytes after a refused request are never read as another request.
+use super::admit::{forwarded_client, refused, Admit, BUSY};
+use super::chunked::Chunked;
+use super::conn::{self, Body, BodyData, Conn, Got, Pace, Pending, Phase, Then, DRAIN_FOR};
+use super::head::{self, Framing, Head, Reject, BODY_TOO_LARGE, MAX_HEAD, TOO_LARGE};
+use super::pool::{Job, Pool};
+use super::Settings;
+use crate::config::front::RATE_GRACE;
+use crate::http::{wire, Method, Request, Response};
+use crate::log;
+use rustix::event::epoll::{self, EventData, EventFlags};
+use serde_json::json;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often deadlines are checked (a deadline is met within this much).
+const TICK: Duration = Duration::from_millis(100);
+/// Keys of the two sources that are not connections.
+const LISTENER: u64 = u64::MAX - 1;
+const WAKE: u64 = u64::MAX;
+/// Largest read from one connection at one time (fairness between connections).
+const READ_SIZE: usize = 64 * 1024;
+/// Most bytes drained from a refused connection.
+const DRAIN_MAX: usize = 1 << 20;
+
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+
+/// What the loop and the workers share: the readiness list, the way to wake the loop, and
+/// the connections workers hand back.
+pub struct Hub {
+    epoll: OwnedFd,
+    wake: std::fs::File,
+    back: Mutex<Vec<Conn>>,
+    /// Set at shutdown: answers say `Connection: close`.
+    pub closing: AtomicBool,
+}
+
+impl Hub {
+    /// A readiness list with the wake-up source on it.
+    pub fn new() -> std::io::Result<Hub> {
+        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
+        let flags = rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK;
+        let wake = std::fs::File::from(rustix::event::eventfd(0, flags)?);
+        epoll::add(&epoll, &wake, EventData::new_u64(WAKE), EventFlags::IN)?;
+        Ok(Hub {
+            epoll,
+            wake,
+            back: Mutex::new(Vec::new()),
+            closing: AtomicBool::new(false),
+        })
+    }
+
+    /// Wakes the loop.
+    pub fn wake(&self) {
+        let _ = (&self.wake).write(&1u64.to_ne_bytes());
+    }
+
+    /// A worker hands back an idle connection with nothing pending: it waits in the readiness
+    /// list. It is put back before it is watched again, under the lock the loop takes before
+    /// it looks at what the list reported, so the loop always has it when its bytes come.
+    pub fn park(&self, conn: Conn) {
+        let mut back = self.back.lock().unwrap_or_else(|p| p.into_inner());
+        let watched = watch(&self.epoll, &conn.stream, conn.id, EventFlags::IN);
+        back.push(conn);
+        if watched.is_err() {
+            drop(back);
+            self.wake(); // the loop finds it idle and keeps its deadline
+        }
+    }
+
+    /// A worker hands back a connection the loop must act on now (pipelined bytes, an answer
+    /// to finish, a connection to close).
+    pub fn give_back(&self, conn: Conn) {
+        let mut back = self.back.lock().unwrap_or_else(|p| p.into_inner());
+        let first = back.is_empty();
+        back.push(conn);
+        drop(back);
+        if first {
+            self.wake();
+        }
+    }
+
+    fn take_back(&self) -> Vec<Conn> {
+        std::mem::take(&mut *self.back.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// Re-arms a connection in the readiness list for one event of `flags`.
+fn watch(ep: &OwnedFd, s: &TcpStream, id: u64, flags: EventFlags) -> rustix::io::Result<()> {
+    epoll::modify(ep, s, EventData::new_u64(id), flags | EventFlags::ONESHOT)
+}
+
+/// The loop's state.
+struct Stage {
+    settings: Arc<Settings>,
+    hub: Arc<Hub>,
+    pool: Pool,
+    listener: Option<TcpListener>,
+    admit: Admit,
+    conns: HashMap<u64, Conn>,
+    /// Connections a worker holds.
+    away: usize,
+    next_id: u64,
+    scratch: Vec<u8>,
+}
+
+/// Runs the loop until `stop` is set and the requests in hand are answered (at most `drain`).
+pub fn run(
+    listener: TcpListener,
+    settings: Arc<Settings>,
+    hub: Arc<Hub>,
+    pool: Pool,
+    stop: &AtomicBool,
+    drain: Duration,
+) {
+    if let Err(e) = listener.set_nonblocking(true).and_then(|_| {
+        epoll::add(
+            &hub.epoll,
+            &listener,
+            EventData::new_u64(LISTENER),
+            EventFlags::IN,
+        )
+        .map_err(std::io::Error::from)
+    }) {
+        log::error(&format!("cannot watch the listening socket: {e}"));
+        return pool.close();
+    }
+    let mut stage = Stage {
+        admit: Admit::new(settings.front.clone()),
+        settings,
+        hub,
+        pool,
+        listener: Some(listener),
+        conns: HashMap::new(),
+        away: 0,
+        next_id: 0,
+        scratch: vec![0; READ_SIZE],
+    };
+    stage.turn(stop, drain);
+    stage.pool.close();
+}
+
+impl Stage {
+    /// The loop itself.
+    fn turn(&mut self, stop: &AtomicBool, drain: Duration) {
+        let mut events = Vec::with_capacity(256);
+        let mut next_tick = Instant::now() + TICK;
+        let mut ending: Option<Instant> = None;
+        loop {
+            let wait = next_tick.saturating_duration_since(Instant::now());
+            let ts = rustix::event::Timespec {
+                tv_sec: 0,
+                tv_nsec: wait.subsec_nanos().into(),
+            };
+            events.clear();
+            let waited = epoll::wait(
+                &self.hub.epoll,
+                rustix::buffer::spare_capacity(&mut events),
+                Some(&ts),
+            );
+            if let Err(e) = waited {
+                if e != rustix::io::Errno::INTR {
+                    log::error(&format!("waiting for sockets failed: {e}"));
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+            for conn in self.hub.take_back() {
+                self.away = self.away.saturating_sub(1);
+                self.returned(conn);
+            }
+            for ev in &events {
+                match ev.data.u64() {
+                    LISTENER => self.accept_all(),
+                    WAKE => {
+                        let mut b = [0u8; 8];
+                        let _ = (&self.hub.wake).read(&mut b);
+                    }
+                    id => self.ready(id, ev.flags),
+                }
+            }
+            let now = Instant::now();
+            if now >= next_tick {
+                next_tick = now + TICK;
+                if ending.is_none() && stop.load(Ordering::SeqCst) {
+                    ending = Some(now + drain);
+                    self.begin_closing();
+                }
+                self.sweep(now);
+            }
+            if let Some(end) = ending {
+                if (self.conns.is_empty() && self.away == 0) || now >= end {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Accepts every waiting connection.
+    fn accept_all(&mut self) {
+        loop {
+            let Some(listener) = &self.listener else {
+                return;
+            };
+            match listener.accept() {
+                Ok((stream, peer)) => self.admit_conn(stream, peer),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // Out of descriptors, most likely: the listener stays readable and is
+                    // tried again on the next turn.
+                    log::error(&format!("accept failed: {e}"));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Admits a connection (making room at the ceiling) or answers why not and closes it.
+    fn admit_conn(&mut self, stream: TcpStream, peer: SocketAddr) {
+        let counted = match self.admit.connect(peer.ip()) {
+            Ok(k) => k,
+            Err(r) => return turn_away(stream, &r),
+        };
+        if self.conns.len() + self.away >= self.settings.front.max_connections && !self.evict() {
+            self.admit.disconnect(counted);
+            refused("maxConnections reached and no idle or stalled connection to close");
+            return turn_away(stream, &BUSY);
+        }
+        if stream.set_nonblocking(true).is_err() {
+            return self.admit.disconnect(counted);
+        }
+        self.next_id += 1;
+        let id = self.next_id;
+        let flags = EventFlags::IN | EventFlags::ONESHOT;
+        if epoll::add(&self.hub.epoll, &stream, EventData::new_u64(id), flags).is_err() {
+            return self.admit.disconnect(counted);
+        }
+        let conn = Conn {
+            id,
+            stream,
+            peer,
+            counted,
+            buf: Vec::new(),
+            served: 0,
+            phase: Phase::Idle(Instant::now()),
+        };
+        self.conns.insert(id, conn);
+    }
+
+    /// At the ceiling: closes the connection idle the longest, or else the one stalled the
+    /// longest on writing its answer; false when there is neither.
+    fn evict(&mut self) -> bool {
+        let idle = self.conns.values().filter_map(|c| match c.phase {
+            Phase::Idle(since) if c.buf.is_empty() => Some((since, c.id)),
+            _ => None,
+        });
+        let victim = idle.min().map(|(_, id)| id).or_else(|| {
+            let writing = self.conns.values().filter_map(|c| match &c.phase {
+                Phase::Write(p) => Some((p.pace.got, c.id)),
+                _ => None,
+            });
+            writing.min().map(|(_, id)| id)
+        });
+        match victim.and_then(|id| self.conns.remove(&id)) {
+            Some(c) => {
+                self.close(c);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A connection the list reported ready.
+    fn ready(&mut self, id: u64, flags: EventFlags) {
+        let Some(mut conn) = self.conns.remove(&id) else {
+            return; // closed since, or with a worker
+        };
+        if let Phase::Write(_) = conn.phase {
+            return self.write_on(conn);
+        }
+        match conn.read_some(&mut self.scratch) {
+            Got::Bytes(n) => {
+                if let Phase::Drain(_, drained) = &mut conn.phase {
+                    conn.buf.clear();
+                    *drained += n;
+                    if *drained > DRAIN_MAX {
+                        return self.close(conn);
+                    }
+                }
+                if let Phase::Body(b) = &mut conn.phase {
+                    b.pace.got += n as u64;
+                }
+                self.advance(conn)
+            }
+            Got::Nothing if flags.intersects(EventFlags::HUP | EventFlags::ERR) => self.close(conn),
+            Got::Nothing => self.rewatch(conn),
+            Got::Closed => self.close(conn),
+        }
+    }
+
+    /// A connection a worker handed back.
+    fn returned(&mut self, conn: Conn) {
+        match conn.phase {
+            Phase::Write(_) => self.write_on(conn),
+            Phase::Idle(_) if conn.buf.is_empty() => {
+                if self.hub.closing.load(Ordering::SeqCst) {
+                    return self.close(conn);
+                }
+                // Parked by the worker: already watched.
+                self.conns.insert(conn.id, conn);
+            }
+            Phase::Drain(..) => self.rewatch(conn),
+            _ => self.advance(conn),
+        }
+    }
+
+    /// Goes as far as the bytes read allow: a head, a body, a complete request handed on.
+    fn advance(&mut self, mut conn: Conn) {
+        let now = Instant::now();
+        match conn.phase {
+            Phase::Idle(_) => {
+                let skip = head::leading_empty_lines(&conn.buf);
+                conn.buf.drain(..skip);
+                if conn.buf.is_empty() {
+                    return self.rewatch(conn);
+                }
+                conn.phase = Phase::Head(now);
+                self.on_head(conn, now)
+            }
+            Phase::Head(_) => self.on_head(conn, now),
+            Phase::Body(_) => self.on_body(conn),
+            Phase::Drain(..) => self.rewatch(conn),
+            Phase::Away | Phase::Write(_) => self.rewatch(conn),
+        }
+    }
+
+    /// A head being read: wait for its end, parse it, and go on to its body.
+    fn on_head(&mut self, mut conn: Conn, now: Instant) {
+        let Phase::Head(t0) = conn.phase else {
+            return self.rewatch(conn);
+        };
+        let Some((lines_end, end)) = head::head_end(&conn.buf) else {
+            if conn.buf.len() > MAX_HEAD {
+                return self.refuse(conn, &TOO_LARGE, None, t0);
+            }
+            return self.rewatch(conn);
+        };
+        if end > MAX_HEAD {
+            return self.refuse(conn, &TOO_LARGE, None, t0);
+        }
+        let parsed = head::parse(&head::lines(&conn.buf[..lines_end]));
+        conn.buf.drain(..end);
+        let head = match parsed {
+            Ok(h) => h,
+            Err(r) => return self.refuse(conn, &r, None, t0),
+        };
+        let client = self.client_of(&conn, &head);
+        let limit = (self.settings.body_limit)(head.target.split('?').next().unwrap_or(""));
+        let data = match head.framing {
+            Framing::Length(n) if n > limit => {
+                return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0)
+            }
+            Framing::Length(n) if conn.buf.len() as u64 >= n => {
+                let body: Vec<u8> = conn.buf.drain(..n as usize).collect();
+                return self.submit(conn, head, body, client, t0);
+            }
+            Framing::Length(n) => {
+                let mut body = Vec::with_capacity(n as usize);
+                body.append(&mut conn.buf);
+                BodyData::Length(n as usize, body)
+            }
+            Framing::Chunked => BodyData::Chunked(Chunked::new(limit)),
+        };
+        // The body is still to come: it takes a slot for reading.
+        let slot = match self.admit.read(client) {
+            Ok(k) => k,
+            Err(r) => return self.refuse(conn, &r, Some(&head), t0),
+        };
+        if head.has_token("expect", "100-continue") && conn.buf.is_empty() {
+            // The client waits for this before it sends the body (RFC 9110 §10.1.1); a
+            // socket that cannot take 25 bytes now is one whose client is not waiting.
+            let _ = (&conn.stream).write(b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        let s = &self.settings;
+        let pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
+        conn.phase = Phase::Body(Box::new(Body {
+            head,
+            client,
+            slot,
+            data,
+            pace,
+            t0,
+        }));
+        self.on_body(conn)
+    }
+
+    /// The client's address: the peer, or behind a trusted proxy the one it forwards.
+    fn client_of(&self, conn: &Conn, head: &Head) -> IpAddr {
+        let limits = &self.settings.front;
+        let peer = conn.peer.ip();
+        let xff: Vec<&str> = head
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case("x-forwarded-for"))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        forwarded_client(limits, peer, &xff).unwrap_or(peer)
+    }
+
+    /// A body being read: take what arrived, and hand the request on once it is whole.
+    fn on_body(&mut self, mut conn: Conn) {
+        let Phase::Body(b) = &mut conn.phase else {
+            return self.rewatch(conn);
+        };
+        let complete = match &mut b.data {
+            BodyData::Length(n, body) => {
+                let take = (*n - body.len()).min(conn.buf.len());
+                body.extend(conn.buf.drain(..take));
+                body.len() == *n
+            }
+            BodyData::Chunked(d) => match d.feed(&conn.buf) {
+                Ok(used) => {
+                    conn.buf.drain(..used);
+                    d.done()
+                }
+                Err(r) => {
+                    let (head, t0) = (b.head.clone(), b.t0);
+                    return self.refuse(conn, &r, Some(&head), t0);
+                }
+            },
+        };
+        if !complete {
+            return self.rewatch(conn);
+        }
+        let Phase::Body(b) = std::mem::replace(&mut conn.phase, Phase::Away) else {
+            return; // matched just above
+        };
+        let b = *b;
+        self.admit.done_reading(b.slot);
+        let body = match b.data {
+            BodyData::Length(_, body) => body,
+            BodyData::Chunked(d) => d.body,
+        };
+        self.submit(conn, b.head, body, b.client, b.t0)
+    }
+
+    /// Hands a complete request to the workers, or answers 503 when their queue is full.
+    fn submit(&mut self, mut conn: Conn, head: Head, body: Vec<u8>, client: IpAddr, t0: Instant) {
+        let closing = self.hub.closing.load(Ordering::SeqCst);
+        let keep = head.keep_alive() && conn.served + 1 < self.settings.max_requests && !closing;
+        let req = request(&head, body, conn.peer, client);
+        conn.phase = Phase::Away;
+        let job = Job {
+            conn,
+            req,
+            keep,
+            t0,
+        };
+        match self.pool.submit(job) {
+            Ok(()) => self.away += 1,
+            Err(job) => self.refuse(job.conn, &BUSY, Some(&head), t0),
+        }
+    }
+
+    /// Answers a refusal, logs it, and ends the connection after a short drain.
+    fn refuse(&mut self, mut conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
+        if let Phase::Body(b) = &conn.phase {
+            self.admit.done_reading(b.slot);
+        }
+        let head_only = head.is_some_and(|h| h.method == "HEAD");
+        let out = wire::serialize(&refusal(r), true, head_only);
+        let (method, path) = match head {
+            Some(h) => (h.method.as_str(), h.target.split('?').next().unwrap_or("")),
+            None => ("-", "-"),
+        };
+        log::access(method, path, r.status, t0.elapsed().as_millis());
+        conn.buf = Vec::new();
+        conn.phase = Phase::Write(Box::new(self.pending(out, 0, Then::Close)));
+        self.write_on(conn)
+    }
+
+    /// An answer to write, with its clock.
+    fn pending(&self, out: Vec<u8>, pos: usize, then: Then) -> Pending {
+        pending(&self.settings, out, pos, then)
+    }
+
+    /// Writes what the socket takes of a pending answer; once written, what follows.
+    fn write_on(&mut self, mut conn: Conn) {
+        let Phase::Write(p) = &mut conn.phase else {
+            return self.rewatch(conn);
+        };
+        let before = p.pos;
+        let done = conn::write_some(&mut conn.stream, &p.out, &mut p.pos);
+        p.pace.got += (p.pos - before) as u64;
+        match done {
+            Err(_) => self.close(conn),
+            Ok(false) => self.rewatch(conn),
+            Ok(true) => match p.then {
+                Then::Keep if !self.hub.closing.load(Ordering::SeqCst) => {
+                    conn.to_idle(Instant::now());
+                    self.advance(conn)
+                }
+                _ => self.drain(conn),
+            },
+        }
+    }
+
+    /// Shuts the sending side and reads what the client still sends for a moment.
+    fn drain(&mut self, mut conn: Conn) {
+        let _ = conn.stream.shutdown(Shutdown::Write);
+        conn.buf = Vec::new();
+        conn.phase = Phase::Drain(Instant::now() + DRAIN_FOR, 0);
+        self.rewatch(conn)
+    }
+
+    /// Puts a connection back in the loop's hands, watched for what it waits for.
+    fn rewatch(&mut self, conn: Conn) {
+        let flags = match conn.phase {
+            Phase::Write(_) => EventFlags::OUT,
+            _ => EventFlags::IN,
+        };
+        if watch(&self.hub.epoll, &conn.stream, conn.id, flags).is_err() {
+            return self.close(conn);
+        }
+        self.conns.insert(conn.id, conn);
+    }
+
+    /// Ends a connection and gives back what it held.
+    fn close(&mut self, conn: Conn) {
+        if let Phase::Body(b) = &conn.phase {
+            self.admit.done_reading(b.slot);
+        }
+        self.admit.disconnect(conn.counted);
+        let _ = epoll::delete(&self.hub.epoll, &conn.stream);
+    }
+
+    /// Deadlines: idle connections past `idleTimeout` close silently, heads past
+    /// `headerTimeout` and bodies past `bodyTimeout` or under `bodyMinRate` get 408, answers
+    /// the client does not read in time and drains that are over end.
+    fn sweep(&mut self, now: Instant) {
+        let s = &self.settings;
+        let mut late = Vec::new();
+        for c in self.conns.values() {
+            let verdict = match &c.phase {
+                Phase::Idle(since) if c.buf.is_empty() => (now >= *since + s.idle).then_some(None),
+                Phase::Idle(_) | Phase::Away => None,
+                Phase::Head(t0) => (now >= *t0 + s.front.header_timeout).then_some(Some(*t0)),
+                Phase::Body(b) => b.pace.check(now).err().map(|_| Some(b.t0)),
+                Phase::Write(p) => p.pace.check(now).err().map(|_| None),
+                Phase::Drain(until, _) => (now >= *until).then_some(None),
+            };
+            if let Some(v) = verdict {
+                late.push((c.id, v));
+            }
+        }
+        for (id, answer) in late {
+            let Some(conn) = self.conns.remove(&id) else {
+                continue;
+            };
+            match (answer, &conn.phase) {
+                (Some(t0), Phase::Body(b)) => {
+                    let head = b.head.clone();
+                    self.refuse(conn, &head::TIMEOUT, Some(&head), t0)
+                }
+                (Some(t0), _) => self.refuse(conn, &head::TIMEOUT, None, t0),
+                (None, _) => self.close(conn),
+            }
+        }
+    }
+
+    /// At shutdown: no more connections, and the idle ones are closed; the others finish the
+    /// request they hold.
+    fn begin_closing(&mut self) {
+        self.hub.closing.store(true, Ordering::SeqCst);
+        if let Some(l) = self.listener.take() {
+            let _ = epoll::delete(&self.hub.epoll, &l);
+        }
+        let idle: Vec<u64> = self
+            .conns
+            .values()
+            .filter(|c| c.is_idle())
+            .map(|c| c.id)
+            .collect();
+        for id in idle {
+            if let Some(c) = self.conns.remove(&id) {
+                self.close(c);
+            }
+        }
+    }
+}
+
+/// An answer to write, with its clock: the whole of it within `bodyTimeout`, at no less than
+/// `bodyMinRate` once the grace has passed, however the client spreads its reads.
+pub fn pending(s: &Settings, out: Vec<u8>, pos: usize, then: Then) -> Pending {
+    let now = Instant::now();
+    let mut pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
+    pace.got = pos as u64;
+    Pending {
+        out,
+        pos,
+        pace,
+        then,
+    }
+}
+
+/// The request as handlers see it.
+fn request(head: &Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Request {
+    let (path, query) = match head.target.split_once('?') {
+        Some((p, q)) => (p.to_string(), q.to_string()),
+        None => (head.target.clone(), String::new()),
+    };
+    Request {
+        method: Method::parse(&head.method),
+        path,
+        query,
+        headers: head
+            .headers
+            .iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect(),
+        body,
+        remote: Some(peer),
+        client: Some(client),
+        id: NEXT_REQUEST.fetch_add(1, Ordering::Relaxed),
+    }
+}
+
+/// The answer to a refusal.
+fn refusal(r: &Reject) -> Response {
+    let resp = Response::json(r.status, &json!({ "error": r.msg }));
+    match r.status {
+        429 | 503 => resp.with_header("Retry-After", "1"),
+        _ => resp,
+    }
+}
+
+/// A connection refused at the door: the answer goes into the socket's buffer at once and
+/// the connection is closed; nothing of the client's is read.
+fn turn_away(mut stream: TcpStream, r: &Reject) {
+    let _ = stream.set_nonblocking(true);
+    let _ = stream.write(&wire::serialize(&refusal(r), true, false));
+    let _ = stream.shutdown(Shutdown::Write);
+}
