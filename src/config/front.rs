@@ -15,13 +15,16 @@ pub struct FrontLimits {
     pub header_timeout: Duration,
     /// Slowest accepted body, in bytes a second, once [`RATE_GRACE`] has passed (0: no check).
     pub body_min_rate: u64,
-    /// Open connections overall; at the ceiling the oldest idle one is closed for a new one.
+    /// Open connections overall; at the ceiling the oldest idle one (else the one stalled the
+    /// longest on reading its answer) is closed for a new one.
     pub max_connections: usize,
     /// Open connections from one client address (trusted proxies are exempt).
     pub max_connections_per_address: usize,
-    /// Requests being read (header block or body) at once, overall.
+    /// Bodies being read at once, overall (a head costs no slot: it is read as it arrives,
+    /// within `headerTimeout`).
     pub max_reading: usize,
-    /// Requests being read at once for one client (its forwarded address behind a proxy).
+    /// Bodies being read at once for one client (its forwarded address behind a proxy, an
+    /// IPv6 client by its /64).
     pub max_reading_per_address: usize,
     /// Peers whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<IpRange>,
@@ -46,13 +49,27 @@ impl Default for FrontLimits {
         FrontLimits {
             header_timeout: Duration::from_secs(5),
             body_min_rate: 1024,
-            max_connections: 1024,
+            max_connections: descriptor_allowance(),
             max_connections_per_address: 64,
             max_reading: 128,
             max_reading_per_address: 16,
             trusted_proxies: Vec::new(),
         }
     }
+}
+
+/// Descriptors kept for what is not a client connection: the listener, the readiness list,
+/// store files, SQLite, outbound connections, the log.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// The default of `maxConnections`: as many as the process's descriptor limit allows (its
+/// soft `RLIMIT_NOFILE`, less a reserve), since an idle connection costs no thread. At least
+/// 16, at most 1,048,576.
+pub fn descriptor_allowance() -> usize {
+    let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(1 << 20);
+    soft.saturating_sub(RESERVED_DESCRIPTORS).clamp(16, 1 << 20) as usize
 }
 
 impl FrontLimits {

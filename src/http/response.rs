@@ -59,9 +59,11 @@ impl Response {
         r
     }
 
-    /// A 302 redirect.
+    /// A 302 redirect. Bytes outside printable ASCII (a U+2028 in a `url=` target, a raw
+    /// space) are percent-encoded, as a URL on the wire must be (RFC 3986 §2.1): a header
+    /// never carries them raw.
     pub fn redirect(location: &str) -> Response {
-        Response::empty(302).with_header("Location", location)
+        Response::empty(302).with_header("Location", &wire_url(location))
     }
 
     /// Adds a header.
@@ -100,6 +102,19 @@ impl Response {
     }
 }
 
+/// `url` with every byte outside visible ASCII percent-encoded (existing escapes kept).
+pub fn wire_url(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for b in url.bytes() {
+        if b.is_ascii_graphic() {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The origin LemonLDAP::NG's `cspGetHost` puts into `form-action` for a URL:
 /// `scheme://host` with the port only when it is not the scheme's default; `None` for
 /// anything but an absolute http(s) URL with a plain host.
@@ -127,6 +142,15 @@ pub fn origin_of(url: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_redirect_target_reaches_the_wire_encoded() {
+        let r = Response::redirect("https://app.example.com/a\u{2028}b c?x=%41");
+        assert_eq!(
+            r.header("location"),
+            Some("https://app.example.com/a%E2%80%A8b%20c?x=%41")
+        );
+    }
 
     #[test]
     fn origins_as_cspgethost() {
