@@ -112,6 +112,108 @@ pub fn soap(data: &[u8]) {
     let _ = limette::notifications::soap::decode(data);
 }
 
+/// A request head as the reading stage meets it: empty lines skipped, the end of the block
+/// found, the block parsed. What parses is well-formed (a method of token characters, a
+/// target of visible ASCII, framing of one kind) and parses again to the same head once
+/// written out with CRLF, so no reader of our output could frame it differently.
+pub fn http_head(data: &[u8]) {
+    use limette::server::head;
+    let skip = head::leading_empty_lines(data);
+    let rest = &data[skip..];
+    let Some((lines_end, end)) = head::head_end(rest) else {
+        return;
+    };
+    assert!(lines_end < end && end <= rest.len());
+    let Ok(h) = head::parse(&head::lines(&rest[..lines_end])) else {
+        return;
+    };
+    assert!(!h.method.is_empty() && !h.target.is_empty());
+    assert!(h.target.bytes().all(|b| b.is_ascii_graphic()));
+    let te = h.header("transfer-encoding").is_some();
+    let cl = h.header("content-length").is_some();
+    assert!(!(te && cl), "both framings accepted");
+    let version = if h.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
+    let mut out = format!("{} {} {version}\r\n", h.method, h.target);
+    for (k, v) in &h.headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    let again = head::parse(&head::lines(out.trim_end_matches("\r\n").as_bytes()))
+        .expect("a written head parses again");
+    assert_eq!(again, h);
+}
+
+/// The chunked coding decoded as bytes arrive: fed in pieces cut where the input says, it
+/// gives the same body, the same refusal and the same leftover as fed whole; a body it
+/// accepts, coded again in chunks, decodes to itself.
+pub fn chunked(data: &[u8]) {
+    use limette::server::chunked::Chunked;
+    let whole = decode_in(data, data.len().max(1));
+    let step = 1 + data.first().map_or(0, |b| (*b % 7) as usize);
+    assert_eq!(decode_in(data, step), whole, "step {step}");
+    if let Ok((body, _)) = whole {
+        let mut coded = Vec::new();
+        for piece in body.chunks(step) {
+            coded.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+            coded.extend_from_slice(piece);
+            coded.extend_from_slice(b"\r\n");
+        }
+        coded.extend_from_slice(b"0\r\n\r\n");
+        let mut d = Chunked::new(1 << 20);
+        assert_eq!(d.feed(&coded), Ok(coded.len()));
+        assert!(d.done());
+        assert_eq!(d.body, body);
+    }
+}
+
+/// Decodes `data` fed `step` bytes at a time as the reading loop does: the body and what
+/// follows it once done, or the refusal (`Err(None)`: the input ended first).
+fn decode_in(
+    data: &[u8],
+    step: usize,
+) -> Result<(Vec<u8>, Vec<u8>), Option<limette::server::head::Reject>> {
+    let mut d = limette::server::chunked::Chunked::new(4096);
+    let mut pending = Vec::new();
+    for piece in data.chunks(step) {
+        pending.extend_from_slice(piece);
+        if !d.done() {
+            let used = d.feed(&pending).map_err(Some)?;
+            pending.drain(..used);
+        }
+    }
+    if d.done() {
+        Ok((d.body, pending))
+    } else {
+        Err(None)
+    }
+}
+
+/// Redirect targets (`url=`, `post_logout_redirect_uri` checks): an origin is found only in
+/// an absolute http(s) URL without userinfo, backslash or control, its host lower-case of
+/// the characters a host may hold; and the same URL with the default port written out names
+/// the same origin.
+pub fn redirect_target(data: &[u8]) {
+    use limette::Origin;
+    let url = text(data);
+    let Some(o) = Origin::parse(&url) else {
+        return;
+    };
+    let after_scheme = url.split_once("://").map_or("", |(_, r)| r);
+    let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
+    assert!(!authority.contains('@'), "userinfo accepted: {url}");
+    assert!(!url.bytes().any(|b| b <= 0x20 || b == 0x7f || b == b'\\'));
+    assert!(o.scheme == "http" || o.scheme == "https");
+    assert!(o
+        .host
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b)));
+    assert_eq!(o.host, o.host.to_ascii_lowercase());
+    if o.port.is_none() && !o.host.contains(':') {
+        let default = if o.scheme == "https" { 443 } else { 80 };
+        let explicit = format!("{}://{}:{default}/", o.scheme, o.host);
+        assert_eq!(Origin::parse(&explicit), Some(o));
+    }
+}
+
 /// A fuzz target: arbitrary bytes in, a panic when something that must hold does not.
 pub type Target = fn(&[u8]);
 
@@ -125,4 +227,7 @@ pub const ALL: &[(&str, Target)] = &[
     ("notification_json", notification_json),
     ("notification_xml", notification_xml),
     ("soap", soap),
+    ("http_head", http_head),
+    ("chunked", chunked),
+    ("redirect_target", redirect_target),
 ];

@@ -1,7 +1,7 @@
 //! Limette: a small single sign-on portal that speaks LemonLDAP::NG's wire interfaces.
 //!
-//! The request path is one straight line: `server` (accept loop and worker pool) hands each
-//! request, converted by `http::adapter` into our own `http::Request`, to `router`, which picks
+//! The request path is one straight line: `server` (the reading stage and the worker pool)
+//! reads each request whole into our own `http::Request` and hands it to `router`, which picks
 //! the area module (oidc, sessions, config_proxy, notifications, portal). Areas read the running
 //! configuration and the stores through `app::App`, and their own settings from the
 //! configuration (`config::Conf::area`). Errors travel as `error::Error` and become responses
@@ -39,3 +39,6 @@ pub mod storage;
 pub(crate) mod upstream;
 pub mod util;
 pub(crate) mod web;
+
+/// The redirect-target check's origin parser, for the fuzz targets.
+pub use portal::Origin;

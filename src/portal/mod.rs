@@ -147,14 +147,19 @@ pub fn is_allowed_target(conf: &Conf, url: &str) -> bool {
 
 /// Scheme, host and port of an absolute http(s) URL, as a browser would resolve them.
 #[derive(Debug, PartialEq, Eq)]
-struct Origin {
-    scheme: &'static str,
-    host: String,
-    port: Option<u16>,
+pub struct Origin {
+    /// `http` or `https`.
+    pub scheme: &'static str,
+    /// The host, lower-cased (an IPv6 literal with its brackets).
+    pub host: String,
+    /// The port, None when it is the scheme's default.
+    pub port: Option<u16>,
 }
 
 impl Origin {
-    fn parse(url: &str) -> Option<Origin> {
+    /// The origin of `url`, or None when it is not an absolute http(s) URL whose host a
+    /// browser would read the same way (userinfo, backslashes, controls, odd ports).
+    pub fn parse(url: &str) -> Option<Origin> {
         if url.bytes().any(|b| b <= 0x20 || b == 0x7f || b == b'\\') {
             return None;
         }
