@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # make bench: loads a release Limette and, in the same run, the bare tiny_http ceiling
-# (examples/ceiling.rs, same pool shape) with wrk, and prints one table: endpoint, req/s,
-# p50, p99, ratio to the ceiling. Also: idle and peak RSS, binary sizes, time to first
-# answer, 10,000 notifications in one request. Writes bench/RESULTS.md.
+# (examples/ceiling.rs, same pool shape) and Limette's own stack answering a constant (the
+# second ceiling) with wrk, and prints one table: endpoint, req/s, p50, p99, ratio to the
+# tiny_http ceiling. Also: idle and peak RSS, binary sizes, time to first answer, 10,000
+# notifications in one request, and the hostile part (bench/attack.py: 10,000 idle
+# keep-alive connections, slow headers from 16 addresses, 128 anonymous 8 MB bodies, each
+# while a user at 127.0.0.1 is timed). Writes bench/RESULTS.md.
 # Then the build comparison: every File row again on the glibc build and on each static
 # build (the static musl binary of `make static` by default, or the builds named in
 # BENCH_STATIC), side by side in alternating rounds, with their data in memory (see
@@ -42,7 +45,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in wrk curl; do command -v $tool >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }; done
+# 10,000 idle connections on both sides of the loopback: raise the soft limit of open files.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+for tool in wrk curl python3; do command -v $tool >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }; done
 [ -x "$BIN" ] && [ -x "$CEIL" ] || { echo "bench: build first (make bench does)" >&2; exit 1; }
 . bench/lib.sh
 HZ=$(getconf CLK_TCK)
@@ -214,6 +219,12 @@ BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:
 BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
 stop "$PID"
 
+echo "== ceiling (Limette's own stack answering a constant, $THREADS workers)"
+start own "$CEIL" 127.0.0.1:0 "$THREADS" own
+BENCH_COOKIE="" run "own stack: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:$PORT/" "$CEIL_KA"
+BENCH_COOKIE="" run "own stack: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" "$CEIL_CLOSE"
+stop "$PID"
+
 file_rows() {
   endpoints File 1
   BENCH_COOKIE="" run "GET /static/limette.css (all conns served)" ka 64 get.lua "$BASE/static/limette.css" "$CEIL_KA"
@@ -232,6 +243,22 @@ FILE_BULK=${BULK:-n/a}
 NAGLE_MS=$(for _ in $(seq 21); do echo "url = \"$BASE/config/latest?full=1\""; echo "output = /dev/null"; done |
   curl -s -K - -w '%{time_total}\n' | sort -n | awk 'NR == 11 { printf "%.1f", $1 * 1000 }')
 FILE_PEAK=$(proc "$PID" VmHWM); FILE_FDS=$(ls "/proc/$PID/fd" | wc -l)
+stop "$PID"
+
+# The hostile part: one attack at a time on a fresh instance with the shipped limits (the
+# cap per address included), a user at 127.0.0.1 timed throughout (bench/attack.py).
+HOSTILE_FACTS=""
+hostile_row() {
+  local label=$1 kind=$2 out
+  out=$(python3 bench/attack.py "$PORT" "$PID" "${BENCH_ATTACK_SECONDS:-10}" "$kind")
+  echo "  $label: $out"
+  HOSTILE_FACTS+="$label|$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(("%s held, " % r["held"] if r["held"] else "") + "user: %s%% answered, p50 %s ms, p99 %s ms; server: peak RSS %s MiB, %s threads" % (r["answered_pct"], r["p50_ms"], r["p99_ms"], r["peak_rss_mib"], r["peak_threads"]))' "$out")"$'\n'
+}
+echo "== hostile part (File storage, the shipped limits)"
+BENCH_PER_ADDRESS=64 instance hostile File "$BIN"
+hostile_row "10,000 idle keep-alive connections from 200 addresses" idle:10000
+hostile_row "slow headers, 256 connections from 16 addresses" slow-headers
+hostile_row "128 anonymous 8 MB login bodies from 8 addresses" big-bodies
 stop "$PID"
 
 echo "== Limette, SQLite storage"
@@ -301,6 +328,7 @@ time to first answer (ceiling)|$CEIL_FIRST ms
 keep-alive median, 21 sequential $BIG B answers (File)|${NAGLE_MS:-n/a} ms
 10,000 notifications in one request (File)|$FILE_BULK
 EOF
+  printf '%s' "$HOSTILE_FACTS" >>"$WORK/facts"
   printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
 BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-7} bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
