@@ -41,7 +41,7 @@ dist: static
 # Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
 # side (bench/run.sh; docs/benchmarks.md).
 bench: bench-tools static
-	$(CARGO) build --release --bin limette --example ceiling
+	$(CARGO) build --release --bin limette --example ceiling --example head_parsers
 	bash bench/run.sh
 
 # 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow

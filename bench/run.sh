@@ -332,3 +332,7 @@ EOF
   printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
 BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-7} bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
+# The request-head parser against httparse (examples/head_parsers.rs; docs/benchmarks.md).
+if [ -x "$ROOT/target/release/examples/head_parsers" ]; then
+  { echo; echo "## Request-head parsers"; echo; "$ROOT/target/release/examples/head_parsers"; } | tee -a bench/RESULTS.md
+fi

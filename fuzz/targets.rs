@@ -113,7 +113,8 @@ pub fn soap(data: &[u8]) {
 }
 
 /// A request head as the reading stage meets it: empty lines skipped, the end of the block
-/// found, the block parsed. What parses is well-formed (a method of token characters, a
+/// found, the block parsed (httparse, then Limette's rules), in agreement with the strict
+/// line-by-line parser. What parses is well-formed (a method of token characters, a
 /// target of visible ASCII, framing of one kind) and parses again to the same head once
 /// written out with CRLF, so no reader of our output could frame it differently.
 pub fn http_head(data: &[u8]) {
@@ -124,9 +125,18 @@ pub fn http_head(data: &[u8]) {
         return;
     };
     assert!(lines_end < end && end <= rest.len());
-    let Ok(h) = head::parse(&head::lines(&rest[..lines_end])) else {
+    let served = head::parse_head(&rest[..end]);
+    let strict = head::parse(&head::lines(&rest[..lines_end]));
+    // What the server runs (httparse, then Limette's rules) accepts only what the strict
+    // line-by-line parser accepts, and reads it the same.
+    let Ok(h) = served else {
         return;
     };
+    assert_eq!(
+        strict.as_ref(),
+        Ok(&h),
+        "httparse accepted what the strict parser refuses"
+    );
     assert!(!h.method.is_empty() && !h.target.is_empty());
     assert!(h.target.bytes().all(|b| b.is_ascii_graphic()));
     let te = h.header("transfer-encoding").is_some();

@@ -353,7 +353,7 @@ impl Stage {
         let Phase::Head(t0) = conn.phase else {
             return self.rewatch(conn);
         };
-        let Some((lines_end, end)) = head::head_end(&conn.buf) else {
+        let Some((_, end)) = head::head_end(&conn.buf) else {
             if conn.buf.len() > MAX_HEAD {
                 return self.refuse(conn, &TOO_LARGE, None, t0);
             }
@@ -362,7 +362,7 @@ impl Stage {
         if end > MAX_HEAD {
             return self.refuse(conn, &TOO_LARGE, None, t0);
         }
-        let parsed = head::parse(&head::lines(&conn.buf[..lines_end]));
+        let parsed = head::parse_head(&conn.buf[..end]);
         conn.buf.drain(..end);
         let head = match parsed {
             Ok(h) => h,
