@@ -12,6 +12,7 @@ mod faults;
 mod framing;
 mod input;
 mod soak;
+mod stage;
 mod store_faults;
 mod traversal;
 
