@@ -38,7 +38,7 @@ awk -F'|' '
   $1 ~ /all conns served/ { printf "- 64 keep-alive connections all served: %s socket errors, %s non-2xx\n", $9, $8 }
 ' "$rows"
 awk -F'|' '
-  /10,000 notifications/ && !/in memory/ { printf "- 10,000 notifications in one request <= 250 ms: %s\n", $2 }
+  /^10,000 notifications/ && !/in memory/ { printf "- 10,000 notifications in one request <= 250 ms: %s\n", $2 }
   function mib(v) { sub(/ MiB.*/, "", v); return v + 0 }
   /idle RSS \(glibc, File\)/ { printf "- idle RSS <= 5 MiB (glibc): %s %s\n", $2, (mib($2) <= 5 ? "(met)" : "(MISSED)") }
   /idle RSS \(.*, File\)/ && !/glibc/ { printf "- idle RSS <= 3 MiB (%s): %s %s\n", $1, $2, (mib($2) <= 3 ? "(met)" : "(MISSED)") }

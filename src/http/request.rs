@@ -1,5 +1,5 @@
 //! The request as handlers see it: method, decoded path pieces, query, lower-cased headers,
-//! the whole body (already bounded by the adapter), and the client address.
+//! the whole body (already bounded by the server's reading stage), and the client address.
 use crate::util;
 use base64::Engine;
 use std::net::{IpAddr, SocketAddr};
