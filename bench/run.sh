@@ -94,8 +94,8 @@ run() {
     else
       static_rounds "$mode" "$conns" "$script" "$url"; glibc_round "$mode" "$conns" "$script" "$url"
     fi
+    prune
   done
-  prune
   IFS='|' read -r RPS P50 P99 <<<"$G_BEST"
   [ "$ceil" = self ] && ceil=${RPS:-0}
   local bad=${G_FAULTS%/*} err=${G_FAULTS#*/} gcpu
@@ -117,12 +117,17 @@ run() {
   CMP_ROWS+=("$row")
 }
 
-# prune: removes the session files (sessions, codes, tokens) the row just made in every File
-# instance's store, the bench's own session (made before) kept. A row of the faster stack
-# makes over a million files; left in place they ran the in-memory comparison out of inodes
-# (its later rows met "Storage error") and slowed every later row on the disk.
+# prune: removes the files the round just made in every File instance's stores (sessions,
+# codes, tokens, notifications), keeping the bench's own sessions (rewritten as they are used,
+# so newer than the mark too). A round of the faster stack makes hundreds of thousands of
+# files: left in place they ran the in-memory comparison out of inodes (its later rows met
+# "Storage error"), slowed every later row on the disk, and grew the File notification
+# store's picture of its folder (memory that follows the data stored, not the load).
 prune() {
-  find "$WORK" ${MEM:+"$MEM"} -path '*/sessions/*' -type f -newer "$WORK/row.mark" -delete 2>/dev/null || true
+  local keep=() id
+  for id in "${SID:-}" "$G_SID" "${S_SID[@]}"; do [ -n "$id" ] && keep+=(! -name "*$id*"); done
+  find "$WORK" ${MEM:+"$MEM"} \( -path '*/sessions/*' -o -path '*/notifications/*' \) -type f \
+    -newer "$WORK/row.mark" "${keep[@]}" -delete 2>/dev/null || true
 }
 
 # faults OLD: OLD (BAD/ERR) plus this run's non-2xx answers and socket errors.

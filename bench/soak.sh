@@ -5,13 +5,14 @@
 # descriptors do not grow. Samples of RSS and descriptors are printed every 5 s.
 # The mix removes what it creates (logouts, notification deletes), so RSS that grows is a leak.
 # SOAK_READONLY=1 keeps the mix to reads (no login, no notification insert).
+# LIMETTE_BIN runs another build (the static one, say) instead of target/release/limette.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECS=${SOAK_SECONDS:-60}
 STORAGE=${SOAK_STORAGE:-File}
 THREADS=${BENCH_THREADS:-8}
-BIN=$ROOT/target/release/limette
+BIN=${LIMETTE_BIN:-$ROOT/target/release/limette}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/limette-soak.XXXXXX")
 export BENCH_DIR=$ROOT/bench
 PIDS=()
