@@ -134,8 +134,21 @@ impl FileNotifications {
     /// Reads the records whose names pass `keep`, sorted by date then reference.
     fn load(&self, keep: impl Fn(&Name) -> bool) -> Result<Vec<Record>> {
         let mut out = Vec::new();
-        let base = self.names()?;
-        for (file, n) in base.entries().names.iter().filter(|(_, n)| keep(n)) {
+        // The few names wanted are copied and the picture let go at once, before any file is
+        // read: a writer that edits the picture meanwhile then edits it in place instead of
+        // copying all of it (under a steady stream of inserts those copies, a few MiB each,
+        // piled up in every worker's allocator heap).
+        let wanted: Vec<(String, Name)> = {
+            let base = self.names()?;
+            let entries = base.entries();
+            entries
+                .names
+                .iter()
+                .filter(|(_, n)| keep(n))
+                .cloned()
+                .collect()
+        };
+        for (file, n) in &wanted {
             let path = self.dir.join(file);
             // A file removed since the listing (accepted, deleted) is simply gone.
             let Some(bytes) = super::read_opt(&path)? else {
