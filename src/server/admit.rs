@@ -67,15 +67,14 @@ impl Admit {
             return Ok(None);
         }
         let key = group(peer);
-        let n = self.per_address.entry(key).or_insert(0);
-        if *n >= self.limits.max_connections_per_address {
-            if *n == 0 {
-                self.per_address.remove(&key);
-            }
+        if !take(
+            &mut self.per_address,
+            key,
+            self.limits.max_connections_per_address,
+        ) {
             refused(&format!("{peer}: maxConnectionsPerAddress reached"));
             return Err(TOO_MANY);
         }
-        *n += 1;
         Ok(Some(key))
     }
 
@@ -94,15 +93,14 @@ impl Admit {
             return Err(BUSY);
         }
         let key = group(client);
-        let n = self.reading_per_client.entry(key).or_insert(0);
-        if *n >= self.limits.max_reading_per_address {
-            if *n == 0 {
-                self.reading_per_client.remove(&key);
-            }
+        if !take(
+            &mut self.reading_per_client,
+            key,
+            self.limits.max_reading_per_address,
+        ) {
             refused(&format!("{client}: maxReadingPerAddress reached"));
             return Err(TOO_MANY);
         }
-        *n += 1;
         self.reading += 1;
         Ok(key)
     }
@@ -117,6 +115,19 @@ impl Admit {
     pub fn is_empty(&self) -> bool {
         self.per_address.is_empty() && self.reading == 0 && self.reading_per_client.is_empty()
     }
+}
+
+/// Counts one more under `key` unless it holds `cap` already (false then, nothing counted).
+fn take(map: &mut HashMap<IpAddr, usize>, key: IpAddr, cap: usize) -> bool {
+    let n = map.entry(key).or_insert(0);
+    if *n >= cap {
+        if *n == 0 {
+            map.remove(&key);
+        }
+        return false;
+    }
+    *n += 1;
+    true
 }
 
 fn decrement(map: &mut HashMap<IpAddr, usize>, ip: IpAddr) {

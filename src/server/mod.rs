@@ -8,7 +8,8 @@
 //! - `chunked`: the chunked coding, decoded as bytes arrive;
 //! - `admit`: connection and body caps, overall and per client address;
 //! - `conn`: one connection's state, and writing without blocking;
-//! - `stage`: the loop; `pool`: the workers; `listener`: the listening socket.
+//! - `stage`: the loop, and `read` its reading half; `hub`: what it shares with the workers;
+//! - `pool`: the workers; `settings`: what the server is told; `listener`: the socket.
 //!
 //! Shutdown is one path: set the flag, the stage stops accepting and closes its idle
 //! connections, the requests in hand are answered (for at most `DRAIN`), then the queue is
@@ -17,13 +18,16 @@ pub mod admit;
 pub mod chunked;
 pub mod conn;
 pub mod head;
+pub mod hub;
 pub mod listener;
 pub mod pool;
+mod read;
+pub mod settings;
 pub mod stage;
 
+pub use settings::{Handler, Settings};
+
 use crate::app::App;
-use crate::config::front::FrontLimits;
-use crate::http::{Request, Response};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -33,50 +37,12 @@ use std::time::Duration;
 /// Longest wait at shutdown for requests in hand (being read or answered) to be answered.
 const DRAIN: Duration = Duration::from_secs(10);
 
-/// What answers a request: the router, or in the benchmark's ceiling a constant.
-pub type Handler = Arc<dyn Fn(&Request) -> Response + Send + Sync>;
-
-/// What the server needs to know: its limits and how large a body each path may send.
-pub struct Settings {
-    /// The reading stage's limits (header deadline, body rate, caps, trusted proxies).
-    pub front: FrontLimits,
-    /// `idleTimeout`: how long a connection may wait for its next request.
-    pub idle: Duration,
-    /// `bodyTimeout`: time for a whole body, and for the client to read a whole answer.
-    pub body_timeout: Duration,
-    /// `maxRequestsPerConnection`.
-    pub max_requests: u32,
-    /// Worker threads.
-    pub threads: usize,
-    /// Requests queued for the workers (503 above).
-    pub queue: usize,
-    /// The largest body a path may send (413 above, before any of it is read).
-    pub body_limit: Box<dyn Fn(&str) -> u64 + Send + Sync>,
-}
-
-impl Settings {
-    /// The settings of an application: its local configuration, and the router's body limits.
-    pub fn of(app: &App) -> Settings {
-        let l = &app.local;
-        let (max, prefix) = (l.max_body as u64, l.path_prefix.clone());
-        Settings {
-            front: l.front.clone(),
-            idle: l.idle_timeout,
-            body_timeout: l.body_timeout,
-            max_requests: l.max_requests,
-            threads: l.threads,
-            queue: l.queue,
-            body_limit: Box::new(move |path| crate::router::body_limit(path, &prefix, max)),
-        }
-    }
-}
-
 /// A running server.
 pub struct Server {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    hub: Arc<stage::Hub>,
+    hub: Arc<hub::Hub>,
     stage: Option<JoinHandle<()>>,
 }
 
@@ -93,7 +59,7 @@ impl Server {
         let tcp = listener::bind(listen)?;
         let addr = tcp.local_addr()?;
         let settings = Arc::new(settings);
-        let hub = Arc::new(stage::Hub::new()?);
+        let hub = Arc::new(hub::Hub::new()?);
         let pool = pool::Pool::start(settings.clone(), handler, hub.clone());
         let stop = Arc::new(AtomicBool::new(false));
         let (stop2, hub2) = (stop.clone(), hub.clone());

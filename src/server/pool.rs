@@ -4,7 +4,7 @@
 //! readiness list when it is idle, or to the loop when an answer is left to finish or
 //! pipelined bytes wait. A panic in a handler becomes a logged 500 and the worker lives on.
 use super::conn::{self, Conn, Phase, Then};
-use super::stage::{pending, Hub};
+use super::hub::{pending, Hub};
 use super::{Handler, Settings};
 use crate::error::Error;
 use crate::http::{wire, Method, Request, Response};

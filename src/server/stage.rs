@@ -8,112 +8,42 @@
 //! connection back through the `Hub` once its answer is written (or cannot be, yet).
 //! What it refuses (400, 408, 413, 429, 501, 503, 505) it answers itself, logs, and ends the
 //! connection: bytes after a refused request are never read as another request.
-use super::admit::{forwarded_client, refused, Admit, BUSY};
-use super::chunked::Chunked;
-use super::conn::{self, Body, BodyData, Conn, Got, Pace, Pending, Phase, Then, DRAIN_FOR};
-use super::head::{self, Framing, Head, Reject, BODY_TOO_LARGE, MAX_HEAD, TOO_LARGE};
-use super::pool::{Job, Pool};
+use super::admit::{refused, Admit, BUSY};
+use super::conn::{self, Conn, Got, Pending, Phase, Then, DRAIN_FOR};
+use super::head::{self, Head, Reject};
+use super::hub::{pending, watch, Hub, WAKE};
+use super::pool::Pool;
 use super::Settings;
-use crate::config::front::RATE_GRACE;
-use crate::http::{wire, Method, Request, Response};
+use crate::http::{wire, Response};
 use crate::log;
 use rustix::event::epoll::{self, EventData, EventFlags};
 use serde_json::json;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often deadlines are checked (a deadline is met within this much).
 const TICK: Duration = Duration::from_millis(100);
-/// Keys of the two sources that are not connections.
+/// The key of the listening socket in the readiness list (the wake-up source has `WAKE`).
 const LISTENER: u64 = u64::MAX - 1;
-const WAKE: u64 = u64::MAX;
 /// Largest read from one connection at one time (fairness between connections).
 const READ_SIZE: usize = 64 * 1024;
 /// Most bytes drained from a refused connection.
 const DRAIN_MAX: usize = 1 << 20;
 
-static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
-
-/// What the loop and the workers share: the readiness list, the way to wake the loop, and
-/// the connections workers hand back.
-pub struct Hub {
-    epoll: OwnedFd,
-    wake: std::fs::File,
-    back: Mutex<Vec<Conn>>,
-    /// Set at shutdown: answers say `Connection: close`.
-    pub closing: AtomicBool,
-}
-
-impl Hub {
-    /// A readiness list with the wake-up source on it.
-    pub fn new() -> std::io::Result<Hub> {
-        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
-        let flags = rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK;
-        let wake = std::fs::File::from(rustix::event::eventfd(0, flags)?);
-        epoll::add(&epoll, &wake, EventData::new_u64(WAKE), EventFlags::IN)?;
-        Ok(Hub {
-            epoll,
-            wake,
-            back: Mutex::new(Vec::new()),
-            closing: AtomicBool::new(false),
-        })
-    }
-
-    /// Wakes the loop.
-    pub fn wake(&self) {
-        let _ = (&self.wake).write(&1u64.to_ne_bytes());
-    }
-
-    /// A worker hands back an idle connection with nothing pending: it waits in the readiness
-    /// list. It is put back before it is watched again, under the lock the loop takes before
-    /// it looks at what the list reported, so the loop always has it when its bytes come.
-    pub fn park(&self, conn: Conn) {
-        let mut back = self.back.lock().unwrap_or_else(|p| p.into_inner());
-        let watched = watch(&self.epoll, &conn.stream, conn.id, EventFlags::IN);
-        back.push(conn);
-        if watched.is_err() {
-            drop(back);
-            self.wake(); // the loop finds it idle and keeps its deadline
-        }
-    }
-
-    /// A worker hands back a connection the loop must act on now (pipelined bytes, an answer
-    /// to finish, a connection to close).
-    pub fn give_back(&self, conn: Conn) {
-        let mut back = self.back.lock().unwrap_or_else(|p| p.into_inner());
-        let first = back.is_empty();
-        back.push(conn);
-        drop(back);
-        if first {
-            self.wake();
-        }
-    }
-
-    fn take_back(&self) -> Vec<Conn> {
-        std::mem::take(&mut *self.back.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
-
-/// Re-arms a connection in the readiness list for one event of `flags`.
-fn watch(ep: &OwnedFd, s: &TcpStream, id: u64, flags: EventFlags) -> rustix::io::Result<()> {
-    epoll::modify(ep, s, EventData::new_u64(id), flags | EventFlags::ONESHOT)
-}
-
-/// The loop's state.
-struct Stage {
-    settings: Arc<Settings>,
+/// The loop's state (its reading half is `read`).
+pub(super) struct Stage {
+    pub(super) settings: Arc<Settings>,
     hub: Arc<Hub>,
-    pool: Pool,
+    pub(super) pool: Pool,
     listener: Option<TcpListener>,
-    admit: Admit,
+    pub(super) admit: Admit,
     conns: HashMap<u64, Conn>,
     /// Connections a worker holds.
-    away: usize,
+    pub(super) away: usize,
     next_id: u64,
     scratch: Vec<u8>,
 }
@@ -277,7 +207,7 @@ impl Stage {
         });
         match victim.and_then(|id| self.conns.remove(&id)) {
             Some(c) => {
-                self.close(c);
+                self.abort(c);
                 true
             }
             None => false,
@@ -328,156 +258,8 @@ impl Stage {
         }
     }
 
-    /// Goes as far as the bytes read allow: a head, a body, a complete request handed on.
-    fn advance(&mut self, mut conn: Conn) {
-        let now = Instant::now();
-        match conn.phase {
-            Phase::Idle(_) => {
-                let skip = head::leading_empty_lines(&conn.buf);
-                conn.buf.drain(..skip);
-                if conn.buf.is_empty() {
-                    return self.rewatch(conn);
-                }
-                conn.phase = Phase::Head(now);
-                self.on_head(conn, now)
-            }
-            Phase::Head(_) => self.on_head(conn, now),
-            Phase::Body(_) => self.on_body(conn),
-            Phase::Drain(..) => self.rewatch(conn),
-            Phase::Away | Phase::Write(_) => self.rewatch(conn),
-        }
-    }
-
-    /// A head being read: wait for its end, parse it, and go on to its body.
-    fn on_head(&mut self, mut conn: Conn, now: Instant) {
-        let Phase::Head(t0) = conn.phase else {
-            return self.rewatch(conn);
-        };
-        let Some((_, end)) = head::head_end(&conn.buf) else {
-            if conn.buf.len() > MAX_HEAD {
-                return self.refuse(conn, &TOO_LARGE, None, t0);
-            }
-            return self.rewatch(conn);
-        };
-        if end > MAX_HEAD {
-            return self.refuse(conn, &TOO_LARGE, None, t0);
-        }
-        let parsed = head::parse_head(&conn.buf[..end]);
-        conn.buf.drain(..end);
-        let head = match parsed {
-            Ok(h) => h,
-            Err(r) => return self.refuse(conn, &r, None, t0),
-        };
-        let client = self.client_of(&conn, &head);
-        let limit = (self.settings.body_limit)(head.target.split('?').next().unwrap_or(""));
-        let data = match head.framing {
-            Framing::Length(n) if n > limit => {
-                return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0)
-            }
-            Framing::Length(n) if conn.buf.len() as u64 >= n => {
-                let body: Vec<u8> = conn.buf.drain(..n as usize).collect();
-                return self.submit(conn, head, body, client, t0);
-            }
-            Framing::Length(n) => {
-                let mut body = Vec::with_capacity(n as usize);
-                body.append(&mut conn.buf);
-                BodyData::Length(n as usize, body)
-            }
-            Framing::Chunked => BodyData::Chunked(Chunked::new(limit)),
-        };
-        // The body is still to come: it takes a slot for reading.
-        let slot = match self.admit.read(client) {
-            Ok(k) => k,
-            Err(r) => return self.refuse(conn, &r, Some(&head), t0),
-        };
-        if head.has_token("expect", "100-continue") && conn.buf.is_empty() {
-            // The client waits for this before it sends the body (RFC 9110 §10.1.1); a
-            // socket that cannot take 25 bytes now is one whose client is not waiting.
-            let _ = (&conn.stream).write(b"HTTP/1.1 100 Continue\r\n\r\n");
-        }
-        let s = &self.settings;
-        let pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
-        conn.phase = Phase::Body(Box::new(Body {
-            head,
-            client,
-            slot,
-            data,
-            pace,
-            t0,
-        }));
-        self.on_body(conn)
-    }
-
-    /// The client's address: the peer, or behind a trusted proxy the one it forwards.
-    fn client_of(&self, conn: &Conn, head: &Head) -> IpAddr {
-        let limits = &self.settings.front;
-        let peer = conn.peer.ip();
-        let xff: Vec<&str> = head
-            .headers
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case("x-forwarded-for"))
-            .map(|(_, v)| v.as_str())
-            .collect();
-        forwarded_client(limits, peer, &xff).unwrap_or(peer)
-    }
-
-    /// A body being read: take what arrived, and hand the request on once it is whole.
-    fn on_body(&mut self, mut conn: Conn) {
-        let Phase::Body(b) = &mut conn.phase else {
-            return self.rewatch(conn);
-        };
-        let complete = match &mut b.data {
-            BodyData::Length(n, body) => {
-                let take = (*n - body.len()).min(conn.buf.len());
-                body.extend(conn.buf.drain(..take));
-                body.len() == *n
-            }
-            BodyData::Chunked(d) => match d.feed(&conn.buf) {
-                Ok(used) => {
-                    conn.buf.drain(..used);
-                    d.done()
-                }
-                Err(r) => {
-                    let (head, t0) = (b.head.clone(), b.t0);
-                    return self.refuse(conn, &r, Some(&head), t0);
-                }
-            },
-        };
-        if !complete {
-            return self.rewatch(conn);
-        }
-        let Phase::Body(b) = std::mem::replace(&mut conn.phase, Phase::Away) else {
-            return; // matched just above
-        };
-        let b = *b;
-        self.admit.done_reading(b.slot);
-        let body = match b.data {
-            BodyData::Length(_, body) => body,
-            BodyData::Chunked(d) => d.body,
-        };
-        self.submit(conn, b.head, body, b.client, b.t0)
-    }
-
-    /// Hands a complete request to the workers, or answers 503 when their queue is full.
-    fn submit(&mut self, mut conn: Conn, head: Head, body: Vec<u8>, client: IpAddr, t0: Instant) {
-        let closing = self.hub.closing.load(Ordering::SeqCst);
-        let keep = head.keep_alive() && conn.served + 1 < self.settings.max_requests && !closing;
-        let req = request(&head, body, conn.peer, client);
-        conn.phase = Phase::Away;
-        let job = Job {
-            conn,
-            req,
-            keep,
-            t0,
-        };
-        match self.pool.submit(job) {
-            Ok(()) => self.away += 1,
-            Err(job) => self.refuse(job.conn, &BUSY, Some(&head), t0),
-        }
-    }
-
     /// Answers a refusal, logs it, and ends the connection after a short drain.
-    fn refuse(&mut self, mut conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
+    pub(super) fn refuse(&mut self, mut conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
         if let Phase::Body(b) = &conn.phase {
             self.admit.done_reading(b.slot);
         }
@@ -496,6 +278,11 @@ impl Stage {
     /// An answer to write, with its clock.
     fn pending(&self, out: Vec<u8>, pos: usize, then: Then) -> Pending {
         pending(&self.settings, out, pos, then)
+    }
+
+    /// Whether the server is shutting down.
+    pub(super) fn closing(&self) -> bool {
+        self.hub.closing.load(Ordering::SeqCst)
     }
 
     /// Writes what the socket takes of a pending answer; once written, what follows.
@@ -528,7 +315,7 @@ impl Stage {
     }
 
     /// Puts a connection back in the loop's hands, watched for what it waits for.
-    fn rewatch(&mut self, conn: Conn) {
+    pub(super) fn rewatch(&mut self, conn: Conn) {
         let flags = match conn.phase {
             Phase::Write(_) => EventFlags::OUT,
             _ => EventFlags::IN,
@@ -539,8 +326,16 @@ impl Stage {
         self.conns.insert(conn.id, conn);
     }
 
+    /// Ends a connection at once, what the kernel still holds to send dropped with it (a
+    /// reset): a plain close would let the kernel go on feeding a slow reader its buffered
+    /// answer, megabytes of it, for as long as the reader cares to take.
+    fn abort(&mut self, conn: Conn) {
+        let _ = socket2::SockRef::from(&conn.stream).set_linger(Some(Duration::ZERO));
+        self.close(conn)
+    }
+
     /// Ends a connection and gives back what it held.
-    fn close(&mut self, conn: Conn) {
+    pub(super) fn close(&mut self, conn: Conn) {
         if let Phase::Body(b) = &conn.phase {
             self.admit.done_reading(b.slot);
         }
@@ -577,6 +372,7 @@ impl Stage {
                     self.refuse(conn, &head::TIMEOUT, Some(&head), t0)
                 }
                 (Some(t0), _) => self.refuse(conn, &head::TIMEOUT, None, t0),
+                (None, Phase::Write(_)) => self.abort(conn),
                 (None, _) => self.close(conn),
             }
         }
@@ -600,42 +396,6 @@ impl Stage {
                 self.close(c);
             }
         }
-    }
-}
-
-/// An answer to write, with its clock: the whole of it within `bodyTimeout`, at no less than
-/// `bodyMinRate` once the grace has passed, however the client spreads its reads.
-pub fn pending(s: &Settings, out: Vec<u8>, pos: usize, then: Then) -> Pending {
-    let now = Instant::now();
-    let mut pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
-    pace.got = pos as u64;
-    Pending {
-        out,
-        pos,
-        pace,
-        then,
-    }
-}
-
-/// The request as handlers see it.
-fn request(head: &Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Request {
-    let (path, query) = match head.target.split_once('?') {
-        Some((p, q)) => (p.to_string(), q.to_string()),
-        None => (head.target.clone(), String::new()),
-    };
-    Request {
-        method: Method::parse(&head.method),
-        path,
-        query,
-        headers: head
-            .headers
-            .iter()
-            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-            .collect(),
-        body,
-        remote: Some(peer),
-        client: Some(client),
-        id: NEXT_REQUEST.fetch_add(1, Ordering::Relaxed),
     }
 }
 

@@ -122,11 +122,16 @@ fn a_client_that_stops_reading_its_answers_is_cut_off() {
         .ini("bodyMinRate = 1024")
         .ini("idleTimeout = 30")
         .start();
-    let mut s = hostile::connect_from("127.0.0.2", p.port).unwrap();
-    // Shrink what the kernel buffers for us, then pipeline answers far larger than that.
-    socket2::SockRef::from(&s)
-        .set_recv_buffer_size(4096)
-        .unwrap();
+    // A receive buffer of a few KiB, set before connecting so that the window the kernel
+    // offers stays that small: once the server cuts the connection, what is still queued on
+    // our side is read in seconds. Then answers far larger than that, pipelined.
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(4096).unwrap();
+    let from: std::net::SocketAddr = "127.0.0.2:0".parse().unwrap();
+    sock.bind(&from.into()).unwrap();
+    let to: std::net::SocketAddr = format!("127.0.0.1:{}", p.port).parse().unwrap();
+    sock.connect(&to.into()).unwrap();
+    let mut s: TcpStream = sock.into();
     let one = b"GET /__test/big?n=1048576 HTTP/1.1\r\nHost: x\r\n\r\n";
     for _ in 0..8 {
         s.write_all(one).unwrap();

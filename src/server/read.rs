@@ -1,0 +1,191 @@
+//! The reading half of the stage: from the bytes a connection has to a complete request in
+//! the workers' queue. A head is parsed once it is whole (`head::parse_head`), its body's
+//! limit is the route's, a body that did not come with its head takes a slot for reading and
+//! is read as it arrives (`Content-Length` into one buffer of that size, chunked through the
+//! decoder), and the request goes to the pool, or is refused (400, 408, 413, 429, 501, 503).
+use super::admit::{forwarded_client, BUSY};
+use super::chunked::Chunked;
+use super::conn::{Body, BodyData, Conn, Pace, Phase};
+use super::head::{self, Framing, Head, BODY_TOO_LARGE, MAX_HEAD, TOO_LARGE};
+use super::pool::Job;
+use super::stage::Stage;
+use crate::config::front::RATE_GRACE;
+use crate::http::{Method, Request};
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+
+impl Stage {
+    /// Goes as far as the bytes read allow: a head, a body, a complete request handed on.
+    pub(super) fn advance(&mut self, mut conn: Conn) {
+        let now = Instant::now();
+        match conn.phase {
+            Phase::Idle(_) => {
+                let skip = head::leading_empty_lines(&conn.buf);
+                conn.buf.drain(..skip);
+                if conn.buf.is_empty() {
+                    return self.rewatch(conn);
+                }
+                conn.phase = Phase::Head(now);
+                self.on_head(conn, now)
+            }
+            Phase::Head(_) => self.on_head(conn, now),
+            Phase::Body(_) => self.on_body(conn),
+            Phase::Drain(..) => self.rewatch(conn),
+            Phase::Away | Phase::Write(_) => self.rewatch(conn),
+        }
+    }
+
+    /// A head being read: wait for its end, parse it, and go on to its body.
+    fn on_head(&mut self, mut conn: Conn, now: Instant) {
+        let Phase::Head(t0) = conn.phase else {
+            return self.rewatch(conn);
+        };
+        let Some((_, end)) = head::head_end(&conn.buf) else {
+            if conn.buf.len() > MAX_HEAD {
+                return self.refuse(conn, &TOO_LARGE, None, t0);
+            }
+            return self.rewatch(conn);
+        };
+        if end > MAX_HEAD {
+            return self.refuse(conn, &TOO_LARGE, None, t0);
+        }
+        let parsed = head::parse_head(&conn.buf[..end]);
+        conn.buf.drain(..end);
+        let head = match parsed {
+            Ok(h) => h,
+            Err(r) => return self.refuse(conn, &r, None, t0),
+        };
+        let client = self.client_of(&conn, &head);
+        let limit = (self.settings.body_limit)(head.target.split('?').next().unwrap_or(""));
+        let data = match head.framing {
+            Framing::Length(n) if n > limit => {
+                return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0)
+            }
+            Framing::Length(n) if conn.buf.len() as u64 >= n => {
+                let body: Vec<u8> = conn.buf.drain(..n as usize).collect();
+                return self.submit(conn, head, body, client, t0);
+            }
+            Framing::Length(n) => {
+                let mut body = Vec::with_capacity(n as usize);
+                body.append(&mut conn.buf);
+                BodyData::Length(n as usize, body)
+            }
+            Framing::Chunked => BodyData::Chunked(Chunked::new(limit)),
+        };
+        // The body is still to come: it takes a slot for reading.
+        let slot = match self.admit.read(client) {
+            Ok(k) => k,
+            Err(r) => return self.refuse(conn, &r, Some(&head), t0),
+        };
+        if head.has_token("expect", "100-continue") && conn.buf.is_empty() {
+            // The client waits for this before it sends the body (RFC 9110 §10.1.1); a
+            // socket that cannot take 25 bytes now is one whose client is not waiting.
+            let _ = (&conn.stream).write(b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        let s = &self.settings;
+        let pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
+        conn.phase = Phase::Body(Box::new(Body {
+            head,
+            client,
+            slot,
+            data,
+            pace,
+            t0,
+        }));
+        self.on_body(conn)
+    }
+
+    /// The client's address: the peer, or behind a trusted proxy the one it forwards.
+    fn client_of(&self, conn: &Conn, head: &Head) -> IpAddr {
+        let limits = &self.settings.front;
+        let peer = conn.peer.ip();
+        let xff: Vec<&str> = head
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case("x-forwarded-for"))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        forwarded_client(limits, peer, &xff).unwrap_or(peer)
+    }
+
+    /// A body being read: take what arrived, and hand the request on once it is whole.
+    fn on_body(&mut self, mut conn: Conn) {
+        let Phase::Body(b) = &mut conn.phase else {
+            return self.rewatch(conn);
+        };
+        let complete = match &mut b.data {
+            BodyData::Length(n, body) => {
+                let take = (*n - body.len()).min(conn.buf.len());
+                body.extend(conn.buf.drain(..take));
+                body.len() == *n
+            }
+            BodyData::Chunked(d) => match d.feed(&conn.buf) {
+                Ok(used) => {
+                    conn.buf.drain(..used);
+                    d.done()
+                }
+                Err(r) => {
+                    let (head, t0) = (b.head.clone(), b.t0);
+                    return self.refuse(conn, &r, Some(&head), t0);
+                }
+            },
+        };
+        if !complete {
+            return self.rewatch(conn);
+        }
+        let Phase::Body(b) = std::mem::replace(&mut conn.phase, Phase::Away) else {
+            return; // matched just above
+        };
+        let b = *b;
+        self.admit.done_reading(b.slot);
+        let body = match b.data {
+            BodyData::Length(_, body) => body,
+            BodyData::Chunked(d) => d.body,
+        };
+        self.submit(conn, b.head, body, b.client, b.t0)
+    }
+
+    /// Hands a complete request to the workers, or answers 503 when their queue is full.
+    fn submit(&mut self, mut conn: Conn, head: Head, body: Vec<u8>, client: IpAddr, t0: Instant) {
+        let closing = self.closing();
+        let keep = head.keep_alive() && conn.served + 1 < self.settings.max_requests && !closing;
+        let req = request(&head, body, conn.peer, client);
+        conn.phase = Phase::Away;
+        let job = Job {
+            conn,
+            req,
+            keep,
+            t0,
+        };
+        match self.pool.submit(job) {
+            Ok(()) => self.away += 1,
+            Err(job) => self.refuse(job.conn, &BUSY, Some(&head), t0),
+        }
+    }
+}
+
+/// The request as handlers see it.
+fn request(head: &Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Request {
+    let (path, query) = match head.target.split_once('?') {
+        Some((p, q)) => (p.to_string(), q.to_string()),
+        None => (head.target.clone(), String::new()),
+    };
+    Request {
+        method: Method::parse(&head.method),
+        path,
+        query,
+        headers: head
+            .headers
+            .iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect(),
+        body,
+        remote: Some(peer),
+        client: Some(client),
+        id: NEXT_REQUEST.fetch_add(1, Ordering::Relaxed),
+    }
+}

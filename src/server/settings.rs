@@ -1,0 +1,45 @@
+//! What the server is told: its limits, how large a body each path may send, and what answers
+//! a request. `Settings::of` reads them from an application's local configuration.
+use crate::app::App;
+use crate::config::front::FrontLimits;
+use crate::http::{Request, Response};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What answers a request: the router, or in the benchmark's ceiling a constant.
+pub type Handler = Arc<dyn Fn(&Request) -> Response + Send + Sync>;
+
+/// What the server needs to know: its limits and how large a body each path may send.
+pub struct Settings {
+    /// The reading stage's limits (header deadline, body rate, caps, trusted proxies).
+    pub front: FrontLimits,
+    /// `idleTimeout`: how long a connection may wait for its next request.
+    pub idle: Duration,
+    /// `bodyTimeout`: time for a whole body, and for the client to read a whole answer.
+    pub body_timeout: Duration,
+    /// `maxRequestsPerConnection`.
+    pub max_requests: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// Requests queued for the workers (503 above).
+    pub queue: usize,
+    /// The largest body a path may send (413 above, before any of it is read).
+    pub body_limit: Box<dyn Fn(&str) -> u64 + Send + Sync>,
+}
+
+impl Settings {
+    /// The settings of an application: its local configuration, and the router's body limits.
+    pub fn of(app: &App) -> Settings {
+        let l = &app.local;
+        let (max, prefix) = (l.max_body as u64, l.path_prefix.clone());
+        Settings {
+            front: l.front.clone(),
+            idle: l.idle_timeout,
+            body_timeout: l.body_timeout,
+            max_requests: l.max_requests,
+            threads: l.threads,
+            queue: l.queue,
+            body_limit: Box::new(move |path| crate::router::body_limit(path, &prefix, max)),
+        }
+    }
+}
