@@ -34,8 +34,9 @@ pub struct Conn {
 pub enum Phase {
     /// Waiting for the first byte of a request (`idleTimeout`).
     Idle(Instant),
-    /// A head has begun at this instant (`headerTimeout`).
-    Head(Instant),
+    /// A head has begun at this instant (`headerTimeout`); its end was searched for in the
+    /// first so many bytes of `buf` already.
+    Head(Instant, usize),
     /// Its body is being read.
     Body(Box<Body>),
     /// A worker holds it.

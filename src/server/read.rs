@@ -29,10 +29,10 @@ impl Stage {
                 if conn.buf.is_empty() {
                     return self.rewatch(conn);
                 }
-                conn.phase = Phase::Head(now);
+                conn.phase = Phase::Head(now, 0);
                 self.on_head(conn, now)
             }
-            Phase::Head(_) => self.on_head(conn, now),
+            Phase::Head(..) => self.on_head(conn, now),
             Phase::Body(_) => self.on_body(conn),
             Phase::Drain(..) => self.rewatch(conn),
             Phase::Away | Phase::Write(_) => self.rewatch(conn),
@@ -41,15 +41,21 @@ impl Stage {
 
     /// A head being read: wait for its end, parse it, and go on to its body.
     fn on_head(&mut self, mut conn: Conn, now: Instant) {
-        let Phase::Head(t0) = conn.phase else {
+        let Phase::Head(t0, scanned) = conn.phase else {
             return self.rewatch(conn);
         };
-        let Some((_, end)) = head::head_end(&conn.buf) else {
+        // The search for the empty line goes on from where the last one stopped (less the
+        // three bytes an end can straddle): a head sent a byte at a time is scanned once, not
+        // once per byte.
+        let from = scanned.saturating_sub(3).min(conn.buf.len());
+        let Some((_, end)) = head::head_end(&conn.buf[from..]) else {
             if conn.buf.len() > MAX_HEAD {
                 return self.refuse(conn, &TOO_LARGE, None, t0);
             }
+            conn.phase = Phase::Head(t0, conn.buf.len());
             return self.rewatch(conn);
         };
+        let end = from + end;
         if end > MAX_HEAD {
             return self.refuse(conn, &TOO_LARGE, None, t0);
         }

@@ -353,7 +353,7 @@ impl Stage {
             let verdict = match &c.phase {
                 Phase::Idle(since) if c.buf.is_empty() => (now >= *since + s.idle).then_some(None),
                 Phase::Idle(_) | Phase::Away => None,
-                Phase::Head(t0) => (now >= *t0 + s.front.header_timeout).then_some(Some(*t0)),
+                Phase::Head(t0, _) => (now >= *t0 + s.front.header_timeout).then_some(Some(*t0)),
                 Phase::Body(b) => b.pace.check(now).err().map(|_| Some(b.t0)),
                 Phase::Write(p) => p.pace.check(now).err().map(|_| None),
                 Phase::Drain(until, _) => (now >= *until).then_some(None),

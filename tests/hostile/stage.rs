@@ -185,3 +185,19 @@ fn idle_keep_alive_connections_cost_no_thread() {
     );
     assert_serving(&p);
 }
+
+#[test]
+fn a_head_sent_a_byte_at_a_time_is_read_whole() {
+    let p = Portal::start();
+    let mut s = hostile::connect_from("127.0.0.2", p.port).unwrap();
+    s.set_nodelay(true).unwrap();
+    // Every byte its own segment, the empty line that ends the head split across four.
+    let head = b"GET /oauth2/jwks HTTP/1.1\r\nHost: x\r\nX-A: b\r\nConnection: close\r\n\r\n";
+    for b in head {
+        s.write_all(&[*b]).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let all = hostile::read_until_closed(&mut s).expect("answered and closed");
+    let text = String::from_utf8_lossy(&all);
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+}
