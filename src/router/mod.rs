@@ -131,9 +131,9 @@ pub const FORM_BODY_LIMIT: u64 = 64 * 1024;
 /// The largest body a request to `path` may send, decided from its head alone (413 above,
 /// before any of it is read): `max` (`maxBodySize`) where a body can be large, the REST
 /// session and configuration servers under `prefix`, the notification server (REST and SOAP)
-/// and the authorization endpoint, whose form may carry a request object; a few kilobytes
-/// everywhere else, which anyone may send to.
-pub fn body_limit(path: &str, prefix: &str, max: u64) -> u64 {
+/// and the authorization endpoint, whose form may carry a request object (and the test hooks
+/// when they are on); a few kilobytes everywhere else, which anyone may send to.
+pub fn body_limit(path: &str, prefix: &str, max: u64, test_hooks: bool) -> u64 {
     let prefixed = |p: &str| {
         path.strip_prefix(prefix)
             .is_some_and(|rest| is_under(rest, p))
@@ -142,7 +142,7 @@ pub fn body_limit(path: &str, prefix: &str, max: u64) -> u64 {
         || prefixed("/config")
         || is_under(path, "/notifications")
         || is_under(path, "/oauth2/authorize")
-        || is_under(path, "/__test");
+        || (test_hooks && is_under(path, "/__test"));
     if large {
         max
     } else {
@@ -290,10 +290,13 @@ mod tests {
             "/notifications/dwho",
             "/oauth2/authorize",
         ] {
-            assert_eq!(body_limit(large, "", max), max, "{large}");
+            assert_eq!(body_limit(large, "", max, false), max, "{large}");
         }
-        assert_eq!(body_limit("/p/sessions/global", "/p", max), max);
-        assert_eq!(body_limit("/sessions/global", "/p", max), FORM_BODY_LIMIT);
+        assert_eq!(body_limit("/p/sessions/global", "/p", max, false), max);
+        assert_eq!(
+            body_limit("/sessions/global", "/p", max, false),
+            FORM_BODY_LIMIT
+        );
         for small in [
             "/",
             "/oauth2/token",
@@ -302,9 +305,15 @@ mod tests {
             "/sessionsx",
             "/session/my",
         ] {
-            assert_eq!(body_limit(small, "", max), FORM_BODY_LIMIT, "{small}");
+            assert_eq!(
+                body_limit(small, "", max, false),
+                FORM_BODY_LIMIT,
+                "{small}"
+            );
         }
-        assert_eq!(body_limit("/", "", 1024), 1024);
+        assert_eq!(body_limit("/", "", 1024, false), 1024);
+        assert_eq!(body_limit("/__test/big", "", max, false), FORM_BODY_LIMIT);
+        assert_eq!(body_limit("/__test/big", "", max, true), max);
     }
 
     #[test]

@@ -97,8 +97,9 @@ impl Chunked {
             if self.body.len() as u64 + size > self.max {
                 return Err(BODY_TOO_LARGE);
             }
-            // The whole chunk is allowed: room for it at once, not by doublings.
-            self.body.reserve_exact(size as usize);
+            // The whole chunk is allowed: room for it at once (growing by steps, so that a
+            // body of many one-byte chunks is not copied again for each).
+            self.body.reserve(size as usize);
             self.at = At::Data(size);
         }
         Ok(Some(line.len() + 2))

@@ -176,6 +176,11 @@ impl Pace {
         }
     }
 
+    /// Since when the clock runs.
+    pub fn since(&self) -> Instant {
+        self.start
+    }
+
     /// 408 once the deadline has passed or the bytes lag behind the rate.
     pub fn check(&self, now: Instant) -> Result<(), Reject> {
         if now >= self.deadline {

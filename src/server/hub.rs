@@ -6,7 +6,7 @@ use super::conn::{Conn, Pace, Pending, Then};
 use super::Settings;
 use crate::config::front::RATE_GRACE;
 use rustix::event::epoll::{self, EventData, EventFlags};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::AtomicBool;
@@ -23,7 +23,7 @@ pub struct Hub {
     pub epoll: OwnedFd,
     /// The wake-up source (an eventfd).
     pub wake: std::fs::File,
-    back: Mutex<Vec<Conn>>,
+    back: Mutex<Vec<Back>>,
     /// Set at shutdown: answers say `Connection: close`.
     pub closing: AtomicBool,
 }
@@ -53,30 +53,45 @@ impl Hub {
     /// it looks at what the list reported, so the loop always has it when its bytes come.
     pub fn park(&self, conn: Conn) {
         let mut back = self.back.lock().unwrap_or_else(|p| p.into_inner());
-        let watched = watch(&self.epoll, &conn.stream, conn.id, EventFlags::IN);
-        back.push(conn);
-        if watched.is_err() {
+        let watched = watch(&self.epoll, &conn.stream, conn.id, EventFlags::IN).is_ok();
+        back.push(Back { conn, watched });
+        if !watched {
             drop(back);
-            self.wake(); // the loop finds it idle and keeps its deadline
+            self.wake(); // the loop watches it itself
         }
     }
 
     /// A worker hands back a connection the loop must act on now (pipelined bytes, an answer
-    /// to finish, a connection to close).
+    /// to finish, a connection to close). The loop is woken every time: a wake-up already
+    /// pending may be one the loop is about to consume before it looks at this list.
     pub fn give_back(&self, conn: Conn) {
         let mut back = self.back.lock().unwrap_or_else(|p| p.into_inner());
-        let first = back.is_empty();
-        back.push(conn);
+        back.push(Back {
+            conn,
+            watched: false,
+        });
         drop(back);
-        if first {
-            self.wake();
-        }
+        self.wake();
+    }
+
+    /// Consumes the wake-ups so far (the loop does, before it takes what was handed back).
+    pub fn woken(&self) {
+        let mut b = [0u8; 8];
+        let _ = (&self.wake).read(&mut b);
     }
 
     /// The connections handed back since the last call.
-    pub fn take_back(&self) -> Vec<Conn> {
+    pub fn take_back(&self) -> Vec<Back> {
         std::mem::take(&mut *self.back.lock().unwrap_or_else(|p| p.into_inner()))
     }
+}
+
+/// A connection a worker handed back, and whether it is watched already (parked).
+pub struct Back {
+    /// The connection.
+    pub conn: Conn,
+    /// It waits in the readiness list: the loop only keeps it.
+    pub watched: bool,
 }
 
 /// Re-arms a connection in the readiness list for one event of `flags`.

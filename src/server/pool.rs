@@ -96,19 +96,28 @@ fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
         keep,
         t0,
     } = job;
-    let resp = dispatch_guarded(handler, &req);
     let keep = keep && !hub.closing.load(Ordering::SeqCst);
-    let out = wire::serialize(&resp, !keep, req.method == Method::Head);
+    // Everything that looks at the request runs guarded: a panic anywhere in it still answers,
+    // and the connection always goes back to the stage, which alone gives back its counts.
+    let answered = catch_unwind(AssertUnwindSafe(|| {
+        let resp = dispatch_guarded(handler, &req);
+        let out = wire::serialize(&resp, !keep, req.method == Method::Head);
+        log::access(
+            req.method.as_str(),
+            &req.path,
+            resp.status,
+            t0.elapsed().as_millis(),
+        );
+        out
+    }));
+    let (out, keep) = match answered {
+        Ok(out) => (out, keep),
+        Err(_) => (INTERNAL.to_vec(), false),
+    };
     conn.served += 1;
     let then = if keep { Then::Keep } else { Then::Close };
     let mut pos = 0;
     let written = conn::write_some(&mut conn.stream, &out, &mut pos);
-    log::access(
-        req.method.as_str(),
-        &req.path,
-        resp.status,
-        t0.elapsed().as_millis(),
-    );
     match written {
         Ok(true) if then == Then::Keep => {
             conn.to_idle(Instant::now());
@@ -134,6 +143,10 @@ fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
         }
     }
 }
+
+/// The answer when even the error answer failed.
+const INTERNAL: &[u8] =
+    b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
 /// Routes the request; a panic anywhere below becomes a 500 with a log line.
 fn dispatch_guarded(handler: &Handler, req: &Request) -> Response {

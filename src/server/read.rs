@@ -18,6 +18,9 @@ use std::time::Instant;
 
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
+/// The interim answer to `Expect: 100-continue`.
+const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
 impl Stage {
     /// Goes as far as the bytes read allow: a head, a body, a complete request handed on.
     pub(super) fn advance(&mut self, mut conn: Conn) {
@@ -87,10 +90,18 @@ impl Stage {
             Ok(k) => k,
             Err(r) => return self.refuse(conn, &r, Some(&head), t0),
         };
-        if head.has_token("expect", "100-continue") && conn.buf.is_empty() {
-            // The client waits for this before it sends the body (RFC 9110 §10.1.1); a
-            // socket that cannot take 25 bytes now is one whose client is not waiting.
-            let _ = (&conn.stream).write(b"HTTP/1.1 100 Continue\r\n\r\n");
+        // The client waits for this before it sends the body (RFC 9110 §10.1.1; an HTTP/1.0
+        // client never does). Sent whole or not at all: a socket that cannot take 25 bytes
+        // now has a client that is not reading, and will send its body after its own wait; a
+        // part of it would corrupt the answer that follows, so the connection ends instead.
+        if head.has_token("expect", "100-continue") && !head.http10 && conn.buf.is_empty() {
+            match (&conn.stream).write(CONTINUE) {
+                Ok(n) if n < CONTINUE.len() => {
+                    self.admit.done_reading(slot);
+                    return self.close(conn);
+                }
+                _ => {}
+            }
         }
         let s = &self.settings;
         let pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);

@@ -31,7 +31,7 @@ impl Settings {
     /// The settings of an application: its local configuration, and the router's body limits.
     pub fn of(app: &App) -> Settings {
         let l = &app.local;
-        let (max, prefix) = (l.max_body as u64, l.path_prefix.clone());
+        let (max, prefix, hooks) = (l.max_body as u64, l.path_prefix.clone(), l.test_hooks);
         Settings {
             front: l.front.clone(),
             idle: l.idle_timeout,
@@ -39,7 +39,7 @@ impl Settings {
             max_requests: l.max_requests,
             threads: l.threads,
             queue: l.queue,
-            body_limit: Box::new(move |path| crate::router::body_limit(path, &prefix, max)),
+            body_limit: Box::new(move |path| crate::router::body_limit(path, &prefix, max, hooks)),
         }
     }
 }

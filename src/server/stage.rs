@@ -19,7 +19,7 @@ use crate::log;
 use rustix::event::epoll::{self, EventData, EventFlags};
 use serde_json::json;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,6 +40,8 @@ pub(super) struct Stage {
     hub: Arc<Hub>,
     pub(super) pool: Pool,
     listener: Option<TcpListener>,
+    /// The listener is out of the readiness list after a failed accept (until the next tick).
+    paused: bool,
     pub(super) admit: Admit,
     conns: HashMap<u64, Conn>,
     /// Connections a worker holds.
@@ -75,6 +77,7 @@ pub fn run(
         hub,
         pool,
         listener: Some(listener),
+        paused: false,
         conns: HashMap::new(),
         away: 0,
         next_id: 0,
@@ -108,17 +111,19 @@ impl Stage {
                     std::thread::sleep(Duration::from_millis(10));
                 }
             }
-            for conn in self.hub.take_back() {
+            // The wake-up is consumed before the list is taken: a connection handed back after
+            // this wakes the loop again.
+            if events.iter().any(|ev| ev.data.u64() == WAKE) {
+                self.hub.woken();
+            }
+            for back in self.hub.take_back() {
                 self.away = self.away.saturating_sub(1);
-                self.returned(conn);
+                self.returned(back.conn, back.watched);
             }
             for ev in &events {
                 match ev.data.u64() {
                     LISTENER => self.accept_all(),
-                    WAKE => {
-                        let mut b = [0u8; 8];
-                        let _ = (&self.hub.wake).read(&mut b);
-                    }
+                    WAKE => {}
                     id => self.ready(id, ev.flags),
                 }
             }
@@ -130,6 +135,7 @@ impl Stage {
                     self.begin_closing();
                 }
                 self.sweep(now);
+                self.resume_accepting();
             }
             if let Some(end) = ending {
                 if (self.conns.is_empty() && self.away == 0) || now >= end {
@@ -150,12 +156,25 @@ impl Stage {
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    // Out of descriptors, most likely: the listener stays readable and is
-                    // tried again on the next turn.
-                    log::error(&format!("accept failed: {e}"));
+                    // Out of descriptors, most likely. The listener would stay readable and
+                    // the loop spin on it: it leaves the readiness list until the next tick.
+                    refused(&format!("accept failed ({e}); accepting again in 100 ms"));
+                    let _ = epoll::delete(&self.hub.epoll, listener);
+                    self.paused = true;
                     return;
                 }
             }
+        }
+    }
+
+    /// Puts the listener back in the readiness list after a failed accept took it out.
+    fn resume_accepting(&mut self) {
+        let Some(listener) = &self.listener else {
+            return;
+        };
+        if self.paused {
+            let data = EventData::new_u64(LISTENER);
+            self.paused = epoll::add(&self.hub.epoll, listener, data, EventFlags::IN).is_err();
         }
     }
 
@@ -200,7 +219,7 @@ impl Stage {
         });
         let victim = idle.min().map(|(_, id)| id).or_else(|| {
             let writing = self.conns.values().filter_map(|c| match &c.phase {
-                Phase::Write(p) => Some((p.pace.got, c.id)),
+                Phase::Write(p) => Some((p.pace.since(), c.id)),
                 _ => None,
             });
             writing.min().map(|(_, id)| id)
@@ -242,15 +261,17 @@ impl Stage {
         }
     }
 
-    /// A connection a worker handed back.
-    fn returned(&mut self, conn: Conn) {
+    /// A connection a worker handed back (`watched`: parked in the readiness list already).
+    fn returned(&mut self, conn: Conn, watched: bool) {
         match conn.phase {
             Phase::Write(_) => self.write_on(conn),
             Phase::Idle(_) if conn.buf.is_empty() => {
-                if self.hub.closing.load(Ordering::SeqCst) {
+                if self.closing() {
                     return self.close(conn);
                 }
-                // Parked by the worker: already watched.
+                if !watched {
+                    return self.rewatch(conn);
+                }
                 self.conns.insert(conn.id, conn);
             }
             Phase::Drain(..) => self.rewatch(conn),
@@ -382,7 +403,7 @@ impl Stage {
     /// request they hold.
     fn begin_closing(&mut self) {
         self.hub.closing.store(true, Ordering::SeqCst);
-        if let Some(l) = self.listener.take() {
+        if let Some(l) = self.listener.take().filter(|_| !self.paused) {
             let _ = epoll::delete(&self.hub.epoll, &l);
         }
         let idle: Vec<u64> = self
