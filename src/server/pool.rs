@@ -127,12 +127,8 @@ fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
                 hub.give_back(conn);
             }
         }
-        Ok(true) => {
-            // Written whole: the loop drains and closes.
-            conn.phase = Phase::Write(Box::new(pending(settings, out, pos, then)));
-            hub.give_back(conn);
-        }
-        Ok(false) => {
+        // The rest of the answer (none when it went out whole) and the close are the loop's.
+        Ok(_) => {
             conn.phase = Phase::Write(Box::new(pending(settings, out, pos, then)));
             hub.give_back(conn);
         }

@@ -120,6 +120,9 @@ impl Stage {
     fn client_of(&self, conn: &Conn, head: &Head) -> IpAddr {
         let limits = &self.settings.front;
         let peer = conn.peer.ip();
+        if !limits.is_trusted(peer) {
+            return peer; // its X-Forwarded-For is the client's own word
+        }
         let xff: Vec<&str> = head
             .headers
             .iter()

@@ -9,7 +9,7 @@
 //! What it refuses (400, 408, 413, 429, 501, 503, 505) it answers itself, logs, and ends the
 //! connection: bytes after a refused request are never read as another request.
 use super::admit::{refused, Admit, BUSY};
-use super::conn::{self, Conn, Got, Pending, Phase, Then, DRAIN_FOR};
+use super::conn::{self, Conn, Got, Phase, Then, DRAIN_FOR};
 use super::head::{self, Head, Reject};
 use super::hub::{pending, watch, Hub, WAKE};
 use super::pool::Pool;
@@ -292,13 +292,8 @@ impl Stage {
         };
         log::access(method, path, r.status, t0.elapsed().as_millis());
         conn.buf = Vec::new();
-        conn.phase = Phase::Write(Box::new(self.pending(out, 0, Then::Close)));
+        conn.phase = Phase::Write(Box::new(pending(&self.settings, out, 0, Then::Close)));
         self.write_on(conn)
-    }
-
-    /// An answer to write, with its clock.
-    fn pending(&self, out: Vec<u8>, pos: usize, then: Then) -> Pending {
-        pending(&self.settings, out, pos, then)
     }
 
     /// Whether the server is shutting down.
@@ -318,7 +313,7 @@ impl Stage {
             Err(_) => self.close(conn),
             Ok(false) => self.rewatch(conn),
             Ok(true) => match p.then {
-                Then::Keep if !self.hub.closing.load(Ordering::SeqCst) => {
+                Then::Keep if !self.closing() => {
                     conn.to_idle(Instant::now());
                     self.advance(conn)
                 }
