@@ -33,6 +33,8 @@ pub enum PortalCode {
     TokenExpired = 82,
     /// PE_UNAUTHORIZEDPARTNER: the relying party's rule refuses this user.
     UnauthorizedPartner = 84,
+    /// PE_OIDC_SERVICE_NOT_ALLOWED: `issuerDBOpenIDConnectRule` refuses this user.
+    OidcServiceNotAllowed = 90,
     /// PE_WAIT: the brute-force lock refuses the login for some seconds more.
     Wait = 86,
     /// PE_UPGRADESESSION: the session's authentication level is below the RP's.

@@ -293,12 +293,27 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "oidcRPMetaDataMacros",
         Implemented,
-        "per relying party: disabled when set",
+        "per relying party: name -> expression, read by its claims",
     ),
     KeyInfo::new(
         "oidcRPMetaDataScopeRules",
         Implemented,
-        "per relying party: disabled when set",
+        "per relying party: scope -> rule granting it",
+    ),
+    KeyInfo::new(
+        "issuerDBOpenIDConnectRule",
+        Implemented,
+        "who may use the provider (a refused user gets portal error 90)",
+    ),
+    KeyInfo::new(
+        "oidcServiceMetaDataIssuer",
+        Implemented,
+        "the issuer (an http(s) URL); unset: the portal URL",
+    ),
+    KeyInfo::new(
+        "oidcServiceAllowOnlyDeclaredScopes",
+        Implemented,
+        "scopes an RP does not declare are dropped",
     ),
     KeyInfo::new(
         "oidcServiceAuthorizationCodeExpiration",
@@ -440,32 +455,17 @@ pub const REFUSED: &[KeyInfo] = &[
     KeyInfo::new("issuerDBOpenIDActivation", Refused, "OpenID 2 provider"),
     KeyInfo::new("issuerDBGetActivation", Refused, "GET issuer"),
     KeyInfo::new(
-        "issuerDBOpenIDConnectRule",
-        Refused,
-        "rule of the OpenID Connect provider",
-    ),
-    KeyInfo::new(
         "issuerDBSAMLRule",
         Refused,
         "rule of the SAML identity provider",
     ),
     KeyInfo::new("issuerDBCASRule", Refused, "rule of the CAS server"),
-    KeyInfo::new(
-        "oidcServiceMetaDataIssuer",
-        Refused,
-        "issuer other than the portal URL",
-    ),
     KeyInfo::new("oidcServiceAllowImplicitFlow", Refused, "implicit flow"),
     KeyInfo::new("oidcServiceAllowHybridFlow", Refused, "hybrid flow"),
     KeyInfo::new(
         "oidcServiceAllowDynamicRegistration",
         Refused,
         "dynamic registration",
-    ),
-    KeyInfo::new(
-        "oidcServiceAllowOnlyDeclaredScopes",
-        Refused,
-        "scope filtering",
     ),
     KeyInfo::new("cda", Refused, "cross-domain authentication"),
     KeyInfo::new("cookieExpiration", Refused, "persistent SSO cookie"),

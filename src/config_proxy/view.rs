@@ -258,6 +258,7 @@ mod tests {
             NoToken,
             TokenExpired,
             UnauthorizedPartner,
+            OidcServiceNotAllowed,
             Wait,
             UpgradeSession,
             UnknownPartner,
@@ -265,9 +266,22 @@ mod tests {
         ];
         for c in all {
             match c {
-                Ok | SessionExpired | FormEmpty | BadCredentials | FirstAccess | Error
-                | MalformedUser | Notification | NoToken | TokenExpired | UnauthorizedPartner
-                | Wait | UpgradeSession | UnknownPartner | UnauthorizedUrl => {}
+                Ok
+                | SessionExpired
+                | FormEmpty
+                | BadCredentials
+                | FirstAccess
+                | Error
+                | MalformedUser
+                | Notification
+                | NoToken
+                | TokenExpired
+                | UnauthorizedPartner
+                | OidcServiceNotAllowed
+                | Wait
+                | UpgradeSession
+                | UnknownPartner
+                | UnauthorizedUrl => {}
             }
         }
         all.to_vec()

@@ -75,6 +75,15 @@ pub fn handle(
             ))
         }
     };
+    // The provider's own rule (issuerDBOpenIDConnectRule) before the RP's (LemonLDAP::NG's
+    // `run`: PE_OIDC_SERVICE_NOT_ALLOWED).
+    if oidc.rule.as_ref().is_some_and(|r| !r.eval(&session)) {
+        log::notice(&format!(
+            "user {} is not allowed to use the OpenID Connect service (portal error 90)",
+            subject(&session)
+        ));
+        return Err(Error::portal(PortalCode::OidcServiceNotAllowed, 403));
+    }
     if let Err(code) = admit(rp, &session) {
         log::notice(&format!(
             "user {} is not authorized to access relying party {} (portal error {})",
@@ -84,8 +93,13 @@ pub fn handle(
         ));
         return Err(Error::portal(code, 403));
     }
-    match consent::decide(app, conf, req, rp, &ar, &session, &p)? {
-        consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, &ar, &session)?)),
+    // The granted scope: declared scopes only (oidcServiceAllowOnlyDeclaredScopes), then the
+    // RP's scope rules; consent and the code are for that scope.
+    let mut ar = ar;
+    ar.scope = super::scopes::resolve(rp, &ar.scope, &session, oidc.only_declared_scopes);
+    let ar = &ar;
+    match consent::decide(app, conf, req, rp, ar, &session, &p)? {
+        consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, ar, &session)?)),
         consent::Outcome::Ask(page) => Ok(page),
         consent::Outcome::Refused(code) => Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref())),
     }
@@ -247,6 +261,17 @@ fn user_session(
 
 /// Stores the code with what the token endpoint needs.
 fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
+    // The subject this RP knows the user by (oidcRPMetaDataOptionsUserIDAttr); a user
+    // without one gets nothing rather than an empty or shared `sub`.
+    let data = super::claims::data_for(s, &rp.client_id, &rp.name, &ar.scope);
+    let Some(sub) = rp.release.sub(&data) else {
+        log::error(&format!(
+            "relying party {}: user {} has no value for its subject attribute",
+            rp.name,
+            subject(s)
+        ));
+        return Err(Error::portal(PortalCode::Error, 403));
+    };
     let grant = store::CodeGrant {
         client_id: &ar.client_id,
         redirect_uri: &ar.redirect_uri,
@@ -254,7 +279,7 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
         nonce: ar.nonce.as_deref(),
         pkce: ar.pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
         session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
-        sub: subject(s),
+        sub,
         auth_time: s
             .get("_lastAuthnUTime")
             .cloned()

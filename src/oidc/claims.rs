@@ -1,12 +1,19 @@
-//! Which userinfo claims a scope releases (OpenID Connect Core 5.4), and their values: each
-//! claim is read from the SSO session through the RP's `oidcRPMetaDataExportedVars`
-//! (claim -> session attribute). A claim the RP does not map is never released.
-use super::Rp;
+//! What a relying party is told about the user, as LemonLDAP::NG 2.16 builds it
+//! (`Lib/OpenIDConnect.pm`, `buildUserInfoResponseFromData`): the claims of each granted scope
+//! (OpenID Connect Core 5.4, plus the RP's own scopes from `oidcRPMetaDataOptionsExtraClaims`),
+//! each read through the RP's `oidcRPMetaDataExportedVars` (`claim -> attribute[;type[;array]]`)
+//! from a per-RP macro (`oidcRPMetaDataMacros`) or else the session, typed and split on
+//! `multiValuesSeparator`; and the subject, `oidcRPMetaDataOptionsUserIDAttr` (a macro or an
+//! attribute), else the session's `whatToTrace`. A claim the RP does not map is never
+//! released; a value that is empty or absent is left out. Plain values in and out: no HTTP.
+use crate::config::value_string;
+use crate::rules::{Env, Expression};
 use crate::storage::Session;
 use serde_json::{json, Map, Value};
 
-/// Scope -> the standard claims it requests (OIDC Core 5.4).
-const SCOPES: [(&str, &[&str]); 4] = [
+/// The standard scopes and the claims they request (OpenID Connect Core 5.4, as LemonLDAP::NG
+/// lists them: the address scope's claims are the members of `address`, 5.1.1).
+pub const STANDARD: [(&str, &[&str]); 4] = [
     (
         "profile",
         &[
@@ -27,8 +34,32 @@ const SCOPES: [(&str, &[&str]); 4] = [
         ],
     ),
     ("email", &["email", "email_verified"]),
-    ("address", &["address"]),
+    (
+        "address",
+        &[
+            "formatted",
+            "street_address",
+            "locality",
+            "region",
+            "postal_code",
+            "country",
+        ],
+    ),
     ("phone", &["phone_number", "phone_number_verified"]),
+];
+
+/// The scopes every RP knows (`OIDC_SCOPES`): `openid` and the standard ones.
+pub const KNOWN_SCOPES: [&str; 5] = ["openid", "profile", "email", "address", "phone"];
+
+/// The claims released inside `address` (OpenID Connect Core 5.1.1, LemonLDAP::NG's
+/// `COMPLEX_CLAIM`).
+const ADDRESS_MEMBERS: [&str; 6] = [
+    "formatted",
+    "street_address",
+    "locality",
+    "region",
+    "postal_code",
+    "country",
 ];
 
 /// Every claim Limette can release, for discovery.
@@ -44,85 +75,338 @@ pub fn supported() -> Vec<&'static str> {
         "nonce",
         "azp",
         "at_hash",
+        "sid",
+        "address",
     ];
-    for (_, claims) in SCOPES {
-        v.extend_from_slice(claims);
+    for (_, claims) in STANDARD {
+        v.extend(claims.iter().filter(|c| !ADDRESS_MEMBERS.contains(c)));
     }
     v
 }
 
-/// The userinfo answer: `sub` plus every claim of a granted scope that the RP maps to a
-/// session attribute present in the session. With `ignore_scope`
-/// (`oidcServiceIgnoreScopeForClaims`), every claim the RP maps is released whatever the
-/// scope, as LemonLDAP::NG does.
-pub fn userinfo(
-    rp: &Rp,
-    scope: &str,
-    sub: &str,
-    session: &Session,
-    ignore_scope: bool,
-) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("sub".into(), json!(sub));
-    if ignore_scope {
-        for (claim, attr) in &rp.claims {
-            if let Some(v) = session.get(attr).filter(|v| !v.is_null()) {
-                out.insert(claim.clone(), v.clone());
+/// The JSON type a claim's value is given (`;type` of an exported variable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueType {
+    /// `string` (the default).
+    #[default]
+    String,
+    /// `int`: Perl's numeric value.
+    Int,
+    /// `bool`: Perl's truth.
+    Bool,
+}
+
+/// Whether a value holding the separator is split into a list (`;array`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArrayMode {
+    /// `auto` (the default): a list when there are several values.
+    #[default]
+    Auto,
+    /// `always`: a list, even of one value.
+    Always,
+    /// `never`: the string as it is.
+    Never,
+}
+
+/// Where a claim's value comes from: `attribute[;type[;array]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Source {
+    /// The session attribute, or the name of a per-RP macro.
+    pub attr: String,
+    /// Its JSON type.
+    pub kind: ValueType,
+    /// Its list handling.
+    pub array: ArrayMode,
+}
+
+impl Source {
+    /// Reads `attribute[;type[;array]]`. An unknown type or list mode is an error (Perl would
+    /// read it as a string, never split: a guess Limette does not make).
+    pub fn parse(spec: &str) -> Result<Source, String> {
+        let mut parts = spec.split(';');
+        let attr = parts.next().unwrap_or("").trim().to_string();
+        let kind = match parts.next().map(str::trim).unwrap_or("") {
+            "" | "string" => ValueType::String,
+            "int" => ValueType::Int,
+            "bool" => ValueType::Bool,
+            other => return Err(format!("type {other:?}: string, int or bool")),
+        };
+        let array = match parts.next().map(str::trim).unwrap_or("") {
+            "" | "auto" => ArrayMode::Auto,
+            "always" => ArrayMode::Always,
+            "never" => ArrayMode::Never,
+            other => return Err(format!("array mode {other:?}: auto, always or never")),
+        };
+        if parts.next().is_some() {
+            return Err("more than attribute;type;array".into());
+        }
+        Ok(Source { attr, kind, array })
+    }
+}
+
+/// One relying party's release table.
+#[derive(Debug, Clone, Default)]
+pub struct Release {
+    /// Claim name -> where its value comes from (`oidcRPMetaDataExportedVars`).
+    pub exported: Vec<(String, Source)>,
+    /// Scope -> the claims it releases: the standard scopes, then the RP's own
+    /// (`oidcRPMetaDataOptionsExtraClaims`), which replace a standard one of the same name.
+    pub scopes: Vec<(String, Vec<String>)>,
+    /// Per-RP macros (`oidcRPMetaDataMacros`), computed when a claim asks for them.
+    pub macros: Vec<(String, Expression)>,
+    /// `oidcRPMetaDataOptionsUserIDAttr`: the subject's attribute or macro (`None`: the
+    /// session's `whatToTrace` value).
+    pub user_id_attr: Option<String>,
+    /// `multiValuesSeparator`.
+    pub separator: String,
+}
+
+impl Release {
+    /// The standard scopes plus `extra` (scope -> space-separated claim names).
+    pub fn scopes_with(extra: &[(String, String)]) -> Vec<(String, Vec<String>)> {
+        let mut scopes: Vec<(String, Vec<String>)> = STANDARD
+            .iter()
+            .map(|(s, c)| (s.to_string(), c.iter().map(|c| c.to_string()).collect()))
+            .collect();
+        for (scope, claims) in extra {
+            let claims: Vec<String> = claims.split_whitespace().map(str::to_string).collect();
+            match scopes.iter_mut().find(|(s, _)| s == scope) {
+                Some(slot) => slot.1 = claims,
+                None => scopes.push((scope.clone(), claims)),
+            }
+        }
+        scopes
+    }
+
+    /// Whether the RP declares this scope (standard, `openid`, or one of its extra claims).
+    pub fn declares(&self, scope: &str) -> bool {
+        scope == "openid" || self.scopes.iter().any(|(s, _)| s == scope)
+    }
+
+    /// The subject for this RP, `None` when its attribute is empty or absent (nothing is
+    /// issued to a user without one).
+    pub fn sub(&self, data: &Session) -> Option<String> {
+        let v = match &self.user_id_attr {
+            Some(attr) => self.attribute(attr, data),
+            None => data
+                .get("_whatToTrace")
+                .or_else(|| data.get("_user"))
+                .map(value_string),
+        };
+        v.filter(|s| !s.is_empty())
+    }
+
+    /// The claims of the granted `scope` (every mapped claim with `ignore_scope`,
+    /// `oidcServiceIgnoreScopeForClaims`) with `sub`, read from `data` ([`data_for`]).
+    pub fn userinfo(
+        &self,
+        scope: &str,
+        sub: &str,
+        data: &Session,
+        ignore_scope: bool,
+    ) -> Map<String, Value> {
+        let mut out = Map::new();
+        if ignore_scope {
+            for (claim, _) in &self.exported {
+                self.add(&mut out, claim, data);
+            }
+        } else {
+            for granted in scope.split_whitespace().filter(|s| *s != "openid") {
+                let Some((_, claims)) = self.scopes.iter().find(|(s, _)| s == granted) else {
+                    continue;
+                };
+                for claim in claims {
+                    self.add(&mut out, claim, data);
+                }
             }
         }
         out.insert("sub".into(), json!(sub));
-        return out;
+        out
     }
-    let granted: Vec<&str> = scope.split_whitespace().collect();
-    for (s, names) in SCOPES {
-        if !granted.contains(&s) {
-            continue;
+
+    /// A macro's value, else the attribute's as stored.
+    fn attribute(&self, attr: &str, data: &Session) -> Option<String> {
+        match self.macros.iter().find(|(n, _)| n == attr) {
+            Some((_, expr)) => expr.value(data, Env::empty()),
+            None => data.get(attr).filter(|v| !v.is_null()).map(value_string),
         }
-        for name in names {
-            let attr = rp
-                .claims
-                .iter()
-                .find(|(c, _)| c == name)
-                .map(|(_, a)| a.as_str());
-            if let Some(v) = attr.and_then(|a| session.get(a)).filter(|v| !v.is_null()) {
-                out.insert((*name).to_string(), v.clone());
+    }
+
+    /// `_addAttributeToResponse`: the claim's value, typed, under `address` for its members.
+    fn add(&self, out: &mut Map<String, Value>, claim: &str, data: &Session) {
+        let Some((_, src)) = self.exported.iter().find(|(c, _)| c == claim) else {
+            return;
+        };
+        if src.attr.is_empty() {
+            return;
+        }
+        let raw = match self.macros.iter().find(|(n, _)| *n == src.attr) {
+            Some((_, expr)) => expr.value(data, Env::empty()).map(Value::String),
+            None => data.get(&src.attr).cloned(),
+        };
+        let Some(value) = raw.and_then(|v| self.format(v, src)) else {
+            return;
+        };
+        if ADDRESS_MEMBERS.contains(&claim) {
+            let address = out
+                .entry("address")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(a) = address {
+                a.insert(claim.to_string(), value);
+            }
+        } else {
+            out.insert(claim.to_string(), value);
+        }
+    }
+
+    /// `_formatValue`: a list or object as it is; a scalar typed and split; empty -> nothing.
+    fn format(&self, v: Value, src: &Source) -> Option<Value> {
+        let text = match v {
+            Value::Null => return None,
+            Value::Array(_) | Value::Object(_) => return Some(v),
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        if text.is_empty() {
+            return None;
+        }
+        let sep = self.separator.as_str();
+        let several = !sep.is_empty() && text.contains(sep);
+        let typed = |t: &str| typed(t, src.kind);
+        Some(match src.array {
+            ArrayMode::Auto if several => Value::Array(text.split(sep).map(typed).collect()),
+            ArrayMode::Always if !sep.is_empty() => {
+                Value::Array(text.split(sep).map(typed).collect())
+            }
+            ArrayMode::Always => Value::Array(vec![typed(&text)]),
+            // Never: no typing of a flattened list (LemonLDAP::NG warns and keeps the string).
+            ArrayMode::Never if several => Value::String(text),
+            _ => typed(&text),
+        })
+    }
+}
+
+/// `_forceType`: Perl's truth, Perl's number, or the string.
+fn typed(s: &str, kind: ValueType) -> Value {
+    match kind {
+        ValueType::String => json!(s),
+        ValueType::Bool => json!(!(s.is_empty() || s == "0")),
+        ValueType::Int => {
+            let n = crate::rules::perl_number(s);
+            if n.fract() == 0.0 && n.abs() < 9.0e15 {
+                json!(n as i64)
+            } else {
+                json!(n)
             }
         }
     }
-    out
+}
+
+/// What claims and macros are computed on: the session's attributes plus `_clientId`,
+/// `_clientConfKey` and `_scope` (LemonLDAP::NG's `buildUserInfoResponseFromData`).
+pub fn data_for(session: &Session, client_id: &str, rp_name: &str, scope: &str) -> Session {
+    let mut data = session.clone();
+    data.insert("_clientId".into(), json!(client_id));
+    data.insert("_clientConfKey".into(), json!(rp_name));
+    data.insert("_scope".into(), json!(scope));
+    data
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn release(exported: &[(&str, &str)]) -> Release {
+        Release {
+            exported: exported
+                .iter()
+                .map(|(c, s)| (c.to_string(), Source::parse(s).unwrap()))
+                .collect(),
+            scopes: Release::scopes_with(&[]),
+            separator: "; ".into(),
+            ..Release::default()
+        }
+    }
+
+    fn session(v: Value) -> Session {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
     #[test]
     fn claims_follow_scope_and_mapping() {
-        let rp = Rp {
-            claims: vec![
-                ("email".into(), "mail".into()),
-                ("name".into(), "cn".into()),
-            ],
-            ..Rp::default()
-        };
-        let mut s = Map::new();
-        s.insert("mail".into(), json!("dwho@badwolf.org"));
-        s.insert("cn".into(), json!("Doctor Who"));
+        let r = release(&[("email", "mail"), ("name", "cn")]);
+        let s = session(json!({"mail": "dwho@badwolf.org", "cn": "Doctor Who"}));
         assert_eq!(
-            Value::Object(userinfo(&rp, "openid", "dwho", &s, false)),
+            Value::Object(r.userinfo("openid", "dwho", &s, false)),
             json!({"sub": "dwho"})
         );
         assert_eq!(
-            Value::Object(userinfo(&rp, "openid email", "dwho", &s, false)),
+            Value::Object(r.userinfo("openid email", "dwho", &s, false)),
             json!({"sub": "dwho", "email": "dwho@badwolf.org"})
         );
-        let all = userinfo(&rp, "openid profile email", "dwho", &s, false);
+        let all = r.userinfo("openid profile email", "dwho", &s, false);
         assert_eq!(all["name"], "Doctor Who");
         assert!(!all.contains_key("preferred_username"));
         // oidcServiceIgnoreScopeForClaims: every mapped claim, whatever the scope.
         assert_eq!(
-            Value::Object(userinfo(&rp, "openid", "dwho", &s, true)),
+            Value::Object(r.userinfo("openid", "dwho", &s, true)),
             json!({"sub": "dwho", "email": "dwho@badwolf.org", "name": "Doctor Who"})
         );
+    }
+
+    #[test]
+    fn types_lists_and_address_members() {
+        let r = release(&[
+            ("email_verified", "verified;bool"),
+            ("updated_at", "changed;int"),
+            ("nickname", "aliases"),
+            ("website", "sites;string;always"),
+            ("locale", "langs;string;never"),
+            ("locality", "l"),
+            ("country", "c"),
+            ("picture", "empty"),
+        ]);
+        let s = session(
+            json!({"verified": "0", "changed": "1700000000x", "aliases": "a; b",
+            "sites": "http://x", "langs": "fr; en", "l": "Cardiff", "c": "UK", "empty": ""}),
+        );
+        let c = r.userinfo("openid email profile address", "u", &s, false);
+        assert_eq!(c["email_verified"], json!(false));
+        assert_eq!(c["updated_at"], json!(1_700_000_000));
+        assert_eq!(c["nickname"], json!(["a", "b"]));
+        assert_eq!(c["website"], json!(["http://x"]));
+        assert_eq!(c["locale"], json!("fr; en"));
+        assert_eq!(
+            c["address"],
+            json!({"locality": "Cardiff", "country": "UK"})
+        );
+        assert!(!c.contains_key("picture"));
+        assert!(Source::parse("x;float").is_err() && Source::parse("x;int;maybe").is_err());
+    }
+
+    #[test]
+    fn extra_scopes_macros_and_subject() {
+        let mut r = release(&[("email", "mail"), ("team", "unit"), ("shout", "loud")]);
+        r.scopes = Release::scopes_with(&[
+            ("corp".into(), "team shout".into()),
+            ("email".into(), "team".into()),
+        ]);
+        r.macros = vec![("loud".into(), Expression::parse("uc($cn)").unwrap())];
+        r.user_id_attr = Some("mail".into());
+        let s =
+            session(json!({"mail": "d@x", "unit": "TARDIS", "cn": "who", "_whatToTrace": "dwho"}));
+        let c = r.userinfo("openid corp email", "sub", &s, false);
+        assert_eq!(
+            Value::Object(c),
+            json!({"sub": "sub", "team": "TARDIS", "shout": "WHO"})
+        );
+        assert!(r.declares("corp") && r.declares("openid") && !r.declares("admin"));
+        assert_eq!(r.sub(&s).as_deref(), Some("d@x"));
+        r.user_id_attr = Some("loud".into());
+        assert_eq!(r.sub(&s).as_deref(), Some("WHO"));
+        r.user_id_attr = Some("missing".into());
+        assert_eq!(r.sub(&s), None);
+        r.user_id_attr = None;
+        assert_eq!(r.sub(&s).as_deref(), Some("dwho"));
     }
 }

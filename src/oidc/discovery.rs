@@ -10,7 +10,10 @@ use serde_json::json;
 /// The provider metadata (OpenID Connect Discovery 1.0, section 3).
 pub fn configuration(conf: &Conf) -> Response {
     let iss = issuer(conf);
-    let ep = |p: &str| format!("{iss}oauth2/{p}");
+    // The endpoints under the issuer, as LemonLDAP::NG builds them (a `/` added when the
+    // issuer, oidcServiceMetaDataIssuer, has none).
+    let slash = if iss.ends_with('/') { "" } else { "/" };
+    let ep = |p: &str| format!("{iss}{slash}oauth2/{p}");
     let signing = algorithms(conf, true);
     Response::json(
         200,

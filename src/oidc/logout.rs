@@ -87,7 +87,10 @@ impl Ask<'_> {
             .sid
             .as_deref()
             .is_some_and(|x| util::ct_eq(x.as_bytes(), sid.as_bytes()));
-        h.rp.logout_bypass_confirm && same_sid && h.sub == super::authorize::subject(s)
+        // The subject this RP was given (its UserIDAttr), as the hint carries it.
+        let data = super::claims::data_for(s, &h.rp.client_id, &h.rp.name, "");
+        let sub = h.rp.release.sub(&data);
+        h.rp.logout_bypass_confirm && same_sid && sub.as_deref() == Some(h.sub.as_str())
     }
 }
 

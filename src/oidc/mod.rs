@@ -15,6 +15,7 @@ pub mod keys;
 pub mod logout;
 pub mod options;
 pub mod pkce;
+pub mod scopes;
 pub mod settings;
 pub mod signing;
 pub mod token;
@@ -168,9 +169,13 @@ pub fn access_record_id(settings: &Settings, token: &str) -> Option<String> {
     verified.get("jti")?.as_str().map(str::to_string)
 }
 
-/// The issuer: the portal URL with its trailing slash, as LemonLDAP::NG.
+/// The issuer: `oidcServiceMetaDataIssuer`, else the portal URL with its trailing slash, as
+/// LemonLDAP::NG.
 pub fn issuer(conf: &Conf) -> String {
-    conf.portal.clone()
+    match &conf.area::<Settings>().issuer {
+        Some(iss) => iss.clone(),
+        None => conf.portal.clone(),
+    }
 }
 
 /// `uri` with parameters appended (`?` or `&` as needed).

@@ -4,9 +4,10 @@
 //! configuration this table refuses: an unknown option name, or a refused option set to
 //! something other than LemonLDAP::NG's default. It also reads the values of honoured options
 //! (flags, numbers, the rule) strictly; `settings` assembles them into an `Rp`.
+use super::claims::Source;
 use crate::config::support::{KeyInfo, Support};
 use crate::config::{as_i64, value_string};
-use crate::rules::Rule;
+use crate::rules::{Expression, Rule};
 use serde_json::{Map, Value};
 
 use Support::{Ignored, Implemented, Refused};
@@ -18,7 +19,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsAccessTokenExpiration", Implemented, "seconds; unset or 0: oidcServiceAccessTokenExpiration"),
     opt("oidcRPMetaDataOptionsAccessTokenJWT", Implemented, "0 or 1: JWT access tokens (RFC 9068, typ at+jwt)"),
     opt("oidcRPMetaDataOptionsAccessTokenSignAlg", Implemented, "JWT access tokens: RS256 (default), RS384, RS512, HS256, HS384, HS512; ES256, EdDSA (Limette extensions)"),
-    opt("oidcRPMetaDataOptionsAdditionalAudiences", Refused, "the ID token audience is the client id only"),
+    opt("oidcRPMetaDataOptionsAdditionalAudiences", Implemented, "space-separated audiences added to the ID token's aud"),
     opt("oidcRPMetaDataOptionsAllowClientCredentialsGrant", Refused, "only the authorization code and refresh token grants"),
     opt("oidcRPMetaDataOptionsAllowOffline", Refused, "no offline access"),
     opt("oidcRPMetaDataOptionsAllowPasswordGrant", Refused, "only the authorization code and refresh token grants"),
@@ -29,10 +30,10 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsClientSecret", Implemented, "required for confidential clients, and whenever an HS* algorithm is used (its HMAC key)"),
     opt("oidcRPMetaDataOptionsComment", Ignored, "cosmetic"),
     opt("oidcRPMetaDataOptionsDisplayName", Ignored, "cosmetic"),
-    opt("oidcRPMetaDataOptionsExtraClaims", Refused, "extra claims are not implemented"),
+    opt("oidcRPMetaDataOptionsExtraClaims", Implemented, "per RP: scope -> space-separated claims it releases (replaces a standard scope of the same name)"),
     opt("oidcRPMetaDataOptionsIcon", Ignored, "cosmetic"),
     opt("oidcRPMetaDataOptionsIDTokenExpiration", Implemented, "seconds; unset or 0: oidcServiceIDTokenExpiration"),
-    opt("oidcRPMetaDataOptionsIDTokenForceClaims", Refused, "the ID token never carries the user's claims"),
+    opt("oidcRPMetaDataOptionsIDTokenForceClaims", Implemented, "0 or 1: the ID token carries the user's claims of the granted scopes"),
     opt("oidcRPMetaDataOptionsIDTokenSignAlg", Implemented, "HS256, HS384, HS512 (default), RS256, RS384, RS512, none (config check warns); ES256, EdDSA (Limette extensions)"),
     opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Implemented, "0 or 1: RP-initiated logout with a valid id_token_hint of the current session skips the confirmation"),
     opt("oidcRPMetaDataOptionsLogoutSessionRequired", Refused, "no front- or back-channel logout"),
@@ -46,19 +47,11 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsRequestUris", Refused, "no request objects (request_uri)"),
     opt("oidcRPMetaDataOptionsRequirePKCE", Implemented, "0 or 1"),
     opt("oidcRPMetaDataOptionsRule", Implemented, "checked at authorize; a refused user gets portal error 84, no code"),
-    opt("oidcRPMetaDataOptionsUserIDAttr", Refused, "sub is the session's whatToTrace value"),
+    opt("oidcRPMetaDataOptionsUserIDAttr", Implemented, "sub: this session attribute or per-RP macro (unset: whatToTrace); a user without it is refused"),
     opt("oidcRPMetaDataOptionsUserInfoSignAlg", Implemented, "empty (default): plain JSON; else a signed application/jwt answer, same algorithms as IDTokenSignAlg"),
-    opt("oidcRPMetaDataExportedVars", Implemented, "claim name -> session attribute"),
-    opt("oidcRPMetaDataMacros", Refused, "per-RP macros are not implemented"),
-    opt("oidcRPMetaDataScopeRules", Refused, "per-RP scope rules are not implemented"),
-];
-
-/// The per-RP hashes stored beside `oidcRPMetaDataOptions` (`<key>/<rp name>/...`) that this
-/// table refuses when the RP's hash is not empty.
-pub const REFUSED_HASHES: &[&str] = &[
-    "oidcRPMetaDataMacros",
-    "oidcRPMetaDataScopeRules",
-    "oidcRPMetaDataOptionsExtraClaims",
+    opt("oidcRPMetaDataExportedVars", Implemented, "claim name -> attribute or per-RP macro[;string|int|bool[;auto|always|never]]"),
+    opt("oidcRPMetaDataMacros", Implemented, "per RP: name -> expression, read by claims and UserIDAttr before the session"),
+    opt("oidcRPMetaDataScopeRules", Implemented, "per RP: scope -> rule; the scope is granted when it holds ($requested: asked for), removed when not"),
 ];
 
 /// The entry of an option or per-RP hash, `None` for a name LemonLDAP::NG 2.16 does not know.
@@ -67,13 +60,9 @@ pub fn rp_option(key: &str) -> Option<&'static KeyInfo> {
 }
 
 /// Checks the names and the refused options of one RP (`opts`: its `oidcRPMetaDataOptions`
-/// object; `raw`: the whole configuration, for the per-RP hashes). `Err` is the reason the RP
-/// is disabled: `<key> = <value> is not supported (<what is>)`.
-pub fn check_refused(
-    name: &str,
-    opts: &Map<String, Value>,
-    raw: &Map<String, Value>,
-) -> Result<(), String> {
+/// object). `Err` is the reason the RP is disabled: `<key> = <value> is not supported (<what
+/// is>)`. (The per-RP hashes beside the options are all honoured; `settings` reads them.)
+pub fn check_refused(opts: &Map<String, Value>) -> Result<(), String> {
     for (key, value) in opts {
         let Some(info) = rp_option(key) else {
             // A typo or a newer LemonLDAP::NG: what it asks for cannot be known. Its value is
@@ -83,13 +72,6 @@ pub fn check_refused(
         };
         if info.support == Refused && !is_default(key, value) {
             return Err(reason(key, value, info.note));
-        }
-    }
-    for key in REFUSED_HASHES {
-        let value = raw.get(*key).and_then(|all| all.get(name));
-        if let Some(v) = value.filter(|v| !is_default(key, v)) {
-            let note = rp_option(key).map_or("not implemented", |i| i.note);
-            return Err(reason(key, v, note));
         }
     }
     Ok(())
@@ -181,6 +163,95 @@ pub fn rule(o: &Map<String, Value>) -> Result<Option<Rule>, String> {
     })
 }
 
+/// The RP's entry in a per-RP hash beside the options (`<key>/<rp name>`): name -> text, in
+/// key order. Unset or empty is no entry; anything but an object of strings is a reason.
+pub fn per_rp(
+    raw: &Map<String, Value>,
+    key: &str,
+    name: &str,
+) -> Result<Vec<(String, String)>, String> {
+    match raw.get(key).and_then(|all| all.get(name)) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) if s.is_empty() => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(_) | Value::Number(_) | Value::Bool(_) | Value::Null => {
+                    Ok((k.clone(), value_string(v)))
+                }
+                _ => Err(reason(key, v, "name -> text")),
+            })
+            .collect(),
+        Some(v) => Err(reason(key, v, "an object of names and texts")),
+    }
+}
+
+/// `oidcRPMetaDataExportedVars/<rp>`: claim -> `attribute[;type[;array]]`.
+pub fn exported_vars(
+    raw: &Map<String, Value>,
+    name: &str,
+) -> Result<Vec<(String, Source)>, String> {
+    let k = "oidcRPMetaDataExportedVars";
+    per_rp(raw, k, name)?
+        .into_iter()
+        .map(|(claim, spec)| match Source::parse(&spec) {
+            Ok(src) => Ok((claim, src)),
+            Err(e) => Err(reason(
+                &format!("{k}/{name}/{claim}"),
+                &Value::String(spec),
+                &e,
+            )),
+        })
+        .collect()
+}
+
+/// `oidcRPMetaDataMacros/<rp>`: name -> expression, compiled; an empty one is skipped (as
+/// LemonLDAP::NG does), one that does not parse disables the RP.
+pub fn macros(raw: &Map<String, Value>, name: &str) -> Result<Vec<(String, Expression)>, String> {
+    let k = "oidcRPMetaDataMacros";
+    let mut out = Vec::new();
+    for (macro_name, src) in per_rp(raw, k, name)? {
+        if src.is_empty() {
+            continue;
+        }
+        match Expression::parse(&src) {
+            Ok(e) => out.push((macro_name, e)),
+            Err(e) => {
+                let why = format!("the expression does not parse: {e}");
+                return Err(reason(
+                    &format!("{k}/{name}/{macro_name}"),
+                    &Value::String(src),
+                    &why,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `oidcRPMetaDataScopeRules/<rp>`: scope -> rule, compiled; empty skipped, unparsable a reason.
+pub fn scope_rules(raw: &Map<String, Value>, name: &str) -> Result<Vec<(String, Rule)>, String> {
+    let k = "oidcRPMetaDataScopeRules";
+    let mut out = Vec::new();
+    for (scope, src) in per_rp(raw, k, name)? {
+        if src.is_empty() {
+            continue;
+        }
+        match Rule::parse(&src) {
+            Ok(r) => out.push((scope, r)),
+            Err(e) => {
+                let why = format!("the rule does not parse: {e}");
+                return Err(reason(
+                    &format!("{k}/{name}/{scope}"),
+                    &Value::String(src),
+                    &why,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A row of the table (keeps the table one line a key).
 const fn opt(key: &'static str, support: Support, note: &'static str) -> KeyInfo {
     KeyInfo { key, support, note }
@@ -252,36 +323,23 @@ mod tests {
     }
 
     #[test]
-    fn refused_options_unknown_names_and_hashes() {
+    fn refused_options_and_unknown_names() {
         let opts = |v: Value| v.as_object().cloned().unwrap_or_default();
-        let raw = Map::new();
         let ok = opts(json!({"oidcRPMetaDataOptionsAllowOffline": 0,
             "oidcRPMetaDataOptionsLogoutType": "front", "oidcRPMetaDataOptionsIcon": "x.png"}));
-        assert_eq!(check_refused("a", &ok, &raw), Ok(()));
-        let off = opts(json!({"oidcRPMetaDataOptionsAllowOffline": 1}));
-        assert_eq!(
-            check_refused("a", &off, &raw).unwrap_err(),
-            "oidcRPMetaDataOptionsAllowOffline = 1 is not supported (no offline access)"
-        );
+        assert_eq!(check_refused(&ok), Ok(()));
+        let uris = opts(json!({"oidcRPMetaDataOptionsRequestUris": "http://rp/req"}));
+        assert!(check_refused(&uris)
+            .unwrap_err()
+            .starts_with("oidcRPMetaDataOptionsRequestUris = http://rp/req is not supported"));
         let typo = opts(json!({"oidcRPMetaDataOptionsClientScret": "hush"}));
-        let e = check_refused("a", &typo, &raw).unwrap_err();
+        let e = check_refused(&typo).unwrap_err();
         assert!(
             e.starts_with(
                 "oidcRPMetaDataOptionsClientScret = *** is not supported (unknown option"
             ),
             "{e}"
         );
-        let raw = opts(
-            json!({"oidcRPMetaDataScopeRules": {"a": {"admin": "$uid eq \"dwho\""}, "b": {}}}),
-        );
-        let e = check_refused("a", &ok, &raw).unwrap_err();
-        assert!(
-            e.starts_with("oidcRPMetaDataScopeRules = {\"admin\""),
-            "{e}"
-        );
-        assert_eq!(check_refused("b", &ok, &raw), Ok(()));
-        let extra = opts(json!({"oidcRPMetaDataOptionsExtraClaims": {"a": {"c": "x y"}}}));
-        assert!(check_refused("a", &ok, &extra).is_err());
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //! error line at load. The rest of the configuration still loads. The provider's signing keys
 //! are read here too (`keys::Keyring`): an RP whose algorithm needs a key that is missing or
 //! unreadable is disabled.
+use super::claims::Release;
 use super::jwt::Alg;
 use super::keys::Keyring;
-use super::options::{check_refused, flag, integer, key, reason, rule};
+use super::options::{check_refused, exported_vars, flag, integer, key, macros, per_rp};
+use super::options::{reason, rule, scope_rules};
 use super::signing::{alg_reason, has_keys, none_warnings, signing_algs};
 use crate::config::{as_i64, truthy, value_string};
 use crate::rules::Rule;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::fmt;
 
 /// A client secret: compared in constant time, never printed.
@@ -78,8 +80,14 @@ pub struct Rp {
     /// `oidcRPMetaDataOptionsLogoutBypassConfirm`: RP-initiated logout with a valid hint of
     /// the current session ends it without a confirmation page.
     pub logout_bypass_confirm: bool,
-    /// Claim name -> session attribute.
-    pub claims: Vec<(String, String)>,
+    /// What the RP is told: claims by scope, their sources, macros, the subject's attribute.
+    pub release: Release,
+    /// `oidcRPMetaDataScopeRules`: scope -> rule (see `scopes`).
+    pub scope_rules: Vec<(String, Rule)>,
+    /// `oidcRPMetaDataOptionsAdditionalAudiences`: more `aud` values of the ID token.
+    pub audiences: Vec<String>,
+    /// `oidcRPMetaDataOptionsIDTokenForceClaims`: the user's claims in the ID token.
+    pub force_id_claims: bool,
     /// `oidcRPMetaDataOptionsRule`, compiled; `None`: every authenticated user.
     pub rule: Option<Rule>,
     /// `oidcRPMetaDataOptionsAuthnLevel`: the lowest `authenticationLevel` served (0: any).
@@ -112,6 +120,12 @@ pub struct Settings {
     pub disabled: Vec<DisabledRp>,
     /// Refresh token lifetime (`oidcServiceOfflineSessionExpiration`).
     pub refresh_ttl: i64,
+    /// `oidcServiceMetaDataIssuer` (unset: the portal URL).
+    pub issuer: Option<String>,
+    /// `oidcServiceAllowOnlyDeclaredScopes`.
+    pub only_declared_scopes: bool,
+    /// `issuerDBOpenIDConnectRule`, compiled: who may use the provider (`None`: everybody).
+    pub rule: Option<Rule>,
 }
 
 impl Settings {
@@ -158,6 +172,9 @@ impl Settings {
             rps,
             disabled,
             refresh_ttl: num("oidcServiceOfflineSessionExpiration", 2_592_000),
+            issuer: service_issuer(raw)?,
+            only_declared_scopes: truthy(raw.get("oidcServiceAllowOnlyDeclaredScopes")),
+            rule: service_rule(raw)?,
         })
     }
 
@@ -197,7 +214,16 @@ fn parse_rp(
     raw: &Map<String, Value>,
     d: (i64, i64, i64),
 ) -> Result<Rp, String> {
-    check_refused(name, o, raw)?;
+    check_refused(o)?;
+    // LemonLDAP::NG reads extra claims beside the options only: inside them they would be
+    // ignored, and the RP would lose claims its configuration names.
+    if let Some(v) = o
+        .get(&key("ExtraClaims"))
+        .filter(|v| !crate::config::support::is_off(v))
+    {
+        let why = "set beside the options, as oidcRPMetaDataOptionsExtraClaims/<rp>";
+        return Err(reason(&key("ExtraClaims"), v, why));
+    }
     let v = |k: &str| o.get(&key(k)).cloned().unwrap_or(Value::Null);
     let s = |k: &str| o.get(&key(k)).map(value_string).unwrap_or_default();
     let client_id = s("ClientID");
@@ -248,23 +274,56 @@ fn parse_rp(
         public,
         bypass_consent: flag(o, "BypassConsent")?,
         logout_bypass_confirm: flag(o, "LogoutBypassConfirm")?,
-        claims: exported_vars(raw, name),
+        release: Release {
+            exported: exported_vars(raw, name)?,
+            scopes: Release::scopes_with(&per_rp(raw, "oidcRPMetaDataOptionsExtraClaims", name)?),
+            macros: macros(raw, name)?,
+            user_id_attr: Some(s("UserIDAttr").trim().to_string()).filter(|a| !a.is_empty()),
+            separator: raw
+                .get("multiValuesSeparator")
+                .map(value_string)
+                .unwrap_or_else(|| "; ".into()),
+        },
+        scope_rules: scope_rules(raw, name)?,
+        audiences: words("AdditionalAudiences"),
+        force_id_claims: flag(o, "IDTokenForceClaims")?,
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
     })
 }
 
-/// The RP's `oidcRPMetaDataExportedVars`: claim name -> session attribute.
-fn exported_vars(raw: &Map<String, Value>, name: &str) -> Vec<(String, String)> {
-    match raw
-        .get("oidcRPMetaDataExportedVars")
-        .and_then(|v| v.get(name))
-    {
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(k, v)| (k.clone(), value_string(v)))
-            .collect(),
-        _ => Vec::new(),
+/// `oidcServiceMetaDataIssuer`: an absolute http(s) URL, else the portal's is used.
+fn service_issuer(raw: &Map<String, Value>) -> Result<Option<String>, String> {
+    let k = "oidcServiceMetaDataIssuer";
+    let v = raw.get(k).map(value_string).unwrap_or_default();
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let ok = (v.starts_with("https://") || v.starts_with("http://"))
+        && !v.chars().any(|c| c.is_whitespace() || c.is_control());
+    if !ok {
+        return Err(format!(
+            "{k} = {}: not an http(s) URL",
+            super::options::shown(k, &json!(v))
+        ));
+    }
+    Ok(Some(v.to_string()))
+}
+
+/// `issuerDBOpenIDConnectRule` (LemonLDAP::NG's default `1`: everybody). A rule that does not
+/// parse stops the start, as it stops LemonLDAP::NG's provider.
+fn service_rule(raw: &Map<String, Value>) -> Result<Option<Rule>, String> {
+    let k = "issuerDBOpenIDConnectRule";
+    let src = raw.get(k).map(value_string).unwrap_or_default();
+    match src.trim() {
+        "" | "1" | "accept" => Ok(None),
+        text => Rule::parse(text).map(Some).map_err(|e| {
+            format!(
+                "{k} = {}: the rule does not parse: {e}",
+                super::options::shown(k, &json!(text))
+            )
+        }),
     }
 }
 
@@ -305,7 +364,14 @@ mod tests {
         assert_eq!(rp.redirect_uris, vec!["http://x/cb", "http://y/cb"]);
         assert_eq!((rp.code_ttl, rp.access_ttl, rp.id_ttl), (2, 100, 3600));
         assert!(rp.public && rp.require_pkce && !rp.refresh);
-        assert_eq!(rp.claims, vec![("email".to_string(), "mail".to_string())]);
+        assert_eq!(rp.release.exported.len(), 1);
+        assert_eq!(
+            (
+                rp.release.exported[0].0.as_str(),
+                rp.release.exported[0].1.attr.as_str()
+            ),
+            ("email", "mail")
+        );
         assert!(rp.secret.matches("s") && !rp.secret.matches("t"));
         assert_eq!(format!("{:?}", rp.secret), "Secret(***)");
     }
@@ -335,7 +401,7 @@ mod tests {
             case(json!({k("AccessTokenJWT"): "1"})),
             "oidcRPMetaDataOptionsAccessTokenSignAlg = RS256 is not supported (no usable RSA key: oidcServicePrivateKeySig does not read, or is missing until a portal loads this configuration and generates it)"
         );
-        assert!(case(json!({k("LogoutUrl"): "http://rp/fc"})).starts_with(&k("LogoutUrl")));
+        assert!(case(json!({k("RequestUris"): "http://rp/r"})).starts_with(&k("RequestUris")));
         assert!(case(json!({k("Colour"): "red"})).contains("unknown option"));
         assert!(case(json!({k("IDTokenSignAlg"): "ES256"})).contains("no usable EC P-256 key"));
         assert!(case(json!({k("IDTokenSignAlg"): "PS256"})).starts_with(
@@ -362,10 +428,26 @@ mod tests {
         );
         assert!(case(json!({k("AuthnLevel"): "high"})).contains("a positive integer"));
         assert!(case(json!({k("AccessTokenExpiration"): "-5"})).contains("a positive integer"));
-        let macros = json!({"oidcRPMetaDataMacros": {"a": {"m": "uc($uid)"}}});
-        assert!(disabled(json!({}), macros)
+        // The per-RP hashes load when they read, and disable the RP when they do not.
+        let hashes = json!({"oidcRPMetaDataMacros": {"a": {"m": "uc($uid)", "e": ""}},
+            "oidcRPMetaDataScopeRules": {"a": {"admin": "$uid eq \"dwho\""}},
+            "oidcRPMetaDataOptionsExtraClaims": {"a": {"corp": "team unit"}},
+            "oidcRPMetaDataExportedVars": {"a": {"team": "ou;string;always"}}});
+        assert_eq!(disabled(json!({}), hashes), None);
+        let bad = json!({"oidcRPMetaDataMacros": {"a": {"m": "uc($uid"}}});
+        assert!(disabled(json!({}), bad).unwrap().starts_with(
+            "oidcRPMetaDataMacros/a/m = uc($uid is not supported (the expression does not parse"
+        ));
+        let bad = json!({"oidcRPMetaDataScopeRules": {"a": {"admin": "$uid eq"}}});
+        assert!(disabled(json!({}), bad)
             .unwrap()
-            .starts_with("oidcRPMetaDataMacros = "));
+            .starts_with("oidcRPMetaDataScopeRules/a/admin = $uid eq is not supported (the rule"));
+        let bad = json!({"oidcRPMetaDataExportedVars": {"a": {"email": "mail;float"}}});
+        assert!(disabled(json!({}), bad)
+            .unwrap()
+            .starts_with("oidcRPMetaDataExportedVars/a/email = mail;float is not supported (type"));
+        let inside = json!({k("ExtraClaims"): {"corp": "team"}});
+        assert!(case(inside).contains("set beside the options"));
         // Cosmetic options and refused options at their default load.
         let fine = json!({k("DisplayName"): "App", k("AllowOffline"): 0, k("LogoutType"): "front",
             k("UserInfoSignAlg"): "", k("Rule"): "", k("AuthnLevel"): ""});

@@ -125,6 +125,17 @@ fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Va
     issue(app, conf, rp, &rec.without_nonce(), rp.public, Family::Join)
 }
 
+/// The user's claims of the grant's scope, as userinfo releases them (with `sub`).
+fn user_claims(app: &App, conf: &Conf, rp: &Rp, grant: &Record) -> Result<Map<String, Value>> {
+    let session = live_session(app, conf, grant)?;
+    let scope = grant.scope().unwrap_or("");
+    let data = super::claims::data_for(&session, &rp.client_id, &rp.name, scope);
+    let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+    Ok(rp
+        .release
+        .userinfo(scope, grant.sub().unwrap_or(""), &data, ignore))
+}
+
 fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
     crate::sso::lookup(app, conf, rec.session_id())?
         .map(crate::sso::SsoSession::into_map)
@@ -201,7 +212,7 @@ fn issue(
     let sid = Some(grant.session_id())
         .filter(|id| !id.is_empty())
         .map(|id| crate::sso::oidc_sid(&conf.key, id));
-    let claims = id_token_claims(
+    let mut claims = id_token_claims(
         &issuer(conf),
         rp,
         grant.as_map(),
@@ -209,6 +220,12 @@ fn issue(
         sid.as_deref(),
         util::now(),
     );
+    // IDTokenForceClaims: the user's claims too, never overriding the token's own.
+    if rp.force_id_claims {
+        for (k, v) in user_claims(app, conf, rp, grant)? {
+            claims.entry(k).or_insert(v);
+        }
+    }
     let sub = grant.sub().unwrap_or("");
     crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
     let id_token = super::sign_for(
@@ -237,9 +254,7 @@ fn access_token_claims(
     let sub = grant.sub().unwrap_or("");
     let mut c = Map::new();
     if rp.access_claims {
-        let session = live_session(app, conf, grant)?;
-        let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
-        c = super::claims::userinfo(rp, scope, sub, &session, ignore);
+        c = user_claims(app, conf, rp, grant)?;
     }
     c.insert("iss".into(), json!(issuer(conf)));
     c.insert("sub".into(), json!(sub));
@@ -270,7 +285,10 @@ pub fn id_token_claims(
     c.insert("iss".into(), json!(iss));
     let grant = Record::from(grant.clone());
     c.insert("sub".into(), json!(grant.sub().unwrap_or("")));
-    c.insert("aud".into(), json!([rp.client_id]));
+    // OIDC Core 2: the client id, then the RP's AdditionalAudiences.
+    let mut aud = vec![rp.client_id.clone()];
+    aud.extend(rp.audiences.iter().filter(|a| **a != rp.client_id).cloned());
+    c.insert("aud".into(), json!(aud));
     c.insert("azp".into(), json!(rp.client_id));
     c.insert("exp".into(), json!(now + rp.id_ttl));
     c.insert("iat".into(), json!(now));

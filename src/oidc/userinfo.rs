@@ -30,11 +30,12 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let id = super::access_record_id(&oidc, &token).ok_or_else(invalid)?;
     let (rec, session) = store::live(app, conf, RecordType::Access, &id)?.ok_or_else(invalid)?;
     let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
-    let claims = super::claims::userinfo(
-        rp,
-        rec.scope().unwrap_or(""),
+    let scope = rec.scope().unwrap_or("");
+    let data = super::claims::data_for(&session, &rp.client_id, &rp.name, scope);
+    let claims = rp.release.userinfo(
+        scope,
         rec.sub().unwrap_or(""),
-        &session,
+        &data,
         conf.get_bool("oidcServiceIgnoreScopeForClaims"),
     );
     let Some(alg) = rp.userinfo_alg else {

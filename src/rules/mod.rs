@@ -18,6 +18,8 @@ mod lexer;
 mod parser;
 
 pub use env::Env;
+/// Perl's numeric value of a string (what `+ 0` gives), for callers that type values.
+pub use eval::number as perl_number;
 
 use serde_json::{Map, Value};
 
