@@ -335,7 +335,13 @@ mod tests {
         assert_ne!(a["key"], b["key"], "each first start draws its own key");
         assert!(!a.contains_key("portal"));
         assert!(a["cfgLog"].as_str().unwrap().contains("random key"));
-        assert_eq!(a["cfgDate"], 1_800_000_000);
+        assert_eq!(
+            (&a["cfgDate"], &a["cfgVersion"]),
+            (
+                &serde_json::json!("1800000000"),
+                &serde_json::json!("2.16.1")
+            )
+        );
         let conf = Conf::build_on(a.clone(), &Map::new(), &node("127.0.0.1:9090")).unwrap();
         assert_eq!(conf.portal, "http://127.0.0.1:9090/");
         assert_eq!(conf.raw["portal"], "http://127.0.0.1:9090/");

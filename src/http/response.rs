@@ -36,12 +36,16 @@ impl Response {
     /// A JSON response with the no-cache headers.
     pub fn json(status: u16, value: &Value) -> Response {
         let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
-        let mut r =
-            Response::empty(status).with_header("Content-Type", "application/json; charset=utf-8");
+        Response::uncached(status, "application/json; charset=utf-8", body)
+    }
+
+    /// A body of any type with the no-cache headers every JSON answer carries (a signed JWT
+    /// answer, `application/jwt`, holds the same data and the same headers).
+    pub fn uncached(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Response {
+        let mut r = Response::bytes(status, content_type, body);
         for (k, v) in NO_CACHE {
             r = r.with_header(k, v);
         }
-        r.body = body;
         r
     }
 

@@ -46,7 +46,5 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     claims.insert("iss".into(), json!(super::issuer(conf)));
     claims.insert("aud".into(), json!(rp.client_id));
     let token = super::sign_for(&conf.area::<super::Settings>(), rp, alg, "JWT", &claims)?;
-    Ok(Response::bytes(200, "application/jwt", token)
-        .with_header("Cache-Control", "no-store")
-        .with_header("Pragma", "no-cache"))
+    Ok(Response::uncached(200, "application/jwt", token))
 }

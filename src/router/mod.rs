@@ -225,9 +225,17 @@ fn admit_server(app: &App, req: &Request, area: Area) -> Result<()> {
                 server.key()
             )))
         }
+        // LemonLDAP::NG's Perl clients send credentials only after this challenge: a request
+        // without any is the normal first half of a call (info); a wrong password is not.
+        Verdict::Unauthorized if req.header("authorization").is_none() => {
+            crate::log::info(&format!(
+                "{path}: asked {shown} for restUser/restPassword (401 challenge)"
+            ));
+            Err(Error::BasicRequired("Authentication required".into()))
+        }
         Verdict::Unauthorized => {
             crate::log::warn(&format!(
-                "{path}: refused to {shown}, missing or wrong restUser/restPassword"
+                "{path}: refused to {shown}, wrong restUser/restPassword"
             ));
             Err(Error::BasicRequired("Authentication required".into()))
         }

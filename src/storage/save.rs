@@ -28,9 +28,11 @@ pub struct Author {
     pub log: String,
 }
 
-/// The value written into `cfgVersion`: the Limette release that saved the document.
+/// The value written into `cfgVersion`: the LemonLDAP::NG release whose layout the document
+/// follows, as LemonLDAP::NG's own manager writes it (its tools read it to decide whether a
+/// configuration needs migrating; Limette's own version means nothing to them).
 pub fn version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
+    "2.16.1"
 }
 
 /// `conf` with the metadata of a save at `now` (the number is the store's business).
@@ -39,7 +41,8 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
     out.remove("cfgNum");
     out.insert("cfgAuthor".into(), Value::from(author.name.clone()));
     out.insert("cfgAuthorIP".into(), Value::from(author.ip.clone()));
-    out.insert("cfgDate".into(), Value::from(now));
+    // A string of the epoch, as LemonLDAP::NG writes it (the REST metadata serves it as a number).
+    out.insert("cfgDate".into(), Value::from(now.to_string()));
     out.insert("cfgLog".into(), Value::from(author.log.clone()));
     out.insert("cfgVersion".into(), Value::from(version()));
     out
@@ -144,7 +147,8 @@ mod tests {
         let c = stamp(&base(), &author("why"), 1_700_000_000);
         assert_eq!(c["cfgAuthor"], "dwho");
         assert_eq!(c["cfgAuthorIP"], "10.0.0.1");
-        assert_eq!(c["cfgDate"], 1_700_000_000);
+        assert_eq!(c["cfgDate"], "1700000000");
+        assert_eq!(c["cfgVersion"], "2.16.1");
         assert_eq!(c["cfgLog"], "why");
         assert_eq!(c["cfgVersion"], version());
         assert!(!c.contains_key("cfgNum"));

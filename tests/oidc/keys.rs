@@ -216,6 +216,15 @@ fn signed_userinfo_and_jwt_access_tokens() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.header("content-type"), Some("application/jwt"));
+    // The same no-cache headers as the JSON answer.
+    assert_eq!(
+        r.header("cache-control"),
+        Some("no-cache, no-store, must-revalidate")
+    );
+    assert_eq!(
+        (r.header("pragma"), r.header("expires")),
+        (Some("no-cache"), Some("0"))
+    );
     let info = r.text();
     assert_eq!(header(&info)["alg"], "EdDSA");
     verify_with_jwks(&p, &info, "userinfo");
