@@ -338,7 +338,17 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "oidcServiceAllowAuthorizationCodeFlow",
         Implemented,
-        "the code flow",
+        "the code flow (0: response_type=code is refused)",
+    ),
+    KeyInfo::new(
+        "oidcServiceAllowImplicitFlow",
+        Implemented,
+        "the implicit flow (id_token, id_token token)",
+    ),
+    KeyInfo::new(
+        "oidcServiceAllowHybridFlow",
+        Implemented,
+        "the hybrid flow (code id_token, code token, code id_token token)",
     ),
     KeyInfo::new(
         "oidcServicePrivateKeySig",
@@ -460,8 +470,6 @@ pub const REFUSED: &[KeyInfo] = &[
         "rule of the SAML identity provider",
     ),
     KeyInfo::new("issuerDBCASRule", Refused, "rule of the CAS server"),
-    KeyInfo::new("oidcServiceAllowImplicitFlow", Refused, "implicit flow"),
-    KeyInfo::new("oidcServiceAllowHybridFlow", Refused, "hybrid flow"),
     KeyInfo::new(
         "oidcServiceAllowDynamicRegistration",
         Refused,

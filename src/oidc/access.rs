@@ -8,13 +8,13 @@ use serde_json::json;
 
 /// The RP's gate once the user is authenticated, in LemonLDAP::NG's order
 /// (`Issuer/OpenIDConnect.pm`, `run`): its rule, evaluated on the session's attributes plus
-/// `_oidc_grant_type` = `authorizationcode` (PE_UNAUTHORIZEDPARTNER), then its
+/// `_oidc_grant_type` = the flow (`authorizationcode`, `implicit`, `hybrid`; PE_UNAUTHORIZEDPARTNER), then its
 /// authentication level (PE_UPGRADESESSION). LemonLDAP::NG offers to upgrade the session by
 /// a new login; Limette has a single module, so a new login cannot raise the level.
-pub fn admit(rp: &Rp, s: &Session) -> std::result::Result<(), PortalCode> {
+pub fn admit(rp: &Rp, s: &Session, grant_type: &str) -> std::result::Result<(), PortalCode> {
     if let Some(rule) = &rp.rule {
         let mut vars = s.clone();
-        vars.insert("_oidc_grant_type".into(), json!("authorizationcode"));
+        vars.insert("_oidc_grant_type".into(), json!(grant_type));
         if !rule.eval(&vars) {
             return Err(PortalCode::UnauthorizedPartner);
         }
@@ -49,11 +49,21 @@ mod tests {
             ..Rp::default()
         };
         let dwho = |l: i64| s(json!({"uid": "dwho", "authenticationLevel": l}));
-        assert_eq!(admit(&rp, &dwho(2)), Ok(()));
-        assert_eq!(admit(&rp, &dwho(1)), Err(PortalCode::UpgradeSession));
+        assert_eq!(admit(&rp, &dwho(2), "authorizationcode"), Ok(()));
+        assert_eq!(
+            admit(&rp, &dwho(2), "implicit"),
+            Err(PortalCode::UnauthorizedPartner)
+        );
+        assert_eq!(
+            admit(&rp, &dwho(1), "authorizationcode"),
+            Err(PortalCode::UpgradeSession)
+        );
         let rose = s(json!({"uid": "rtyler", "authenticationLevel": 5}));
-        assert_eq!(admit(&rp, &rose), Err(PortalCode::UnauthorizedPartner));
-        assert_eq!(admit(&Rp::default(), &s(json!({}))), Ok(()));
+        assert_eq!(
+            admit(&rp, &rose, "authorizationcode"),
+            Err(PortalCode::UnauthorizedPartner)
+        );
+        assert_eq!(admit(&Rp::default(), &s(json!({})), "implicit"), Ok(()));
         assert_eq!(level(&s(json!({"authenticationLevel": "3"}))), 3);
     }
 }

@@ -7,7 +7,8 @@
 //! rule, its authentication level; a refusal is a portal error page, never a redirect), then
 //! consent, then the code.
 use super::access::{admit, level};
-use super::{consent, params, with_params, Params, Rp};
+use super::response::{deliver, Flow, Mode, ResponseType};
+use super::{consent, params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
@@ -40,10 +41,16 @@ pub struct AuthRequest {
     pub max_age: Option<i64>,
     /// PKCE challenge and method.
     pub pkce: Option<(String, String)>,
+    /// What `response_type` asks for.
+    pub response_type: ResponseType,
+    /// Its flow.
+    pub flow: Flow,
+    /// Where the answer's parameters go.
+    pub mode: Mode,
 }
 
 /// Why a request is refused.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
     /// Not redirected: the client or its redirect URI cannot be trusted.
     Portal(PortalCode),
@@ -70,6 +77,7 @@ pub fn handle(
         Err(UserStep::LoginRequired) => {
             return Ok(refuse(
                 &ar.redirect_uri,
+                ar.mode,
                 OAuthCode::LoginRequired,
                 ar.state.as_deref(),
             ))
@@ -84,7 +92,7 @@ pub fn handle(
         ));
         return Err(Error::portal(PortalCode::OidcServiceNotAllowed, 403));
     }
-    if let Err(code) = admit(rp, &session) {
+    if let Err(code) = admit(rp, &session, ar.flow.as_str()) {
         log::notice(&format!(
             "user {} is not authorized to access relying party {} (portal error {})",
             subject(&session),
@@ -98,10 +106,23 @@ pub fn handle(
     let mut ar = ar;
     ar.scope = super::scopes::resolve(rp, &ar.scope, &session, oidc.only_declared_scopes);
     let ar = &ar;
+    // The subject this RP knows the user by (oidcRPMetaDataOptionsUserIDAttr); a user
+    // without one gets nothing rather than an empty or shared `sub`.
+    let data = super::claims::data_for(&session, &rp.client_id, &rp.name, &ar.scope);
+    if rp.release.sub(&data).is_none() {
+        log::error(&format!(
+            "relying party {}: user {} has no value for its subject attribute",
+            rp.name,
+            subject(&session)
+        ));
+        return Err(Error::portal(PortalCode::Error, 403));
+    }
     match consent::decide(app, conf, req, rp, ar, &session, &p)? {
-        consent::Outcome::Granted => Ok(Response::redirect(&grant(app, rp, ar, &session)?)),
+        consent::Outcome::Granted => grant(app, conf, rp, ar, &session),
         consent::Outcome::Ask(page) => Ok(page),
-        consent::Outcome::Refused(code) => Ok(refuse(&ar.redirect_uri, code, ar.state.as_deref())),
+        consent::Outcome::Refused(code) => {
+            Ok(refuse(&ar.redirect_uri, ar.mode, code, ar.state.as_deref()))
+        }
     }
 }
 
@@ -116,24 +137,36 @@ fn refusal(r: Refusal, p: &Params) -> Result<Response> {
             ));
             Err(Error::portal(code, 400))
         }
-        // Stage 2: the redirect URI is registered, so the error may go there.
+        // Stage 2: the redirect URI is registered, so the error may go there, in the mode
+        // the request asked for as far as it could be read.
         Refusal::Redirect(code) => Ok(refuse(
             p.get("redirect_uri").unwrap_or_default(),
+            Mode::for_error(p.get("response_type"), p.get("response_mode")),
             code,
             p.state(),
         )),
     }
 }
 
-/// Issues the code; returns the redirect URI with `code`, `session_state` and `state`.
-fn grant(app: &App, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<String> {
-    let code = issue_code(app, rp, ar, session)?;
+/// Issues what the response type asks for (a code, an access token, an ID token: OpenID
+/// Connect Core 3.1.2.5, 3.2.2.5, 3.3.2.5) and answers with them, `session_state` and `state`.
+fn grant(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<Response> {
+    let code = match ar.response_type.code {
+        true => Some(issue_code(app, rp, ar, session)?),
+        false => None,
+    };
+    let issued = super::implicit::issue(app, conf, rp, ar, session, code.as_deref())?;
     let ss = session_state(&ar.client_id, &ar.redirect_uri, session);
-    let mut q: Vec<(&str, &str)> = vec![("code", &code), ("session_state", &ss)];
+    let mut q: Vec<(&str, &str)> = Vec::new();
+    if let Some(c) = &code {
+        q.push(("code", c));
+    }
+    q.extend(issued.iter().map(|(k, v)| (*k, v.as_str())));
+    q.push(("session_state", &ss));
     if let Some(s) = &ar.state {
         q.push(("state", s));
     }
-    Ok(with_params(&ar.redirect_uri, &q))
+    Ok(deliver(&ar.redirect_uri, ar.mode, &q))
 }
 
 /// Checks the request against the relying parties (no session involved).
@@ -151,19 +184,42 @@ pub fn check<'a>(
     if !rp.redirect_uris.iter().any(|u| u == redirect_uri) {
         return Err(Refusal::Portal(PortalCode::UnauthorizedUrl));
     }
-    Ok((rp, request(rp, redirect_uri, p)?))
+    Ok((rp, request(settings, rp, redirect_uri, p)?))
 }
 
 /// Stage 2 of [`check`], once the redirect URI is known to be the client's: every refusal
 /// from here on is redirected to it.
-fn request(rp: &Rp, redirect_uri: &str, p: &Params) -> std::result::Result<AuthRequest, Refusal> {
-    // Stage 2 (redirected): RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3.
+fn request(
+    settings: &super::Settings,
+    rp: &Rp,
+    redirect_uri: &str,
+    p: &Params,
+) -> std::result::Result<AuthRequest, Refusal> {
+    // Stage 2 (redirected): RFC 6749 4.1.1, OIDC Core 3.1.2.1, 3.2.2.1, 3.3.2.1, RFC 7636 4.3.
     // 0. Every parameter within its bound: nothing oversized is stored with the code.
     if p.oversized() {
         return Err(Refusal::Redirect(OAuthCode::InvalidRequest));
     }
-    if p.get("response_type") != Some("code") {
-        return Err(Refusal::Redirect(OAuthCode::UnsupportedResponseType));
+    // 1. A flow the service serves (oidcServiceAllow...Flow), in a mode fit for it.
+    let unsupported = Refusal::Redirect(OAuthCode::UnsupportedResponseType);
+    let response_type = p
+        .get("response_type")
+        .and_then(ResponseType::parse)
+        .ok_or(unsupported)?;
+    let flow = response_type.flow().ok_or(unsupported)?;
+    let served = match flow {
+        Flow::Code => settings.flows.code,
+        Flow::Implicit => settings.flows.implicit,
+        Flow::Hybrid => settings.flows.hybrid,
+    };
+    if !served {
+        return Err(unsupported);
+    }
+    let mode = Mode::pick(flow, p.get("response_mode")).map_err(Refusal::Redirect)?;
+    // 2. A nonce whenever the authorization endpoint issues an ID token or tokens (OIDC Core
+    //    3.2.2.1, 3.3.2.11): it is what binds them to the client's request.
+    if flow != Flow::Code && p.get("nonce").is_none() {
+        return Err(Refusal::Redirect(OAuthCode::InvalidRequest));
     }
     let scope = p
         .get("scope")
@@ -207,6 +263,9 @@ fn request(rp: &Rp, redirect_uri: &str, p: &Params) -> std::result::Result<AuthR
         prompt,
         max_age,
         pkce,
+        response_type,
+        flow,
+        mode,
     })
 }
 
@@ -261,17 +320,7 @@ fn user_session(
 
 /// Stores the code with what the token endpoint needs.
 fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
-    // The subject this RP knows the user by (oidcRPMetaDataOptionsUserIDAttr); a user
-    // without one gets nothing rather than an empty or shared `sub`.
     let data = super::claims::data_for(s, &rp.client_id, &rp.name, &ar.scope);
-    let Some(sub) = rp.release.sub(&data) else {
-        log::error(&format!(
-            "relying party {}: user {} has no value for its subject attribute",
-            rp.name,
-            subject(s)
-        ));
-        return Err(Error::portal(PortalCode::Error, 403));
-    };
     let grant = store::CodeGrant {
         client_id: &ar.client_id,
         redirect_uri: &ar.redirect_uri,
@@ -279,7 +328,8 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
         nonce: ar.nonce.as_deref(),
         pkce: ar.pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
         session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
-        sub,
+        // `handle` refused a user without a subject before anything is issued.
+        sub: rp.release.sub(&data).unwrap_or_default(),
         auth_time: s
             .get("_lastAuthnUTime")
             .cloned()
@@ -325,13 +375,13 @@ fn printable(v: Option<&str>) -> String {
         .collect()
 }
 
-/// RFC 6749 4.1.2.1: the error goes back to the client.
-fn refuse(redirect_uri: &str, code: OAuthCode, state: Option<&str>) -> Response {
+/// RFC 6749 4.1.2.1, 4.2.2.1: the error goes back to the client, in the answer's mode.
+fn refuse(redirect_uri: &str, mode: Mode, code: OAuthCode, state: Option<&str>) -> Response {
     let mut q = vec![("error", code.as_str())];
     if let Some(s) = state {
         q.push(("state", s));
     }
-    Response::redirect(&with_params(redirect_uri, &q))
+    deliver(redirect_uri, mode, &q)
 }
 
 #[cfg(test)]
@@ -349,6 +399,11 @@ mod tests {
             enabled: true,
             rps: vec![rp],
             refresh_ttl: 10,
+            flows: crate::oidc::settings::Flows {
+                code: true,
+                implicit: false,
+                hybrid: false,
+            },
             ..Settings::default()
         }
     }
@@ -379,6 +434,11 @@ mod tests {
         let err = |q: &str| check(&s, &p(&format!("{base}&{q}"))).err();
         assert_eq!(
             err("response_type=token&scope=openid"),
+            Some(Refusal::Redirect(OAuthCode::UnsupportedResponseType))
+        );
+        // A flow the service does not serve.
+        assert_eq!(
+            err("response_type=id_token&scope=openid&nonce=n"),
             Some(Refusal::Redirect(OAuthCode::UnsupportedResponseType))
         );
         assert_eq!(

@@ -25,8 +25,8 @@ pub fn configuration(conf: &Conf) -> Response {
             "introspection_endpoint": ep("introspect"),
             "end_session_endpoint": ep("logout"),
             "jwks_uri": ep("jwks"),
-            "response_types_supported": ["code"],
-            "response_modes_supported": ["query"],
+            "response_types_supported": response_types(&conf.area::<super::Settings>().flows),
+            "response_modes_supported": ["query", "fragment", "form_post"],
             "grant_types_supported": ["authorization_code", "refresh_token"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": signing,
@@ -45,6 +45,21 @@ pub fn configuration(conf: &Conf) -> Response {
             "backchannel_logout_supported": false,
         }),
     )
+}
+
+/// The response types of the flows the service allows (OpenID Connect Core 3).
+fn response_types(flows: &super::settings::Flows) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if flows.code {
+        v.push("code");
+    }
+    if flows.implicit {
+        v.extend(["id_token", "id_token token"]);
+    }
+    if flows.hybrid {
+        v.extend(["code id_token", "code token", "code id_token token"]);
+    }
+    v
 }
 
 /// The algorithms that work: HMAC always (keyed by each client's secret), an asymmetric

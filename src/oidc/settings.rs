@@ -126,6 +126,20 @@ pub struct Settings {
     pub only_declared_scopes: bool,
     /// `issuerDBOpenIDConnectRule`, compiled: who may use the provider (`None`: everybody).
     pub rule: Option<Rule>,
+    /// The flows served: `oidcServiceAllowAuthorizationCodeFlow` (default on),
+    /// `oidcServiceAllowImplicitFlow`, `oidcServiceAllowHybridFlow` (default off).
+    pub flows: Flows,
+}
+
+/// The flows the service allows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flows {
+    /// The authorization code flow.
+    pub code: bool,
+    /// The implicit flow.
+    pub implicit: bool,
+    /// The hybrid flow.
+    pub hybrid: bool,
 }
 
 impl Settings {
@@ -175,6 +189,13 @@ impl Settings {
             issuer: service_issuer(raw)?,
             only_declared_scopes: truthy(raw.get("oidcServiceAllowOnlyDeclaredScopes")),
             rule: service_rule(raw)?,
+            flows: Flows {
+                code: raw
+                    .get("oidcServiceAllowAuthorizationCodeFlow")
+                    .map_or(true, |v| truthy(Some(v))),
+                implicit: truthy(raw.get("oidcServiceAllowImplicitFlow")),
+                hybrid: truthy(raw.get("oidcServiceAllowHybridFlow")),
+            },
         })
     }
 

@@ -216,7 +216,7 @@ fn issue(
         &issuer(conf),
         rp,
         grant.as_map(),
-        &access,
+        Some(&access),
         sid.as_deref(),
         util::now(),
     );
@@ -242,7 +242,7 @@ fn issue(
 /// RFC 9068 2.2: the claims of a JWT access token; `jti` is the id of its record, which
 /// userinfo and introspection look up. With `AccessTokenClaims`, the user's claims of the
 /// granted scopes too (as userinfo would release them).
-fn access_token_claims(
+pub(super) fn access_token_claims(
     app: &App,
     conf: &Conf,
     rp: &Rp,
@@ -277,7 +277,7 @@ pub fn id_token_claims(
     iss: &str,
     rp: &Rp,
     grant: &Session,
-    access_token: &str,
+    access_token: Option<&str>,
     sid: Option<&str>,
     now: i64,
 ) -> Map<String, Value> {
@@ -297,10 +297,9 @@ pub fn id_token_claims(
         grant.auth_time().cloned().unwrap_or(json!(now)),
     );
     c.insert("acr".into(), json!(grant.acr().unwrap_or("loa-1")));
-    c.insert(
-        "at_hash".into(),
-        json!(jwt::at_hash_for(rp.id_alg, access_token)),
-    );
+    if let Some(at) = access_token {
+        c.insert("at_hash".into(), json!(jwt::at_hash_for(rp.id_alg, at)));
+    }
     if let Some(n) = grant.nonce() {
         c.insert("nonce".into(), json!(n));
     }
@@ -341,13 +340,14 @@ mod tests {
         g.insert("auth_time".into(), json!(5));
         g.insert("acr".into(), json!("loa-1"));
         g.insert("nonce".into(), json!("n1"));
-        let c = id_token_claims("http://p/", &rp, &g, "abc", None, 100);
+        let c = id_token_claims("http://p/", &rp, &g, Some("abc"), None, 100);
         assert_eq!(
             Value::Object(c),
             json!({"iss": "http://p/", "sub": "dwho", "aud": ["demo"], "azp": "demo", "exp": 3700, "iat": 100,
                    "auth_time": 5, "acr": "loa-1", "at_hash": "ungWv48Bz-pBQUDeXa4iIw", "nonce": "n1"})
         );
-        let c = id_token_claims("http://p/", &rp, &g, "abc", Some("s1"), 100);
+        let c = id_token_claims("http://p/", &rp, &g, None, Some("s1"), 100);
+        assert!(!c.contains_key("at_hash"));
         assert_eq!(c["sid"], "s1");
     }
 }

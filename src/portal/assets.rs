@@ -1,4 +1,5 @@
-//! Static files compiled into the binary: the stylesheet and the language files.
+//! Static files compiled into the binary: the stylesheet, the language files and the script
+//! of the OpenID Connect form-post answer.
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
 
@@ -11,6 +12,10 @@ pub fn serve(req: &Request) -> Result<Response> {
         "/static/limette.css" => (
             "text/css; charset=utf-8",
             include_str!("../../static/limette.css"),
+        ),
+        "/static/form_post.js" => (
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/form_post.js"),
         ),
         "/static/languages/en.json" => {
             ("application/json; charset=utf-8", crate::web::messages::EN)

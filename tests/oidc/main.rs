@@ -9,6 +9,7 @@ mod authorize;
 mod claims;
 mod directory;
 mod file_processes;
+mod flows;
 mod hygiene;
 mod keys;
 mod lifetimes;

@@ -1,0 +1,137 @@
+//! What the authorization endpoint issues itself in the implicit and hybrid flows (OpenID
+//! Connect Core 3.2.2.5, 3.3.2.5), as LemonLDAP::NG does: an access token when the response
+//! type has `token` (never a refresh token), an ID token when it has `id_token`, with `at_hash`
+//! for the access token and `c_hash` for the code (3.3.2.11), the nonce, and the user's claims
+//! when no access token comes with it (`id_token` alone: 5.4, the claims have nowhere else to
+//! go) or the RP forces them. An access token issued here opens a token family of its own, so
+//! it lives and dies like the token endpoint's (`grants::live`).
+use super::authorize::AuthRequest;
+use super::{issuer, jwt, Rp, Settings};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::Result;
+use crate::grants::{self as store, CodeGrant, Record, RecordType};
+use crate::storage::Session;
+use crate::util;
+use serde_json::{json, Value};
+
+/// The parameters to add to the answer (`access_token`, `token_type`, `expires_in`,
+/// `id_token`), empty for the code flow.
+pub fn issue(
+    app: &App,
+    conf: &Conf,
+    rp: &Rp,
+    ar: &AuthRequest,
+    session: &Session,
+    code: Option<&str>,
+) -> Result<Vec<(&'static str, String)>> {
+    let mut out = Vec::new();
+    if !ar.response_type.token && !ar.response_type.id_token {
+        return Ok(out);
+    }
+    let grant = grant_of(rp, ar, session);
+    let access = match ar.response_type.token {
+        true => Some(access_token(app, conf, rp, &grant)?),
+        false => None,
+    };
+    if let Some(at) = &access {
+        out.push(("access_token", at.clone()));
+        out.push(("token_type", "Bearer".into()));
+        out.push(("expires_in", rp.access_ttl.to_string()));
+    }
+    if ar.response_type.id_token {
+        let with_claims = access.is_none() || rp.force_id_claims;
+        let idt = id_token(
+            conf,
+            rp,
+            ar,
+            &grant,
+            session,
+            access.as_deref(),
+            code,
+            with_claims,
+        )?;
+        out.push(("id_token", idt));
+    }
+    crate::log::info(&format!(
+        "OIDC {} flow: tokens issued to {} for {}",
+        ar.flow.as_str(),
+        rp.client_id,
+        grant.sub().unwrap_or("")
+    ));
+    Ok(out)
+}
+
+/// What the tokens are issued for: the request and the user, as a code would record them.
+fn grant_of(rp: &Rp, ar: &AuthRequest, s: &Session) -> Record {
+    let data = super::claims::data_for(s, &rp.client_id, &rp.name, &ar.scope);
+    Record::from(CodeGrant {
+        client_id: &ar.client_id,
+        redirect_uri: &ar.redirect_uri,
+        scope: &ar.scope,
+        nonce: ar.nonce.as_deref(),
+        pkce: None,
+        session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
+        // The authorize handler refused a user without a subject before issuing anything.
+        sub: rp.release.sub(&data).unwrap_or_default(),
+        auth_time: s
+            .get("_lastAuthnUTime")
+            .cloned()
+            .unwrap_or(json!(util::now())),
+        acr: format!("loa-{}", super::access::level(s)),
+    })
+}
+
+/// An access token in a family of its own (opaque, or a JWT for an RP with `AccessTokenJWT`).
+fn access_token(app: &App, conf: &Conf, rp: &Rp, grant: &Record) -> Result<String> {
+    let db = store::of(app);
+    let id = store::new_id();
+    // The family is keyed by a fresh random value: no code opens it, none can replay it.
+    let family = store::open_family(db, &store::new_id(), grant, &[id.as_str()], rp.access_ttl)?;
+    let rec = grant.with_family(&family);
+    store::create_as(db, RecordType::Access, &id, rec.for_tokens(), rp.access_ttl)?;
+    match rp.access_jwt {
+        Some(alg) => {
+            let claims = super::token::access_token_claims(app, conf, rp, &rec, &id)?;
+            super::sign_for(&conf.area::<Settings>(), rp, alg, "at+jwt", &claims)
+        }
+        None => Ok(id),
+    }
+}
+
+/// The ID token of the front channel (OIDC Core 3.2.2.10, 3.3.2.11).
+#[allow(clippy::too_many_arguments)]
+fn id_token(
+    conf: &Conf,
+    rp: &Rp,
+    ar: &AuthRequest,
+    grant: &Record,
+    session: &Session,
+    access: Option<&str>,
+    code: Option<&str>,
+    with_claims: bool,
+) -> Result<String> {
+    let sid = Some(grant.session_id())
+        .filter(|id| !id.is_empty())
+        .map(|id| crate::sso::oidc_sid(&conf.key, id));
+    let mut claims = super::token::id_token_claims(
+        &issuer(conf),
+        rp,
+        grant.as_map(),
+        access,
+        sid.as_deref(),
+        util::now(),
+    );
+    if let Some(c) = code {
+        claims.insert("c_hash".into(), json!(jwt::at_hash_for(rp.id_alg, c)));
+    }
+    if with_claims {
+        let data = super::claims::data_for(session, &rp.client_id, &rp.name, &ar.scope);
+        let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+        let sub = grant.sub().unwrap_or("");
+        for (k, v) in rp.release.userinfo(&ar.scope, sub, &data, ignore) {
+            claims.entry(k).or_insert(v);
+        }
+    }
+    super::sign_for(&conf.area::<Settings>(), rp, rp.id_alg, "JWT", &claims)
+}
