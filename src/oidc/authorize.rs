@@ -114,6 +114,12 @@ fn refusal(r: Refusal, p: &Params) -> Result<Response> {
 /// Issues the code; returns the redirect URI with `code`, `session_state` and `state`.
 fn grant(app: &App, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<String> {
     let code = issue_code(app, rp, ar, session)?;
+    // The session now has a relying party to tell when it ends (`channels`).
+    let id = session
+        .get("_session_id")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    crate::sso::record_rp(app, id, &rp.name)?;
     let ss = session_state(&ar.client_id, &ar.redirect_uri, session);
     let mut q: Vec<(&str, &str)> = vec![("code", &code), ("session_state", &ss)];
     if let Some(s) = &ar.state {

@@ -44,6 +44,7 @@ pub fn supported() -> Vec<&'static str> {
         "nonce",
         "azp",
         "at_hash",
+        "sid",
     ];
     for (_, claims) in SCOPES {
         v.extend_from_slice(claims);

@@ -84,6 +84,32 @@ pub struct Rp {
     pub rule: Option<Rule>,
     /// `oidcRPMetaDataOptionsAuthnLevel`: the lowest `authenticationLevel` served (0: any).
     pub authn_level: i64,
+    /// `oidcRPMetaDataOptionsLogoutUrl` with its type and session flag; `None`: the RP is
+    /// told nothing when a session ends.
+    pub logout: Option<Logout>,
+}
+
+/// How a relying party hears of the end of a session it was used in (`LogoutUrl`,
+/// `LogoutType`, `LogoutSessionRequired`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logout {
+    /// `oidcRPMetaDataOptionsLogoutUrl`: an http(s) URL.
+    pub url: String,
+    /// `oidcRPMetaDataOptionsLogoutType`.
+    pub channel: Channel,
+    /// `oidcRPMetaDataOptionsLogoutSessionRequired`: `iss` and `sid` on the front-channel
+    /// URL, `sid` in the logout token.
+    pub session_required: bool,
+}
+
+/// `oidcRPMetaDataOptionsLogoutType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// `front` (LemonLDAP::NG's default): an iframe on the page that ends the session
+    /// (OpenID Connect Front-Channel Logout 1.0).
+    Front,
+    /// `back`: a logout token POSTed by the portal (OpenID Connect Back-Channel Logout 1.0).
+    Back,
 }
 
 /// A relying party left out because its configuration cannot be honoured.
@@ -251,7 +277,48 @@ fn parse_rp(
         claims: exported_vars(raw, name),
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
+        logout: logout(o, id_alg)?,
     })
+}
+
+/// The RP's logout channel. `LogoutType` other than `front` or `back` disables the RP (as
+/// would a URL that is not http(s)); a back-channel logout token must be signed (Back-Channel
+/// Logout 1.0, section 2.6), so `back` with `IDTokenSignAlg = none` disables it too.
+fn logout(o: &Map<String, Value>, id_alg: Alg) -> Result<Option<Logout>, String> {
+    let v = |k: &str| o.get(&key(k)).cloned().unwrap_or(Value::Null);
+    let channel = match value_string(&v("LogoutType")).trim() {
+        "" | "front" => Channel::Front,
+        "back" => Channel::Back,
+        _ => {
+            return Err(reason(
+                &key("LogoutType"),
+                &v("LogoutType"),
+                "front or back",
+            ))
+        }
+    };
+    let session_required = flag(o, "LogoutSessionRequired")?;
+    let url = value_string(&v("LogoutUrl")).trim().to_string();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let clean = !url.bytes().any(|b| b.is_ascii_control() || b == b' ');
+    if !clean || crate::http::response::origin_of(&url).is_none() {
+        return Err(reason(
+            &key("LogoutUrl"),
+            &v("LogoutUrl"),
+            "an http or https URL",
+        ));
+    }
+    if channel == Channel::Back && id_alg == Alg::None {
+        let why = "back-channel logout tokens must be signed: IDTokenSignAlg none cannot sign them";
+        return Err(reason(&key("LogoutType"), &v("LogoutType"), why));
+    }
+    Ok(Some(Logout {
+        url,
+        channel,
+        session_required,
+    }))
 }
 
 /// The RP's `oidcRPMetaDataExportedVars`: claim name -> session attribute.
@@ -335,7 +402,14 @@ mod tests {
             case(json!({k("AccessTokenJWT"): "1"})),
             "oidcRPMetaDataOptionsAccessTokenSignAlg = RS256 is not supported (no usable RSA key: oidcServicePrivateKeySig does not read, or is missing until a portal loads this configuration and generates it)"
         );
-        assert!(case(json!({k("LogoutUrl"): "http://rp/fc"})).starts_with(&k("LogoutUrl")));
+        assert!(
+            case(json!({k("LogoutUrl"): "javascript:alert(1)"})).contains("an http or https URL")
+        );
+        assert!(case(json!({k("LogoutType"): "side"})).contains("(front or back)"));
+        assert!(case(json!({k("LogoutSessionRequired"): "yes"})).contains("(0 or 1)"));
+        let unsigned = json!({k("LogoutUrl"): "http://rp/bc", k("LogoutType"): "back",
+            k("IDTokenSignAlg"): "none"});
+        assert!(case(unsigned).contains("must be signed"));
         assert!(case(json!({k("Colour"): "red"})).contains("unknown option"));
         assert!(case(json!({k("IDTokenSignAlg"): "ES256"})).contains("no usable EC P-256 key"));
         assert!(case(json!({k("IDTokenSignAlg"): "PS256"})).starts_with(
@@ -383,6 +457,28 @@ mod tests {
         assert_eq!((rp.id_alg, rp.userinfo_alg), (Alg::None, Some(Alg::HS384)));
         assert_eq!(s.warnings.len(), 1);
         assert!(s.warnings[0].1.contains("IDTokenSignAlg = none"));
+    }
+
+    #[test]
+    fn logout_channels_are_read() {
+        let rp = |extra: Value| {
+            let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
+                "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}));
+            o.extend(raw(extra));
+            let s = Settings::from_conf(&raw(json!({"oidcRPMetaDataOptions": {"a": o}}))).unwrap();
+            s.rp("cid").unwrap().logout.clone()
+        };
+        assert_eq!(rp(json!({"oidcRPMetaDataOptionsLogoutType": "back"})), None);
+        let front = rp(json!({"oidcRPMetaDataOptionsLogoutUrl": "http://rp/fc"})).unwrap();
+        assert_eq!(
+            (front.channel, front.session_required),
+            (Channel::Front, false)
+        );
+        let back = rp(json!({"oidcRPMetaDataOptionsLogoutUrl": "https://rp/bc?x=1",
+            "oidcRPMetaDataOptionsLogoutType": "back", "oidcRPMetaDataOptionsLogoutSessionRequired": 1}))
+        .unwrap();
+        assert_eq!(back.url, "https://rp/bc?x=1");
+        assert_eq!((back.channel, back.session_required), (Channel::Back, true));
     }
 
     #[test]
