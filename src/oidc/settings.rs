@@ -86,30 +86,7 @@ pub struct Rp {
     pub authn_level: i64,
     /// `oidcRPMetaDataOptionsLogoutUrl` with its type and session flag; `None`: the RP is
     /// told nothing when a session ends.
-    pub logout: Option<Logout>,
-}
-
-/// How a relying party hears of the end of a session it was used in (`LogoutUrl`,
-/// `LogoutType`, `LogoutSessionRequired`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Logout {
-    /// `oidcRPMetaDataOptionsLogoutUrl`: an http(s) URL.
-    pub url: String,
-    /// `oidcRPMetaDataOptionsLogoutType`.
-    pub channel: Channel,
-    /// `oidcRPMetaDataOptionsLogoutSessionRequired`: `iss` and `sid` on the front-channel
-    /// URL, `sid` in the logout token.
-    pub session_required: bool,
-}
-
-/// `oidcRPMetaDataOptionsLogoutType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
-    /// `front` (LemonLDAP::NG's default): an iframe on the page that ends the session
-    /// (OpenID Connect Front-Channel Logout 1.0).
-    Front,
-    /// `back`: a logout token POSTed by the portal (OpenID Connect Back-Channel Logout 1.0).
-    Back,
+    pub logout: Option<super::channels::Logout>,
 }
 
 /// A relying party left out because its configuration cannot be honoured.
@@ -277,48 +254,8 @@ fn parse_rp(
         claims: exported_vars(raw, name),
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
-        logout: logout(o, id_alg)?,
+        logout: super::channels::parse(o, id_alg)?,
     })
-}
-
-/// The RP's logout channel. `LogoutType` other than `front` or `back` disables the RP (as
-/// would a URL that is not http(s)); a back-channel logout token must be signed (Back-Channel
-/// Logout 1.0, section 2.6), so `back` with `IDTokenSignAlg = none` disables it too.
-fn logout(o: &Map<String, Value>, id_alg: Alg) -> Result<Option<Logout>, String> {
-    let v = |k: &str| o.get(&key(k)).cloned().unwrap_or(Value::Null);
-    let channel = match value_string(&v("LogoutType")).trim() {
-        "" | "front" => Channel::Front,
-        "back" => Channel::Back,
-        _ => {
-            return Err(reason(
-                &key("LogoutType"),
-                &v("LogoutType"),
-                "front or back",
-            ))
-        }
-    };
-    let session_required = flag(o, "LogoutSessionRequired")?;
-    let url = value_string(&v("LogoutUrl")).trim().to_string();
-    if url.is_empty() {
-        return Ok(None);
-    }
-    let clean = !url.bytes().any(|b| b.is_ascii_control() || b == b' ');
-    if !clean || crate::http::response::origin_of(&url).is_none() {
-        return Err(reason(
-            &key("LogoutUrl"),
-            &v("LogoutUrl"),
-            "an http or https URL",
-        ));
-    }
-    if channel == Channel::Back && id_alg == Alg::None {
-        let why = "back-channel logout tokens must be signed: IDTokenSignAlg none cannot sign them";
-        return Err(reason(&key("LogoutType"), &v("LogoutType"), why));
-    }
-    Ok(Some(Logout {
-        url,
-        channel,
-        session_required,
-    }))
 }
 
 /// The RP's `oidcRPMetaDataExportedVars`: claim name -> session attribute.
@@ -461,6 +398,7 @@ mod tests {
 
     #[test]
     fn logout_channels_are_read() {
+        use crate::oidc::channels::Channel;
         let rp = |extra: Value| {
             let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
                 "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}));
