@@ -96,11 +96,9 @@ pub fn check_refused(
 }
 
 /// Whether a value is LemonLDAP::NG's default for the key. Unset, `null`, `""`, `0`, `"0"`,
-/// `false` and `{}` all mean "not set"; LemonLDAP::NG's only non-empty default among the
-/// refused options is `LogoutType = front`.
-pub fn is_default(key: &str, value: &Value) -> bool {
-    let unset = crate::config::support::is_off(value);
-    unset || (key == "oidcRPMetaDataOptionsLogoutType" && value.as_str() == Some("front"))
+/// `false` and `{}` all mean "not set" (none of the refused options has another default).
+pub fn is_default(_key: &str, value: &Value) -> bool {
+    crate::config::support::is_off(value)
 }
 
 /// The text of a disable reason. The value is shown printable and short; a secret never is.
@@ -245,8 +243,6 @@ mod tests {
         for v in [json!(1), json!("1"), json!(true), json!("yes")] {
             assert!(!is_default(k, &v), "{v}");
         }
-        let t = "oidcRPMetaDataOptionsLogoutType";
-        assert!(is_default(t, &json!("front")) && !is_default(t, &json!("back")));
         assert!(is_default("oidcRPMetaDataMacros", &json!({})));
         assert!(!is_default("oidcRPMetaDataMacros", &json!({"a": "1"})));
     }
