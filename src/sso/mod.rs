@@ -163,8 +163,9 @@ pub fn end(app: &App, id: &str) -> Result<bool> {
     }
 }
 
-/// The live SSO session of that id. An expired one is deleted and reported absent; a live one
-/// gets `_lastSeen` refreshed (at most once a minute, to spare the store).
+/// The live SSO session of that id. An expired one is ended (`end`: its relying parties are
+/// told) and reported absent; a live one gets `_lastSeen` refreshed (at most once a minute, to
+/// spare the store).
 pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<SsoSession>> {
     if !is_session_id(id) {
         return Ok(None);
@@ -175,7 +176,7 @@ pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<SsoSession>> {
     };
     let now = util::now();
     if is_expired(conf, &s, now) {
-        store.delete(Kind::Global, id)?;
+        end(app, id)?;
         return Ok(None);
     }
     let last = s.get("_lastSeen").and_then(Value::as_i64).unwrap_or(0);

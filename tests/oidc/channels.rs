@@ -1,13 +1,13 @@
 //! The logout channels as relying parties meet them: every way a session ends (portal logout,
-//! RP-initiated logout, the REST session server's DELETE, `/session/my`, the expiry purge and
-//! `limette sessions delete`) POSTs a logout token to the back-channel RPs the session used,
+//! RP-initiated logout, the REST session server's DELETE, `/session/my`, the expiry purge, an
+//! expired session met at a request, and `limette sessions delete`) POSTs a logout token to the back-channel RPs the session used,
 //! which a small receiver here verifies (Back-Channel Logout 1.0, section 2.4: HS256 with the
 //! RP's secret, `typ`, `iss`, `aud`, `events`, `sid` only with `LogoutSessionRequired`, never
 //! `nonce`); the pages a browser sees load the front-channel URL of each used RP in an iframe
 //! that the page's `frame-src` allows, and none for an unused one; a dead RP does not hold
 //! the logout.
 use crate::common::oidc::*;
-use crate::common::{bin, Portal};
+use crate::common::{bin, clock, Portal};
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
@@ -350,6 +350,23 @@ fn the_command_line_and_the_purge_tell_the_back_channel() {
         "a live session is not ended"
     );
     assert_eq!(cli(&p, &["purge"], 700), "1 expired sessions removed\n");
+    backs_told(&p, &rx, &sid);
+}
+
+#[test]
+fn an_expired_session_seen_at_a_request_tells_the_back_channel() {
+    let (rx, unused) = (Receiver::start(), Receiver::start());
+    let p = portal(&rx, &unused, &[])
+        .conf("timeout", json!(600))
+        .test_hooks()
+        .start();
+    let (id, sid) = used(&p, &["back", "back0"]);
+    clock::advance(&p, 700);
+    let h = [
+        ("Accept", "application/json"),
+        ("Cookie", &*format!("lemonldap={id}")),
+    ];
+    assert_eq!(p.client().get("/", &h).status, 401);
     backs_told(&p, &rx, &sid);
 }
 
