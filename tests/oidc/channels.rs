@@ -1,7 +1,7 @@
 //! The logout channels as relying parties meet them: every way a session ends (portal logout,
-//! RP-initiated logout, the REST session server's DELETE, `/session/my`, the expiry purge, an
-//! expired session met at a request, and `limette sessions delete`) POSTs a logout token to the back-channel RPs the session used,
-//! which a small receiver here verifies (Back-Channel Logout 1.0, section 2.4: HS256 with the
+//! RP-initiated logout, the REST session server's DELETE, `/session/my`, the expiry purge,
+//! an expired session met at a request, and `limette sessions delete`) POSTs a logout token
+//! to the back-channel RPs the session used, which a small receiver here verifies (Back-Channel Logout 1.0, section 2.4: HS256 with the
 //! RP's secret, `typ`, `iss`, `aud`, `events`, `sid` only with `LogoutSessionRequired`, never
 //! `nonce`); the pages a browser sees load the front-channel URL of each used RP in an iframe
 //! that the page's `frame-src` allows, and none for an unused one; a dead RP does not hold
