@@ -6,7 +6,7 @@ use crate::config::local::LocalConf;
 use crate::config::{self, Conf};
 use crate::error::{ConfError, Error, Result, StartError};
 use crate::log;
-use crate::storage::{self, ConfStore, Kind, SessionStore};
+use crate::storage::{self, ConfStore, Kind, Session, SessionStore};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
@@ -31,7 +31,23 @@ pub struct App {
     areas: config::CheckAreas,
     /// Completes the latest stored configuration before it is loaded (the top's hook).
     before_load: fn(&dyn ConfStore),
+    /// Tells the relying parties a session ended (the top's hook).
+    ended: SessionEnded,
 }
+
+/// Who can still be told, where a session ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// The user's browser shows the page that ends it: front-channel iframes can load there.
+    Browser,
+    /// No browser (an administrator, the REST server, the expiry purge): server to server only.
+    ServerOnly,
+}
+
+/// The hook run once for every SSO session that ended, with the record as it was: it tells
+/// the relying parties the session used (`oidc::channels::session_ended`) and returns the
+/// front-channel logout URLs the page must load in iframes (none without a browser).
+pub type SessionEnded = fn(&App, &Conf, &Session, Reach) -> Vec<String>;
 
 /// What the top gives `App::open`: the checks that know the areas.
 #[derive(Clone, Copy)]
@@ -44,6 +60,8 @@ pub struct Checks {
     /// Runs before a newer stored configuration is loaded (`oidc::keygen::save_missing`: the
     /// signing keys a relying party needs and the configuration lacks, saved as a new number).
     pub before_load: fn(&dyn ConfStore),
+    /// Runs when an SSO session ends, however it ends (`oidc::channels::session_ended`).
+    pub ended: SessionEnded,
 }
 
 impl App {
@@ -101,6 +119,7 @@ impl App {
             data_key,
             areas,
             before_load: checks.before_load,
+            ended: checks.ended,
         })
     }
 
@@ -110,6 +129,12 @@ impl App {
             Ok(c) => c.clone(),
             Err(p) => p.into_inner().clone(),
         }
+    }
+
+    /// Runs the session-end hook for a session that just ended (`Checks::ended`); returns the
+    /// front-channel logout URLs to load in iframes.
+    pub fn session_ended(&self, s: &Session, reach: Reach) -> Vec<String> {
+        (self.ended)(self, &self.conf(), s, reach)
     }
 
     /// The store of a session kind: persistent sessions have their own.

@@ -35,6 +35,8 @@ pub struct Call<'a> {
     pub basic: Option<(&'a str, &'a str)>,
     /// JSON body.
     pub json: Option<&'a Value>,
+    /// `application/x-www-form-urlencoded` body, already encoded (used when `json` is `None`).
+    pub form: Option<&'a str>,
     /// Total timeout.
     pub timeout: Duration,
 }
@@ -54,9 +56,12 @@ pub fn send(call: &Call<'_>) -> Result<Reply> {
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"));
         req = req.set("Authorization", &format!("Basic {token}"));
     }
-    let res = match call.json {
-        Some(body) => req.send_json(body.clone()),
-        None => req.call(),
+    let res = match (call.json, call.form) {
+        (Some(body), _) => req.send_json(body.clone()),
+        (None, Some(form)) => req
+            .set("Content-Type", "application/x-www-form-urlencoded")
+            .send_string(form),
+        (None, None) => req.call(),
     };
     let resp = match res {
         Ok(r) => r,

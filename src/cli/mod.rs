@@ -148,6 +148,7 @@ fn run(opts: Options) -> i32 {
             areas: crate::router::area_settings,
             at_start: config::check::at_start,
             before_load: crate::oidc::keygen::save_missing,
+            ended: crate::oidc::channels::session_ended,
         },
     ) {
         Ok(a) => Arc::new(a),

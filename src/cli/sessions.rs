@@ -59,7 +59,7 @@ fn get(app: &App, id: &str) -> Result<(), String> {
 
 fn delete(app: &App, id: &str) -> Result<(), String> {
     crate::storage::check_id(id).map_err(|_| format!("invalid session id {id}"))?;
-    match app.sessions(Kind::Global).delete(Kind::Global, id) {
+    match crate::sso::end(app, id) {
         Ok(true) => {
             let shown: String = id.chars().take(4).collect();
             crate::log::audit(

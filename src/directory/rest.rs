@@ -74,6 +74,7 @@ impl RestDirectory {
             url,
             basic: None,
             json: Some(body),
+            form: None,
             timeout: self.timeout,
         })?;
         if !(200..300).contains(&reply.status) {

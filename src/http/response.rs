@@ -13,6 +13,9 @@ pub struct Response {
     /// Origins the page's forms lead to (`with_form_target`): not sent, added to the page's
     /// `form-action` by `web::headers`.
     pub form_targets: Vec<String>,
+    /// Origins the page's iframes load (`with_frame_sources`): not sent, the page's
+    /// `frame-src` (`web::headers`).
+    pub frame_sources: Vec<String>,
 }
 
 /// The no-cache headers every JSON answer carries (contract, "Cross-cutting").
@@ -30,6 +33,7 @@ impl Response {
             headers: Vec::new(),
             body: Vec::new(),
             form_targets: Vec::new(),
+            frame_sources: Vec::new(),
         }
     }
 
@@ -82,6 +86,16 @@ impl Response {
         if let Some(origin) = origin_of(url) {
             if !self.form_targets.contains(&origin) {
                 self.form_targets.push(origin);
+            }
+        }
+        self
+    }
+
+    /// Allows the page to load these URLs in iframes (their origins go into `frame-src`).
+    pub fn with_frame_sources(mut self, urls: &[String]) -> Response {
+        for origin in urls.iter().filter_map(|u| origin_of(u)) {
+            if !self.frame_sources.contains(&origin) {
+                self.frame_sources.push(origin);
             }
         }
         self

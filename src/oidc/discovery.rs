@@ -1,5 +1,6 @@
 //! `/.well-known/openid-configuration` and `/oauth2/jwks`: only what Limette really supports
-//! (code flow; the signing algorithms that work with the keys in force) and every public key
+//! (code flow; the signing algorithms that work with the keys in force; front- and
+//! back-channel logout, `oidc::channels`; no `check_session_iframe`) and every public key
 //! a token still alive may have been signed with.
 use super::issuer;
 use super::jwt::Alg;
@@ -41,8 +42,10 @@ pub fn configuration(conf: &Conf) -> Response {
             "prompt_values_supported": ["none", "login", "consent"],
             "request_parameter_supported": false,
             "request_uri_parameter_supported": false,
-            "frontchannel_logout_supported": false,
-            "backchannel_logout_supported": false,
+            "frontchannel_logout_supported": true,
+            "frontchannel_logout_session_supported": true,
+            "backchannel_logout_supported": true,
+            "backchannel_logout_session_supported": true,
         }),
     )
 }

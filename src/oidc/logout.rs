@@ -1,5 +1,6 @@
 //! `GET|POST /oauth2/logout` (OpenID Connect RP-Initiated Logout 1.0): ends the SSO session
-//! and goes back to the RP's registered `post_logout_redirect_uri` with its `state`.
+//! and goes back to the RP's registered `post_logout_redirect_uri` with its `state`, through a
+//! page that loads the front-channel logout URLs of the RPs the session used, if any.
 //!
 //! No cross-site logout: the session ends only when the user confirms on a page of the portal
 //! (a form posted back with a CSRF token bound to the session), or, with the RP's
@@ -12,7 +13,7 @@
 //! 2: the OP SHOULD accept it). An unregistered URI or a forged hint is refused before
 //! anything is ended or asked.
 use super::{jwt, Params, Rp, Settings};
-use crate::app::App;
+use crate::app::{App, Reach};
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
@@ -29,7 +30,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let sso_id = cookies::sso_id(conf, req);
     let CookieState::Valid(s) = crate::sso::from_cookie(app, conf, sso_id.as_deref())? else {
         // No session to end: nothing a cross-site request could harm.
-        return Ok(done(conf, req, &ask).with_cookie(&cookies::clear_sso(conf)));
+        return Ok(done(conf, req, &ask, &[]).with_cookie(&cookies::clear_sso(conf)));
     };
     let binding = binding(&s);
     let wants_confirm = req.method == Method::Post && p.get("confirm") == Some("1");
@@ -43,14 +44,18 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         let status = if wants_confirm { 403 } else { 200 };
         return Ok(Response::html(status, page(conf, &ask, &p, &binding)));
     };
-    crate::sso::logout(app, &s)?;
+    let reach = match req.wants_json() {
+        true => Reach::ServerOnly,
+        false => Reach::Browser,
+    };
+    let frames = crate::sso::logout(app, &s, reach)?;
     let client = ask.rp.map_or("", |rp| rp.client_id.as_str());
     // `sso::logout` wrote the `logout` line; this one says how the relying party asked.
     crate::log::audit(
         "oidc_logout",
         &[("user", &s.trace()), ("client", client), ("by", how)],
     );
-    Ok(done(conf, req, &ask).with_cookie(&cookies::clear_sso(conf)))
+    Ok(done(conf, req, &ask, &frames).with_cookie(&cookies::clear_sso(conf)))
 }
 
 /// A checked logout request: the RP it came from, the verified hint, where to go afterwards.
@@ -192,23 +197,31 @@ fn binding(s: &SsoSession) -> String {
     format!("oidc-logout:{}", s.id())
 }
 
-/// After the logout (or with no session): the registered URI, else the portal's page.
-fn done(conf: &Conf, req: &Request, ask: &Ask) -> Response {
-    match &ask.target {
-        Some(url) => Response::redirect(url),
+/// After the logout (or with no session): the registered URI, else the portal's page. With
+/// front-channel logout URLs (`frames`) to load, the browser first gets a page that loads them
+/// in hidden iframes, then goes on to the URI by itself (Front-Channel Logout 1.0, section 4).
+fn done(conf: &Conf, req: &Request, ask: &Ask, frames: &[String]) -> Response {
+    const SIGNED_OUT: &str = "<h1>Limette</h1>\n<p id=\"loggedout\">You are signed out.</p>\n";
+    let iframes = web::logout_frames(frames);
+    let resp = match &ask.target {
+        Some(url) if frames.is_empty() => Response::redirect(url),
+        Some(url) => Response::html(
+            200,
+            web::layout_then("Limette", &format!("{SIGNED_OUT}{iframes}"), 2, url),
+        ),
         None if req.wants_json() => Response::json(200, &json!({"result": 1})),
         None => Response::html(
             200,
             web::layout(
                 "Limette",
                 &format!(
-                    "<h1>Limette</h1>\n<p id=\"loggedout\">You are signed out.</p>\n\
-<p><a href=\"{}\">Sign in again</a></p>",
+                    "{SIGNED_OUT}<p><a href=\"{}\">Sign in again</a></p>\n{iframes}",
                     html_escape(&conf.portal)
                 ),
             ),
         ),
-    }
+    };
+    resp.with_frame_sources(frames)
 }
 
 /// The confirmation page: a form that posts the request back with `confirm=1` and a token

@@ -1,9 +1,11 @@
 //! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
-//! RP-initiated logout, JWKS. `handle` only dispatches; each endpoint owns its file, the
-//! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP. The codes
-//! and tokens the endpoints issue are typed records of the domain (`crate::grants`).
+//! RP-initiated logout, JWKS, and the logout channels (`channels`) run when a session ends.
+//! `handle` only dispatches; each endpoint owns its file, the security pieces (`jwt`, `pkce`,
+//! `client`) take plain values and never see HTTP. The codes and tokens the endpoints issue are
+//! typed records of the domain (`crate::grants`).
 pub mod access;
 pub mod authorize;
+pub mod channels;
 pub mod claims;
 pub mod client;
 pub mod consent;

@@ -36,9 +36,9 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsIDTokenForceClaims", Implemented, "0 or 1: the ID token carries the user's claims of the granted scopes"),
     opt("oidcRPMetaDataOptionsIDTokenSignAlg", Implemented, "HS256, HS384, HS512 (default), RS256, RS384, RS512, none (config check warns); ES256, EdDSA (Limette extensions)"),
     opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Implemented, "0 or 1: RP-initiated logout with a valid id_token_hint of the current session skips the confirmation"),
-    opt("oidcRPMetaDataOptionsLogoutSessionRequired", Refused, "no front- or back-channel logout"),
-    opt("oidcRPMetaDataOptionsLogoutType", Refused, "no front- or back-channel logout (the default, front, is accepted)"),
-    opt("oidcRPMetaDataOptionsLogoutUrl", Refused, "no front- or back-channel logout"),
+    opt("oidcRPMetaDataOptionsLogoutSessionRequired", Implemented, "0 or 1: iss and sid on the front-channel URL, sid in the back-channel logout token"),
+    opt("oidcRPMetaDataOptionsLogoutType", Implemented, "front (default): an iframe on the logout page; back: a signed logout token POSTed by the portal"),
+    opt("oidcRPMetaDataOptionsLogoutUrl", Implemented, "http(s) URL told of the end of every session that used the RP"),
     opt("oidcRPMetaDataOptionsOfflineSessionExpiration", Ignored, "offline sessions only; offline access is refused"),
     opt("oidcRPMetaDataOptionsPostLogoutRedirectUris", Implemented, "space-separated, exact match"),
     opt("oidcRPMetaDataOptionsPublic", Implemented, "0 or 1; a public client must use PKCE"),
@@ -78,11 +78,9 @@ pub fn check_refused(opts: &Map<String, Value>) -> Result<(), String> {
 }
 
 /// Whether a value is LemonLDAP::NG's default for the key. Unset, `null`, `""`, `0`, `"0"`,
-/// `false` and `{}` all mean "not set"; LemonLDAP::NG's only non-empty default among the
-/// refused options is `LogoutType = front`.
-pub fn is_default(key: &str, value: &Value) -> bool {
-    let unset = crate::config::support::is_off(value);
-    unset || (key == "oidcRPMetaDataOptionsLogoutType" && value.as_str() == Some("front"))
+/// `false` and `{}` all mean "not set" (none of the refused options has another default).
+pub fn is_default(_key: &str, value: &Value) -> bool {
+    crate::config::support::is_off(value)
 }
 
 /// The text of a disable reason. The value is shown printable and short; a secret never is.
@@ -316,8 +314,6 @@ mod tests {
         for v in [json!(1), json!("1"), json!(true), json!("yes")] {
             assert!(!is_default(k, &v), "{v}");
         }
-        let t = "oidcRPMetaDataOptionsLogoutType";
-        assert!(is_default(t, &json!("front")) && !is_default(t, &json!("back")));
         assert!(is_default("oidcRPMetaDataMacros", &json!({})));
         assert!(!is_default("oidcRPMetaDataMacros", &json!({"a": "1"})));
     }

@@ -92,6 +92,9 @@ pub struct Rp {
     pub rule: Option<Rule>,
     /// `oidcRPMetaDataOptionsAuthnLevel`: the lowest `authenticationLevel` served (0: any).
     pub authn_level: i64,
+    /// `oidcRPMetaDataOptionsLogoutUrl` with its type and session flag; `None`: the RP is
+    /// told nothing when a session ends.
+    pub logout: Option<super::channels::Logout>,
 }
 
 /// A relying party left out because its configuration cannot be honoured.
@@ -310,6 +313,7 @@ fn parse_rp(
         force_id_claims: flag(o, "IDTokenForceClaims")?,
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
+        logout: super::channels::parse(o, id_alg)?,
     })
 }
 
@@ -423,6 +427,14 @@ mod tests {
             "oidcRPMetaDataOptionsAccessTokenSignAlg = RS256 is not supported (no usable RSA key: oidcServicePrivateKeySig does not read, or is missing until a portal loads this configuration and generates it)"
         );
         assert!(case(json!({k("RequestUris"): "http://rp/r"})).starts_with(&k("RequestUris")));
+        assert!(
+            case(json!({k("LogoutUrl"): "javascript:alert(1)"})).contains("an http or https URL")
+        );
+        assert!(case(json!({k("LogoutType"): "side"})).contains("(front or back)"));
+        assert!(case(json!({k("LogoutSessionRequired"): "yes"})).contains("(0 or 1)"));
+        let unsigned = json!({k("LogoutUrl"): "http://rp/bc", k("LogoutType"): "back",
+            k("IDTokenSignAlg"): "none"});
+        assert!(case(unsigned).contains("must be signed"));
         assert!(case(json!({k("Colour"): "red"})).contains("unknown option"));
         assert!(case(json!({k("IDTokenSignAlg"): "ES256"})).contains("no usable EC P-256 key"));
         assert!(case(json!({k("IDTokenSignAlg"): "PS256"})).starts_with(
@@ -486,6 +498,29 @@ mod tests {
         assert_eq!((rp.id_alg, rp.userinfo_alg), (Alg::None, Some(Alg::HS384)));
         assert_eq!(s.warnings.len(), 1);
         assert!(s.warnings[0].1.contains("IDTokenSignAlg = none"));
+    }
+
+    #[test]
+    fn logout_channels_are_read() {
+        use crate::oidc::channels::Channel;
+        let rp = |extra: Value| {
+            let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
+                "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}));
+            o.extend(raw(extra));
+            let s = Settings::from_conf(&raw(json!({"oidcRPMetaDataOptions": {"a": o}}))).unwrap();
+            s.rp("cid").unwrap().logout.clone()
+        };
+        assert_eq!(rp(json!({"oidcRPMetaDataOptionsLogoutType": "back"})), None);
+        let front = rp(json!({"oidcRPMetaDataOptionsLogoutUrl": "http://rp/fc"})).unwrap();
+        assert_eq!(
+            (front.channel, front.session_required),
+            (Channel::Front, false)
+        );
+        let back = rp(json!({"oidcRPMetaDataOptionsLogoutUrl": "https://rp/bc?x=1",
+            "oidcRPMetaDataOptionsLogoutType": "back", "oidcRPMetaDataOptionsLogoutSessionRequired": 1}))
+        .unwrap();
+        assert_eq!(back.url, "https://rp/bc?x=1");
+        assert_eq!((back.channel, back.session_required), (Channel::Back, true));
     }
 
     #[test]

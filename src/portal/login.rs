@@ -227,7 +227,8 @@ fn end_replaced(app: &App, conf: &Conf, req: &Request, new_id: &str) -> Result<b
             continue;
         }
         if let Some(old) = crate::sso::lookup(app, conf, &old)? {
-            crate::sso::logout(app, &old)?;
+            // The login answers with a redirect: no page for front-channel iframes.
+            crate::sso::logout(app, &old, crate::app::Reach::ServerOnly)?;
             let user = sanitize(&old.trace());
             crate::log::audit("session_replaced", &[("user", &user)]);
         }

@@ -82,17 +82,22 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
     Response::html(200, form).with_form_target(target)
 }
 
+/// Ends the session; the page loads the front-channel logout URLs of the relying parties the
+/// session used (a JSON client gets none: it shows no page).
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let mut frames = Vec::new();
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
-        crate::sso::logout(app, &s)?;
+        let reach = match req.wants_json() {
+            true => crate::app::Reach::ServerOnly,
+            false => crate::app::Reach::Browser,
+        };
+        frames = crate::sso::logout(app, &s, reach)?;
     }
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "47"}))
     } else {
-        Response::html(
-            200,
-            pages::login_form(conf, 47, None, &csrf::issue(conf), ""),
-        )
+        let page = pages::logged_out(conf, &csrf::issue(conf), &frames);
+        Response::html(200, page).with_frame_sources(&frames)
     };
     Ok(resp.with_cookie(&cookies::clear_sso(conf)))
 }

@@ -7,7 +7,21 @@ use crate::web::{layout, messages};
 
 /// The login form. `code` is the portal error to show (0 = none), `url` the base64 URL to go
 /// to afterwards, `token` the CSRF token.
-pub fn login_form(_conf: &Conf, code: u16, url: Option<&str>, token: &str, user: &str) -> String {
+pub fn login_form(conf: &Conf, code: u16, url: Option<&str>, token: &str, user: &str) -> String {
+    layout(
+        "Limette: sign in",
+        &login_body(conf, code, url, token, user),
+    )
+}
+
+/// The page of a logout (message 47 above the login form) that loads the front-channel
+/// logout URLs of the relying parties the session used in hidden iframes (`web::logout_frames`).
+pub fn logged_out(conf: &Conf, token: &str, frames: &[String]) -> String {
+    let body = login_body(conf, 47, None, token, "") + &crate::web::logout_frames(frames);
+    layout("Limette: sign in", &body)
+}
+
+fn login_body(_conf: &Conf, code: u16, url: Option<&str>, token: &str, user: &str) -> String {
     let msg = if code == 0 {
         String::new()
     } else {
@@ -42,7 +56,7 @@ pub fn login_form(_conf: &Conf, code: u16, url: Option<&str>, token: &str, user:
         password = word("password"),
         signin = word("signIn"),
     );
-    layout("Limette: sign in", &body)
+    body
 }
 
 /// The page of a login refused by the brute-force lock: portal error 86 and the seconds left,

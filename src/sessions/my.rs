@@ -47,7 +47,8 @@ pub fn handle(
     let parts = req.segments_after("/session/my");
     match (req.method, parts.as_slice()) {
         (Method::Delete, []) => {
-            crate::sso::logout(app, &s)?;
+            // An XHR answered in JSON: no page to load front-channel iframes in.
+            crate::sso::logout(app, &s, crate::app::Reach::ServerOnly)?;
             Ok(Response::json(200, &json!({"result": 1})).with_cookie(&cookies::clear_sso(conf)))
         }
         (Method::Get | Method::Head, [kind, rest @ ..]) if rest.len() <= 1 => {

@@ -30,8 +30,9 @@ pub fn purge(app: &App) -> Result<usize> {
     Ok(n)
 }
 
-/// Deletes the records of one kind that `expired` selects. A store that cannot list (a REST
-/// session store: the remote server purges its own) is skipped.
+/// Deletes the records of one kind that `expired` selects (an SSO session through `sso::end`,
+/// so its relying parties hear of it). A store that cannot list (a REST session store: the
+/// remote server purges its own) is skipped.
 fn purge_kind(app: &App, kind: Kind, expired: impl Fn(&Session) -> bool) -> Result<usize> {
     let store = app.sessions(kind);
     let ids = match store.ids(kind) {
@@ -45,7 +46,11 @@ fn purge_kind(app: &App, kind: Kind, expired: impl Fn(&Session) -> bool) -> Resu
     let mut n = 0;
     for id in ids {
         if let Some(s) = store.get(kind, &id)? {
-            if expired(&s) && store.delete(kind, &id)? {
+            let removed = match kind {
+                Kind::Global => expired(&s) && crate::sso::end(app, &id)?,
+                _ => expired(&s) && store.delete(kind, &id)?,
+            };
+            if removed {
                 n += 1;
             }
         }

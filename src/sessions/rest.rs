@@ -48,7 +48,11 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Respo
         }
         (Method::Put | Method::Delete, None) => return Err(Error::bad("ID is required")),
         (Method::Delete, Some(id)) => {
-            let value = delete(store, kind, id)?;
+            let value = match kind {
+                // An SSO session ends through the domain, which tells its relying parties.
+                Kind::Global => end_sso(app, id)?,
+                _ => delete(store, kind, id)?,
+            };
             let shown: String = id.chars().take(4).collect();
             log::audit(
                 "session_delete",
@@ -187,6 +191,14 @@ pub fn update(
 /// `DELETE`: removes the session; no cookie is touched (a contract difference).
 pub fn delete(store: &dyn SessionStore, kind: Kind, id: &str) -> Result<Value> {
     if check_id(id).is_err() || !store.delete(kind, id)? {
+        return Err(Error::not_found("Session Id does not exist"));
+    }
+    Ok(json!({"result": 1}))
+}
+
+/// `DELETE` of an SSO session: `sso::end`, so the relying parties it used hear of it.
+fn end_sso(app: &App, id: &str) -> Result<Value> {
+    if check_id(id).is_err() || !crate::sso::end(app, id)? {
         return Err(Error::not_found("Session Id does not exist"));
     }
     Ok(json!({"result": 1}))

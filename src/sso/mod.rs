@@ -1,6 +1,7 @@
 //! The SSO session, the domain's one type for it: LemonLDAP::NG's hash of keys behind methods
 //! for the keys the code reads (`id`, `trace`, `auth_time`), found again by id (expired ones
-//! are deleted on sight), stored, ended (`logout`: the one place that does), the user's
+//! are deleted on sight), stored, ended (`logout` for the user, `end` for an administrator;
+//! both run the application's session-end hook), the relying parties it was used with, the user's
 //! persistent session beside it, and the logins held back before one exists (`pending`). The
 //! portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
 //! and notifications use it from here. No HTTP here.
@@ -8,7 +9,7 @@ pub mod form_token;
 pub mod history;
 pub mod pending;
 
-use crate::app::App;
+use crate::app::{App, Reach};
 use crate::config::Conf;
 use crate::error::Result;
 use crate::storage::{Kind, Session};
@@ -95,12 +96,50 @@ pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieSta
     })
 }
 
-/// Ends an SSO session: deletes it from the global store (its cookie is the caller's) and
-/// writes the audit line `audit event=logout user=<trace>`.
-pub fn logout(app: &App, s: &SsoSession) -> Result<()> {
-    if !s.id().is_empty() {
-        app.sessions(Kind::Global).delete(Kind::Global, s.id())?;
+/// The session key naming the relying parties a session received codes for, as LemonLDAP::NG
+/// 2.16 keeps it (`_oidcConnectedRP`: configuration names, newest first, each followed by a
+/// comma), so that either portal on a shared store knows whom to tell at logout.
+pub const CONNECTED_RPS: &str = "_oidcConnectedRP";
+
+/// The relying parties (configuration names) a session was used with.
+pub fn connected_rps(s: &Session) -> Vec<String> {
+    let list = s.get(CONNECTED_RPS).map(crate::config::value_string);
+    list.unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Records that the session `id` was used with the relying party `rp` (configuration name).
+/// The record is read again just before the update, which never brings back a session ended
+/// meanwhile (`SessionStore::update`).
+pub fn record_rp(app: &App, id: &str, rp: &str) -> Result<()> {
+    let store = app.sessions(Kind::Global);
+    let Some(mut s) = store.get(Kind::Global, id)? else {
+        return Ok(());
+    };
+    if connected_rps(&s).iter().any(|r| r == rp) {
+        return Ok(());
     }
+    let before = s.get(CONNECTED_RPS).map(crate::config::value_string);
+    let list = format!("{rp},{}", before.unwrap_or_default());
+    s.insert(CONNECTED_RPS.into(), json!(list));
+    store.update(Kind::Global, id, &s)?;
+    Ok(())
+}
+
+/// Ends the user's SSO session: removes it from the global store (its cookie is the
+/// caller's), writes the audit line `audit event=logout user=<trace>`, then runs the
+/// session-end hook with the record as removed (relying parties another worker recorded
+/// included). Returns the front-channel logout URLs the page must load (`reach`). Of two
+/// concurrent logouts only the one that removed the record tells the relying parties.
+pub fn logout(app: &App, s: &SsoSession, reach: Reach) -> Result<Vec<String>> {
+    let removed = match s.id() {
+        "" => None,
+        id => app.sessions(Kind::Global).take(Kind::Global, id)?,
+    };
     let user: String = s
         .trace()
         .chars()
@@ -108,11 +147,25 @@ pub fn logout(app: &App, s: &SsoSession) -> Result<()> {
         .take(64)
         .collect();
     crate::log::audit("logout", &[("user", &user)]);
-    Ok(())
+    Ok(removed.map_or_else(Vec::new, |r| app.session_ended(&r, reach)))
 }
 
-/// The live SSO session of that id. An expired one is deleted and reported absent; a live one
-/// gets `_lastSeen` refreshed (at most once a minute, to spare the store).
+/// Ends the SSO session `id` where no browser is present (the REST session server, the
+/// command line, the expiry purge): removes it and runs the session-end hook. `false`: no such
+/// session. The caller writes its own audit line.
+pub fn end(app: &App, id: &str) -> Result<bool> {
+    match app.sessions(Kind::Global).take(Kind::Global, id)? {
+        Some(s) => {
+            app.session_ended(&s, Reach::ServerOnly);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// The live SSO session of that id. An expired one is ended (`end`: its relying parties are
+/// told) and reported absent; a live one gets `_lastSeen` refreshed (at most once a minute, to
+/// spare the store).
 pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<SsoSession>> {
     if !is_session_id(id) {
         return Ok(None);
@@ -123,7 +176,7 @@ pub fn lookup(app: &App, conf: &Conf, id: &str) -> Result<Option<SsoSession>> {
     };
     let now = util::now();
     if is_expired(conf, &s, now) {
-        store.delete(Kind::Global, id)?;
+        end(app, id)?;
         return Ok(None);
     }
     let last = s.get("_lastSeen").and_then(Value::as_i64).unwrap_or(0);
@@ -216,6 +269,14 @@ mod tests {
         assert_eq!(a, super::oidc_sid("k", "aa"));
         assert_ne!(a, super::oidc_sid("k", "ab"));
         assert_ne!(a, super::oidc_sid("other key", "aa"));
+    }
+
+    #[test]
+    fn connected_rps_reads_llng_list() {
+        let mut s = serde_json::Map::new();
+        assert!(super::connected_rps(&s).is_empty());
+        s.insert(super::CONNECTED_RPS.into(), serde_json::json!("rp2,rp1,"));
+        assert_eq!(super::connected_rps(&s), vec!["rp2", "rp1"]);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!   `font-src`, `connect-src`, `script-src` from `cspDefault` ... `cspScript` (an empty key
 //!   leaves its directive out), `form-action` from `cspFormAction` plus the origin of the URL
 //!   the page's form leads to (`Response::with_form_target`, LemonLDAP::NG's `urldc`), and
+//!   `frame-src` with exactly the origins of the iframes a page loads (the front-channel logout
+//!   URLs of relying parties, `Response::with_frame_sources`) when it loads any, and
 //!   `frame-ancestors`: `cspFrameAncestors` when set, else `'none'` (with `X-Frame-Options:
 //!   DENY`) unless `portalAntiFrame` is 0;
 //! - every answer: `X-Content-Type-Options: nosniff`, `Referrer-Policy: same-origin`
@@ -123,14 +125,18 @@ fn hsts_max_age(v: &str) -> Result<Option<u64>, String> {
 }
 
 impl Policy {
-    /// The `Content-Security-Policy` of a page whose forms lead to `targets` (origins).
-    pub fn csp(&self, targets: &[String]) -> String {
+    /// The `Content-Security-Policy` of a page whose forms lead to `targets` (origins) and
+    /// whose iframes load from `frames` (origins: exactly those in `frame-src`, sent only then).
+    pub fn csp(&self, targets: &[String], frames: &[String]) -> String {
         let mut csp = format!("{}form-action {}", self.fetch, self.form_action);
         for t in targets {
             csp.push(' ');
             csp.push_str(t);
         }
         csp.push(';');
+        if !frames.is_empty() {
+            csp.push_str(&format!("frame-src {};", frames.join(" ")));
+        }
         if let Some(a) = &self.frame_ancestors {
             csp.push_str(&format!("frame-ancestors {a};"));
         }
@@ -156,7 +162,10 @@ pub fn apply(policy: &Policy, resp: &mut Response, https: bool) {
         wanted.extend(NO_STORE.iter().map(|(k, v)| (*k, v.to_string())));
     }
     if page {
-        wanted.push(("Content-Security-Policy", policy.csp(&resp.form_targets)));
+        wanted.push((
+            "Content-Security-Policy",
+            policy.csp(&resp.form_targets, &resp.frame_sources),
+        ));
         if policy.frame_deny {
             wanted.push(("X-Frame-Options", "DENY".into()));
         }
@@ -187,13 +196,19 @@ mod tests {
         let p = policy(json!({})).unwrap();
         assert_eq!(p, Policy::default());
         assert_eq!(
-            p.csp(&[]),
+            p.csp(&[], &[]),
             "default-src 'self';img-src 'self' data:;style-src 'self';font-src 'self';\
              connect-src 'self';script-src 'self';form-action *;frame-ancestors 'none';"
         );
-        let csp = p.csp(&["https://app.example.com".into()]);
+        let csp = p.csp(&["https://app.example.com".into()], &[]);
         assert!(
             csp.contains("form-action * https://app.example.com;"),
+            "{csp}"
+        );
+        let frames = ["https://a.example".to_string(), "http://b:8080".to_string()];
+        let csp = p.csp(&[], &frames);
+        assert!(
+            csp.contains("frame-src https://a.example http://b:8080;"),
             "{csp}"
         );
     }
@@ -214,17 +229,17 @@ mod tests {
     fn keys_change_the_policy() {
         let p =
             policy(json!({"cspScript": "'self' https://cdn.example.com", "cspFont": ""})).unwrap();
-        let csp = p.csp(&[]);
+        let csp = p.csp(&[], &[]);
         assert!(
             csp.contains("script-src 'self' https://cdn.example.com;"),
             "{csp}"
         );
         assert!(!csp.contains("font-src"), "{csp}");
         let p = policy(json!({"portalAntiFrame": 0})).unwrap();
-        assert!(!p.csp(&[]).contains("frame-ancestors") && !p.frame_deny);
+        assert!(!p.csp(&[], &[]).contains("frame-ancestors") && !p.frame_deny);
         let p = policy(json!({"cspFrameAncestors": "https://a.example.com"})).unwrap();
         assert!(p
-            .csp(&[])
+            .csp(&[], &[])
             .ends_with("frame-ancestors https://a.example.com;"));
         assert!(!p.frame_deny);
     }

@@ -6,6 +6,7 @@ mod common;
 
 mod access;
 mod authorize;
+mod channels;
 mod claims;
 mod directory;
 mod file_processes;

@@ -50,6 +50,7 @@ impl RestConf {
             url: &url,
             basic,
             json: None,
+            form: None,
             timeout: self.timeout,
         };
         object(&url, &upstream::send(&call)?)

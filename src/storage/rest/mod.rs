@@ -62,6 +62,7 @@ impl RestSessions {
             url: &url,
             basic: self.basic.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
             json: body,
+            form: None,
             timeout: self.timeout,
         })
     }

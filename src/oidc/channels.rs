@@ -1,0 +1,287 @@
+//! The logout channels: when an SSO session ends, however it ends (the hook the top registers
+//! on `App`, run by `sso::logout` and `sso::end`), every relying party it was used with
+//! (`sso::connected_rps`) that has a `LogoutUrl` hears of it.
+//!
+//! - Front-channel (OpenID Connect Front-Channel Logout 1.0): where a browser shows the page
+//!   that ends the session, that page loads the RP's URL in a hidden iframe, with `iss` and
+//!   `sid` (section 2) when the RP sets `LogoutSessionRequired`. LemonLDAP::NG 2.16 sends the
+//!   RP's user id as `sid`; the specification's `sid` is the one of the ID tokens
+//!   (`sso::oidc_sid`), which is what Limette sends. Without a browser nothing can be done.
+//! - Back-channel (OpenID Connect Back-Channel Logout 1.0, which LemonLDAP::NG 2.16 leaves as a
+//!   "TODO"): a logout token (section 2.4) signed as the RP's ID tokens, POSTed as
+//!   `logout_token=...` (section 2.5) through the one outbound client, to every such RP at once,
+//!   each call bounded by `EACH`; the session's end waits for them at most `WAIT`. A failure is
+//!   logged at warn with the RP's name and never the token.
+//!
+//! The three options are parsed here too (`parse`, for `settings`).
+use super::jwt::Alg;
+use super::options::{flag, key, reason};
+use super::{Rp, Settings};
+use crate::app::{App, Reach};
+use crate::config::value_string;
+use crate::config::Conf;
+use crate::log;
+use crate::storage::Session;
+use crate::upstream::{self, Call};
+use crate::util;
+use serde_json::{json, Map, Value};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The longest one back-channel call may take (connection included).
+const EACH: Duration = Duration::from_millis(1500);
+/// The longest the end of a session waits for the back-channel calls together.
+const WAIT: Duration = Duration::from_secs(2);
+/// Lifetime of a logout token: it is used at once (section 2.4: "SHOULD be short").
+const TOKEN_TTL: i64 = 120;
+/// The `events` member of a logout token (section 2.4).
+pub const EVENT: &str = "http://schemas.openid.net/event/backchannel-logout";
+
+/// The session-end hook (`app::Checks::ended`): sends the back-channel logout tokens and
+/// returns the front-channel URLs the page must load (none unless `reach` is a browser).
+pub fn session_ended(_app: &App, conf: &Conf, s: &Session, reach: Reach) -> Vec<String> {
+    let settings = conf.area::<Settings>();
+    let names = crate::sso::connected_rps(s);
+    let rps = names
+        .iter()
+        .filter_map(|n| settings.rps.iter().find(|rp| rp.name == *n));
+    let id = s.get("_session_id").and_then(Value::as_str).unwrap_or("");
+    let iss = super::issuer(conf);
+    let sid = crate::sso::oidc_sid(&conf.key, id);
+    let (mut frames, mut posts) = (Vec::new(), Vec::new());
+    for rp in rps {
+        let Some(out) = &rp.logout else { continue };
+        match (out.channel, reach) {
+            (Channel::Front, Reach::Browser) => frames.push(front_url(rp, &iss, &sid)),
+            (Channel::Front, Reach::ServerOnly) => {}
+            (Channel::Back, _) => {
+                let sub = super::authorize::subject(s);
+                let claims = logout_claims(rp, &iss, &sub, &sid, util::now());
+                match super::sign_for(&settings, rp, rp.id_alg, "logout+jwt", &claims) {
+                    Ok(token) => posts.push(Post {
+                        rp: rp.name.clone(),
+                        url: out.url.clone(),
+                        token,
+                    }),
+                    Err(e) => log::warn(&format!(
+                        "back-channel logout of relying party {}: no logout token ({e})",
+                        rp.name
+                    )),
+                }
+            }
+        }
+    }
+    send_all(posts);
+    frames
+}
+
+/// The front-channel URL of an RP: its `LogoutUrl`, with `iss` and `sid` when it sets
+/// `LogoutSessionRequired` (Front-Channel Logout 1.0, section 2).
+pub fn front_url(rp: &Rp, iss: &str, sid: &str) -> String {
+    match &rp.logout {
+        Some(l) if l.session_required => super::with_params(&l.url, &[("iss", iss), ("sid", sid)]),
+        Some(l) => l.url.clone(),
+        None => String::new(),
+    }
+}
+
+/// The claims of a logout token (Back-Channel Logout 1.0, section 2.4): `iss`, `aud`, `iat`,
+/// `exp`, a random `jti`, `events`, `sub`, `sid` when the RP sets `LogoutSessionRequired`;
+/// never `nonce` (section 2.4: "MUST NOT").
+pub fn logout_claims(rp: &Rp, iss: &str, sub: &str, sid: &str, now: i64) -> Map<String, Value> {
+    let mut c = Map::new();
+    c.insert("iss".into(), json!(iss));
+    c.insert("aud".into(), json!(rp.client_id));
+    c.insert("iat".into(), json!(now));
+    c.insert("exp".into(), json!(now + TOKEN_TTL));
+    c.insert("jti".into(), json!(util::random_hex(16)));
+    c.insert("events".into(), json!({ EVENT: {} }));
+    c.insert("sub".into(), json!(sub));
+    if rp.logout.as_ref().is_some_and(|l| l.session_required) {
+        c.insert("sid".into(), json!(sid));
+    }
+    c
+}
+
+/// How a relying party hears of the end of a session it was used in (`LogoutUrl`,
+/// `LogoutType`, `LogoutSessionRequired`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logout {
+    /// `oidcRPMetaDataOptionsLogoutUrl`: an http(s) URL.
+    pub url: String,
+    /// `oidcRPMetaDataOptionsLogoutType`.
+    pub channel: Channel,
+    /// `oidcRPMetaDataOptionsLogoutSessionRequired`: `iss` and `sid` on the front-channel
+    /// URL, `sid` in the logout token.
+    pub session_required: bool,
+}
+
+/// `oidcRPMetaDataOptionsLogoutType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// `front` (LemonLDAP::NG's default): an iframe on the page that ends the session
+    /// (OpenID Connect Front-Channel Logout 1.0).
+    Front,
+    /// `back`: a logout token POSTed by the portal (OpenID Connect Back-Channel Logout 1.0).
+    Back,
+}
+
+/// The RP's logout channel. `LogoutType` other than `front` or `back` disables the RP (as
+/// would a URL that is not http(s)); a back-channel logout token must be signed (Back-Channel
+/// Logout 1.0, section 2.6), so `back` with `IDTokenSignAlg = none` disables it too.
+pub fn parse(o: &Map<String, Value>, id_alg: Alg) -> Result<Option<Logout>, String> {
+    let v = |k: &str| o.get(&key(k)).cloned().unwrap_or(Value::Null);
+    let channel = match value_string(&v("LogoutType")).trim() {
+        "" | "front" => Channel::Front,
+        "back" => Channel::Back,
+        _ => {
+            return Err(reason(
+                &key("LogoutType"),
+                &v("LogoutType"),
+                "front or back",
+            ))
+        }
+    };
+    let session_required = flag(o, "LogoutSessionRequired")?;
+    let url = value_string(&v("LogoutUrl")).trim().to_string();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let clean = !url.bytes().any(|b| b.is_ascii_control() || b == b' ');
+    if !clean || crate::http::response::origin_of(&url).is_none() {
+        return Err(reason(
+            &key("LogoutUrl"),
+            &v("LogoutUrl"),
+            "an http or https URL",
+        ));
+    }
+    if channel == Channel::Back && id_alg == Alg::None {
+        let why = "back-channel logout tokens must be signed: IDTokenSignAlg none cannot sign them";
+        return Err(reason(&key("LogoutType"), &v("LogoutType"), why));
+    }
+    Ok(Some(Logout {
+        url,
+        channel,
+        session_required,
+    }))
+}
+
+/// One back-channel call to make.
+struct Post {
+    rp: String,
+    url: String,
+    token: String,
+}
+
+/// Sends every logout token at once, one thread each, and waits until all answered or `WAIT`
+/// passed (a call still running then ends by its own timeout, `EACH`).
+fn send_all(posts: Vec<Post>) {
+    if posts.is_empty() {
+        return;
+    }
+    let (tx, rx) = mpsc::channel();
+    let mut started = 0;
+    for post in posts {
+        let tx = tx.clone();
+        let name = post.rp.clone();
+        let spawned = std::thread::Builder::new()
+            .name("backchannel".into())
+            .spawn(move || {
+                deliver(&post);
+                let _ = tx.send(());
+            });
+        match spawned {
+            Ok(_) => started += 1,
+            Err(e) => log::warn(&format!(
+                "back-channel logout of relying party {name} not sent: {e}"
+            )),
+        }
+    }
+    drop(tx);
+    let deadline = Instant::now() + WAIT;
+    for _ in 0..started {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if rx.recv_timeout(left).is_err() {
+            log::warn("back-channel logout: relying parties still unanswered, the logout goes on");
+            return;
+        }
+    }
+}
+
+/// One POST (section 2.5); logs what went wrong, never the token.
+fn deliver(post: &Post) {
+    let form = format!("logout_token={}", util::url_encode(&post.token));
+    let call = Call {
+        method: "POST",
+        url: &post.url,
+        basic: None,
+        json: None,
+        form: Some(&form),
+        timeout: EACH,
+    };
+    match upstream::send(&call) {
+        Ok(r) if (200..300).contains(&r.status) => log::debug(&format!(
+            "back-channel logout of relying party {} delivered",
+            post.rp
+        )),
+        Ok(r) => log::warn(&format!(
+            "back-channel logout of relying party {} refused: HTTP {}",
+            post.rp, r.status
+        )),
+        Err(e) => log::warn(&format!(
+            "back-channel logout of relying party {} failed: {e}",
+            post.rp
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rp(channel: Channel, session_required: bool) -> Rp {
+        Rp {
+            client_id: "c".into(),
+            logout: Some(Logout {
+                url: "http://rp/out?x=1".into(),
+                channel,
+                session_required,
+            }),
+            ..Rp::default()
+        }
+    }
+
+    #[test]
+    fn front_url_carries_iss_and_sid_only_when_required() {
+        let with = rp(Channel::Front, true);
+        assert_eq!(
+            front_url(&with, "http://p/", "abc"),
+            "http://rp/out?x=1&iss=http%3A%2F%2Fp%2F&sid=abc"
+        );
+        assert_eq!(
+            front_url(&rp(Channel::Front, false), "http://p/", "abc"),
+            "http://rp/out?x=1"
+        );
+    }
+
+    #[test]
+    fn logout_claims_follow_section_2_4() {
+        let c = logout_claims(&rp(Channel::Back, true), "http://p/", "dwho", "abc", 100);
+        assert_eq!(c["iss"], "http://p/");
+        assert_eq!(c["aud"], "c");
+        assert_eq!(
+            (c["iat"].as_i64(), c["exp"].as_i64()),
+            (Some(100), Some(220))
+        );
+        assert_eq!(c["events"], json!({ EVENT: {} }));
+        assert_eq!(
+            (c["sub"].as_str(), c["sid"].as_str()),
+            (Some("dwho"), Some("abc"))
+        );
+        assert!(!c.contains_key("nonce"));
+        let other = logout_claims(&rp(Channel::Back, true), "http://p/", "dwho", "abc", 100);
+        assert_ne!(c["jti"], other["jti"]);
+        let no_sid = logout_claims(&rp(Channel::Back, false), "http://p/", "dwho", "abc", 100);
+        assert!(!no_sid.contains_key("sid"));
+    }
+}
