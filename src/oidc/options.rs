@@ -19,9 +19,9 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsAccessTokenJWT", Implemented, "0 or 1: JWT access tokens (RFC 9068, typ at+jwt)"),
     opt("oidcRPMetaDataOptionsAccessTokenSignAlg", Implemented, "JWT access tokens: RS256 (default), RS384, RS512, HS256, HS384, HS512; ES256, EdDSA (Limette extensions)"),
     opt("oidcRPMetaDataOptionsAdditionalAudiences", Refused, "the ID token audience is the client id only"),
-    opt("oidcRPMetaDataOptionsAllowClientCredentialsGrant", Refused, "only the authorization code and refresh token grants"),
-    opt("oidcRPMetaDataOptionsAllowOffline", Refused, "no offline access"),
-    opt("oidcRPMetaDataOptionsAllowPasswordGrant", Refused, "only the authorization code and refresh token grants"),
+    opt("oidcRPMetaDataOptionsAllowClientCredentialsGrant", Implemented, "0 or 1: grant_type=client_credentials (confidential clients only)"),
+    opt("oidcRPMetaDataOptionsAllowOffline", Implemented, "0 or 1: the offline_access scope (with prompt=consent or BypassConsent) gives a refresh token that outlives the SSO session"),
+    opt("oidcRPMetaDataOptionsAllowPasswordGrant", Implemented, "0 or 1: grant_type=password, through the portal's authentication"),
     opt("oidcRPMetaDataOptionsAuthnLevel", Implemented, "a session below this level gets portal error 102, no code"),
     opt("oidcRPMetaDataOptionsAuthorizationCodeExpiration", Implemented, "seconds; unset or 0: oidcServiceAuthorizationCodeExpiration"),
     opt("oidcRPMetaDataOptionsBypassConsent", Implemented, "0 or 1"),
@@ -38,7 +38,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsLogoutSessionRequired", Refused, "no front- or back-channel logout"),
     opt("oidcRPMetaDataOptionsLogoutType", Refused, "no front- or back-channel logout (the default, front, is accepted)"),
     opt("oidcRPMetaDataOptionsLogoutUrl", Refused, "no front- or back-channel logout"),
-    opt("oidcRPMetaDataOptionsOfflineSessionExpiration", Ignored, "offline sessions only; offline access is refused"),
+    opt("oidcRPMetaDataOptionsOfflineSessionExpiration", Implemented, "seconds an offline refresh token lives; unset or 0: oidcServiceOfflineSessionExpiration"),
     opt("oidcRPMetaDataOptionsPostLogoutRedirectUris", Implemented, "space-separated, exact match"),
     opt("oidcRPMetaDataOptionsPublic", Implemented, "0 or 1; a public client must use PKCE"),
     opt("oidcRPMetaDataOptionsRedirectUris", Implemented, "space-separated, exact match"),
@@ -258,10 +258,10 @@ mod tests {
         let ok = opts(json!({"oidcRPMetaDataOptionsAllowOffline": 0,
             "oidcRPMetaDataOptionsLogoutType": "front", "oidcRPMetaDataOptionsIcon": "x.png"}));
         assert_eq!(check_refused("a", &ok, &raw), Ok(()));
-        let off = opts(json!({"oidcRPMetaDataOptionsAllowOffline": 1}));
+        let off = opts(json!({"oidcRPMetaDataOptionsRequestUris": "http://rp/r"}));
         assert_eq!(
             check_refused("a", &off, &raw).unwrap_err(),
-            "oidcRPMetaDataOptionsAllowOffline = 1 is not supported (no offline access)"
+            "oidcRPMetaDataOptionsRequestUris = http://rp/r is not supported (no request objects (request_uri))"
         );
         let typo = opts(json!({"oidcRPMetaDataOptionsClientScret": "hush"}));
         let e = check_refused("a", &typo, &raw).unwrap_err();

@@ -84,6 +84,26 @@ pub struct Rp {
     pub rule: Option<Rule>,
     /// `oidcRPMetaDataOptionsAuthnLevel`: the lowest `authenticationLevel` served (0: any).
     pub authn_level: i64,
+    /// `oidcRPMetaDataOptionsAllowClientCredentialsGrant` (RFC 6749 4.4).
+    pub allow_client_credentials: bool,
+    /// `oidcRPMetaDataOptionsAllowPasswordGrant` (RFC 6749 4.3).
+    pub allow_password: bool,
+    /// `oidcRPMetaDataOptionsAllowOffline`: the `offline_access` scope (OIDC Core 11).
+    pub allow_offline: bool,
+    /// `oidcRPMetaDataOptionsOfflineSessionExpiration`: how long an offline refresh token
+    /// lives, seconds (unset or 0: `oidcServiceOfflineSessionExpiration`).
+    pub offline_ttl: i64,
+}
+
+/// `oidcServiceOfflineSessionExpiration`'s default (LemonLDAP::NG 2.16: 30 days).
+pub const OFFLINE_TTL: i64 = 2_592_000;
+
+/// `oidcServiceOfflineSessionExpiration`, or its default when unset or 0.
+fn service_offline_ttl(raw: &Map<String, Value>) -> i64 {
+    raw.get("oidcServiceOfflineSessionExpiration")
+        .and_then(as_i64)
+        .filter(|n| *n > 0)
+        .unwrap_or(OFFLINE_TTL)
 }
 
 /// A relying party left out because its configuration cannot be honoured.
@@ -157,7 +177,7 @@ impl Settings {
             enabled: truthy(raw.get("issuerDBOpenIDConnectActivation")),
             rps,
             disabled,
-            refresh_ttl: num("oidcServiceOfflineSessionExpiration", 2_592_000),
+            refresh_ttl: service_offline_ttl(raw),
         })
     }
 
@@ -251,6 +271,10 @@ fn parse_rp(
         claims: exported_vars(raw, name),
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
+        allow_client_credentials: flag(o, "AllowClientCredentialsGrant")?,
+        allow_password: flag(o, "AllowPasswordGrant")?,
+        allow_offline: flag(o, "AllowOffline")?,
+        offline_ttl: integer(o, "OfflineSessionExpiration", service_offline_ttl(raw))?,
     })
 }
 
