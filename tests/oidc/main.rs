@@ -8,6 +8,7 @@ mod access;
 mod authorize;
 mod directory;
 mod file_processes;
+mod grants;
 mod hygiene;
 mod keys;
 mod lifetimes;
