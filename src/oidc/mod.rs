@@ -21,6 +21,7 @@ pub mod revoke;
 pub mod settings;
 pub mod signing;
 pub mod token;
+pub mod token_claims;
 pub mod userinfo;
 
 use crate::app::App;
