@@ -334,6 +334,41 @@ mod tests {
         assert_eq!(format!("{:?}", rp.secret), "Secret(***)");
     }
 
+    #[test]
+    fn grants_and_offline_options() {
+        let r = raw(json!({
+            "oidcServiceOfflineSessionExpiration": 500,
+            "oidcRPMetaDataOptions": {
+                "a": {"oidcRPMetaDataOptionsClientID": "a", "oidcRPMetaDataOptionsClientSecret": "s",
+                      "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
+                      "oidcRPMetaDataOptionsAllowClientCredentialsGrant": 1,
+                      "oidcRPMetaDataOptionsAllowPasswordGrant": "1",
+                      "oidcRPMetaDataOptionsAllowOffline": true,
+                      "oidcRPMetaDataOptionsOfflineSessionExpiration": "60"},
+                "b": {"oidcRPMetaDataOptionsClientID": "b", "oidcRPMetaDataOptionsClientSecret": "s",
+                      "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
+                      "oidcRPMetaDataOptionsOfflineSessionExpiration": 0},
+                "c": {"oidcRPMetaDataOptionsClientID": "c", "oidcRPMetaDataOptionsClientSecret": "s",
+                      "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
+                      "oidcRPMetaDataOptionsAllowOffline": "yes"}}
+        }));
+        let s = Settings::from_conf(&r).unwrap();
+        let a = s.rp("a").unwrap();
+        assert!(a.allow_client_credentials && a.allow_password && a.allow_offline);
+        assert_eq!((a.offline_ttl, s.refresh_ttl), (60, 500));
+        let b = s.rp("b").unwrap();
+        assert!(!b.allow_client_credentials && !b.allow_password && !b.allow_offline);
+        assert_eq!(b.offline_ttl, 500, "0 is the service's");
+        assert_eq!(
+            s.disabled[0].reason,
+            "oidcRPMetaDataOptionsAllowOffline = yes is not supported (0 or 1)"
+        );
+        assert_eq!(
+            Settings::from_conf(&Map::new()).unwrap().refresh_ttl,
+            OFFLINE_TTL
+        );
+    }
+
     /// The reason a one-RP configuration is disabled with (`None`: it loads).
     fn disabled(extra: Value, beside: Value) -> Option<String> {
         let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
