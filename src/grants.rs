@@ -11,6 +11,15 @@
 //! SSO session does ([`live`]). A replayed code takes the family away and deletes the tokens it
 //! lists (RFC 6749 4.1.2), so every token descending from the code (refreshed and rotated ones
 //! included) dies at once.
+//!
+//! A family may be *detached* from SSO sessions (`_detached`: the attributes its tokens stand
+//! for): an offline grant (`offline`) outlives the session, a client credentials grant has
+//! none. A token without `_session_id` is then good on the family's attributes alone ([`live`]).
+//! A public client's refresh token, taken on use, leaves a trace (`reuse`) so that its replay
+//! revokes the family (RFC 9700 4.14.2).
+pub mod offline;
+pub mod reuse;
+
 use crate::app::App;
 use crate::error::Result;
 use crate::storage::{Kind, Session, SessionStore};
@@ -28,6 +37,8 @@ pub enum RecordType {
     Refresh,
     /// What a redeemed code issued (its token family).
     Redeemed,
+    /// The trace of a rotated refresh token (`reuse`).
+    Used,
 }
 
 impl RecordType {
@@ -37,6 +48,7 @@ impl RecordType {
             RecordType::Access => "access_token",
             RecordType::Refresh => "refresh_token",
             RecordType::Redeemed => "code_redeemed",
+            RecordType::Used => "refresh_token_used",
         }
     }
 }
@@ -75,6 +87,8 @@ pub struct CodeGrant<'a> {
     pub auth_time: Value,
     /// The authentication context class.
     pub acr: String,
+    /// An offline grant (`offline::requested`): the refresh token outlives the SSO session.
+    pub offline: bool,
 }
 
 impl From<CodeGrant<'_>> for Record {
@@ -92,6 +106,9 @@ impl From<CodeGrant<'_>> for Record {
         rec.insert("sub".into(), json!(g.sub));
         rec.insert("auth_time".into(), g.auth_time);
         rec.insert("acr".into(), json!(g.acr));
+        if g.offline {
+            rec.insert("offline".into(), json!(true));
+        }
         Record(rec)
     }
 }
@@ -151,10 +168,41 @@ impl Record {
         self.0.get("auth_time")
     }
 
+    /// Whether the grant is offline (a code issued for `offline_access`, and its tokens).
+    pub fn is_offline(&self) -> bool {
+        self.0.get("offline").and_then(Value::as_bool) == Some(true)
+    }
+
+    /// The grant type the tokens were issued by (`_grant`: `password`, `clientcredentials`;
+    /// absent for the authorization code).
+    pub fn grant_type(&self) -> Option<&str> {
+        field(&self.0, "_grant")
+    }
+
+    /// The attributes a detached family's tokens stand for (family records only).
+    pub fn detached(&self) -> Option<&Session> {
+        self.0.get("_detached").and_then(Value::as_object)
+    }
+
+    /// The same grant no longer bound to its SSO session (an offline refresh token).
+    pub fn without_session(&self) -> Record {
+        let mut g = self.0.clone();
+        g.remove("_session_id");
+        Record(g)
+    }
+
+    /// The same grant with a key set (`_grant`, `offline`...).
+    pub fn with(&self, key: &str, value: Value) -> Record {
+        let mut g = self.0.clone();
+        g.insert(key.into(), value);
+        Record(g)
+    }
+
     /// What the tokens issued from this grant carry: the client, scope, subject, session,
-    /// authentication time and level (no nonce, no redirect or PKCE).
+    /// authentication time and level, grant type and offline flag (no nonce, no redirect or
+    /// PKCE).
     pub fn for_tokens(&self) -> Record {
-        const KEEP: [&str; 7] = [
+        const KEEP: [&str; 9] = [
             "client_id",
             "scope",
             "sub",
@@ -162,6 +210,8 @@ impl Record {
             "auth_time",
             "acr",
             "_family",
+            "_grant",
+            "offline",
         ];
         Record(
             self.0
@@ -312,18 +362,25 @@ pub fn family_of(code: &str) -> String {
 /// subject are kept for the audit of a replay), listing the tokens about to be issued from it
 /// (`issued`, ids from `new_id`, stored after the family), living `ttl` seconds; returns its
 /// id. One write: the family is in place before any of its tokens, and a token is only ever
-/// good while its family is (`live`).
+/// good while its family is (`live`). A grant without a code (password, client credentials)
+/// passes a fresh `new_id` as `code`. `detached`: the attributes the family's tokens without
+/// an SSO session stand for (offline and client credentials grants).
 pub fn open_family(
     store: &dyn SessionStore,
     code: &str,
     grant: &Record,
     issued: &[&str],
     ttl: i64,
+    detached: Option<&Session>,
 ) -> Result<String> {
     let id = family_of(code);
     let mut rec = Session::new();
     rec.insert("client_id".into(), json!(grant.client_id()));
     rec.insert("sub".into(), json!(grant.sub()));
+    if let Some(attrs) = detached {
+        rec.insert("_detached".into(), Value::Object(attrs.clone()));
+        rec.insert("offline".into(), json!(grant.is_offline()));
+    }
     rec.insert("_type".into(), json!(RecordType::Redeemed.as_str()));
     rec.insert("_exp".into(), json!(util::now() + ttl));
     rec.insert("_issued".into(), json!(issued));
@@ -367,26 +424,32 @@ pub fn revoke(store: &dyn SessionStore, ids: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// A token that is still good: the record is live, its family is, and so is its SSO session
-/// (tokens die with the session: Limette has no offline access). `None` otherwise.
+/// A token that is still good, with the attributes it stands for: the record is live, its
+/// family is, and so is its SSO session; a token without one (an offline refresh token and
+/// the access tokens it gives, a client credentials token) stands for its detached family's
+/// attributes instead. `None` otherwise.
 pub fn live(
     app: &App,
     conf: &crate::config::Conf,
     typ: RecordType,
     id: &str,
-) -> Result<Option<(Record, crate::sso::SsoSession)>> {
+) -> Result<Option<(Record, Session)>> {
     let store = of(app);
     let Some(rec) = get(store, typ, id)? else {
         return Ok(None);
     };
     // A token without a family comes from before families: fail closed.
-    let Some(family) = rec.family() else {
+    let Some(family_id) = rec.family() else {
         return Ok(None);
     };
-    if get(store, RecordType::Redeemed, family)?.is_none() {
+    let Some(family) = get(store, RecordType::Redeemed, family_id)? else {
         return Ok(None);
+    };
+    if rec.session_id().is_empty() {
+        return Ok(family.detached().cloned().map(|attrs| (rec, attrs)));
     }
-    Ok(crate::sso::lookup(app, conf, rec.session_id())?.map(|s| (rec, s)))
+    let session = crate::sso::lookup(app, conf, rec.session_id())?;
+    Ok(session.map(|s| (rec, s.into_map())))
 }
 
 /// A string field of a record.
@@ -461,7 +524,7 @@ mod tests {
         let code = create(&mem, RecordType::Code, Map::new(), 60).unwrap();
         assert!(matches!(redeem(&mem, &code).unwrap(), Redemption::Fresh(_)));
         let at = new_id();
-        let fam = open_family(&mem, &code, &Record::default(), &[&at], 60).unwrap();
+        let fam = open_family(&mem, &code, &Record::default(), &[&at], 60, None).unwrap();
         assert_ne!(fam, code, "the code is not stored again");
         create_as(&mem, RecordType::Access, &at, Map::new(), 30).unwrap();
         assert!(

@@ -20,7 +20,7 @@ const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--d
          VERB: check [--json] | info | get KEY... | set KEY VALUE... | addKey KEY SUBKEY VALUE... |
                delKey KEY SUBKEY... | save | restore FILE|- | list | export [N] | import FILE|-
          limette config VERB --help: the usage of one verb
-       limette sessions list|get ID|delete ID|purge
+       limette sessions list|get ID|delete ID|purge|offline [USER]|offline-revoke ID
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
 
 /// Parsed global options.

@@ -1,6 +1,9 @@
 //! `limette sessions list|get ID|delete ID|purge`: administration of the configured SSO
 //! session store (the one named by `[portal] globalStorage`). Output is one line per session
 //! for `list` (id, user, start time), the session as pretty JSON for `get`.
+//! `limette sessions offline [USER]` lists the OpenID Connect offline grants (LemonLDAP::NG's
+//! `offline` sessions: id, user, client, expiry), `offline-revoke ID` revokes one with every
+//! token it gave.
 use crate::app::App;
 use crate::config::value_string;
 use crate::storage::Kind;
@@ -16,7 +19,9 @@ pub fn run(app: &App, args: &[String]) -> i32 {
         ("purge", None) => crate::sessions::purge::purge(app)
             .map(|n| println!("{n} expired sessions removed"))
             .map_err(|e| e.to_string()),
-        _ => Err("usage: limette sessions list|get ID|delete ID|purge".to_string()),
+        ("offline", user) => offline(app, user),
+        ("offline-revoke", Some(id)) => offline_revoke(app, id),
+        _ => Err(USAGE.to_string()),
     };
     match res {
         Ok(()) => 0,
@@ -28,6 +33,33 @@ pub fn run(app: &App, args: &[String]) -> i32 {
                 1
             }
         }
+    }
+}
+
+const USAGE: &str =
+    "usage: limette sessions list|get ID|delete ID|purge|offline [USER]|offline-revoke ID";
+
+fn offline(app: &App, user: Option<&str>) -> Result<(), String> {
+    let store = crate::grants::of(app);
+    let grants = crate::grants::offline::list(store, user).map_err(|e| e.to_string())?;
+    for g in grants {
+        println!("{}\t{}\t{}\t{}", g.id, g.user, g.client_id, g.expires);
+    }
+    Ok(())
+}
+
+fn offline_revoke(app: &App, id: &str) -> Result<(), String> {
+    let store = crate::grants::of(app);
+    match crate::grants::offline::revoke(store, id) {
+        Ok(true) => {
+            let shown: String = id.chars().take(4).collect();
+            let grant = format!("{shown}…");
+            crate::log::audit("oidc_offline_revoked", &[("grant", &grant), ("via", "cli")]);
+            println!("offline grant {id} revoked");
+            Ok(())
+        }
+        Ok(false) => Err(format!("no offline grant {id}")),
+        Err(e) => Err(e.to_string()),
     }
 }
 

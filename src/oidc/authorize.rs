@@ -326,11 +326,14 @@ fn user_session(
 
 /// Stores the code with what the token endpoint needs.
 fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
+    // OIDC Core 11 as LemonLDAP::NG: offline_access needs AllowOffline and consent.
+    let consented = rp.bypass_consent || ar.prompt.iter().any(|p| p == "consent");
+    let (scope, offline) = store::offline::requested(&ar.scope, rp.allow_offline, consented);
     let data = super::claims::data_for(s, &rp.client_id, &rp.name, &ar.scope);
     let grant = store::CodeGrant {
         client_id: &ar.client_id,
         redirect_uri: &ar.redirect_uri,
-        scope: &ar.scope,
+        scope: &scope,
         nonce: ar.nonce.as_deref(),
         pkce: ar.pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
         session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
@@ -341,6 +344,7 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
             .cloned()
             .unwrap_or(json!(util::now())),
         acr: format!("loa-{}", level(s)),
+        offline,
     };
     store::create(store::of(app), RecordType::Code, grant, rp.code_ttl)
 }

@@ -1,7 +1,7 @@
 //! `/.well-known/openid-configuration` and `/oauth2/jwks`: only what Limette really supports
-//! (code flow; the signing algorithms that work with the keys in force; front- and
-//! back-channel logout, `oidc::channels`; no `check_session_iframe`) and every public key
-//! a token still alive may have been signed with.
+//! (the flows and grants the service and its relying parties allow; the signing algorithms
+//! that work with the keys in force; front- and back-channel logout, `oidc::channels`; no
+//! `check_session_iframe`) and every public key a token still alive may have been signed with.
 use super::issuer;
 use super::jwt::Alg;
 use crate::config::Conf;
@@ -24,18 +24,20 @@ pub fn configuration(conf: &Conf) -> Response {
             "token_endpoint": ep("token"),
             "userinfo_endpoint": ep("userinfo"),
             "introspection_endpoint": ep("introspect"),
+            "revocation_endpoint": ep("revoke"),
             "end_session_endpoint": ep("logout"),
             "jwks_uri": ep("jwks"),
             "response_types_supported": response_types(&conf.area::<super::Settings>().flows),
             "response_modes_supported": ["query", "fragment", "form_post"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": grant_types(conf),
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": signing,
             "userinfo_signing_alg_values_supported": signing,
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "code_challenge_methods_supported": ["plain", "S256"],
-            "scopes_supported": ["openid", "profile", "email", "address", "phone"],
+            "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
             "claims_supported": super::claims::supported(),
             // The one level a login gives with the module in use.
             "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
@@ -63,6 +65,25 @@ fn response_types(flows: &super::settings::Flows) -> Vec<&'static str> {
         v.extend(["code id_token", "code token", "code id_token token"]);
     }
     v
+}
+
+/// The grants served: the code and refresh token grants always; `password` and
+/// `client_credentials` when a relying party may use them (LemonLDAP::NG's `metadata`; a
+/// public client never gets client credentials).
+pub fn grant_types(conf: &Conf) -> Vec<&'static str> {
+    let oidc = conf.area::<super::Settings>();
+    let mut out = vec!["authorization_code", "refresh_token"];
+    if oidc.rps.iter().any(|rp| rp.allow_password) {
+        out.push("password");
+    }
+    if oidc
+        .rps
+        .iter()
+        .any(|rp| rp.allow_client_credentials && !rp.public)
+    {
+        out.push("client_credentials");
+    }
+    out
 }
 
 /// The algorithms that work: HMAC always (keyed by each client's secret), an asymmetric

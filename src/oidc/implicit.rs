@@ -9,8 +9,8 @@ use super::authorize::AuthRequest;
 use super::{issuer, jwt, Rp, Settings};
 use crate::app::App;
 use crate::config::Conf;
-use crate::error::Result;
-use crate::grants::{self as store, CodeGrant, Record, RecordType};
+use crate::error::{Error, Result};
+use crate::grants::{self as store, CodeGrant, Record};
 use crate::storage::Session;
 use crate::util;
 use serde_json::{json, Value};
@@ -31,7 +31,7 @@ pub fn issue(
     }
     let grant = grant_of(rp, ar, session);
     let access = match ar.response_type.token {
-        true => Some(access_token(app, conf, rp, &grant)?),
+        true => Some(access_token(app, conf, rp, &grant, session)?),
         false => None,
     };
     if let Some(at) = &access {
@@ -79,24 +79,35 @@ fn grant_of(rp: &Rp, ar: &AuthRequest, s: &Session) -> Record {
             .cloned()
             .unwrap_or(json!(util::now())),
         acr: format!("loa-{}", super::access::level(s)),
+        // Never offline: the authorization endpoint issues no refresh token.
+        offline: false,
     })
 }
 
-/// An access token in a family of its own (opaque, or a JWT for an RP with `AccessTokenJWT`).
-fn access_token(app: &App, conf: &Conf, rp: &Rp, grant: &Record) -> Result<String> {
-    let db = store::of(app);
-    let id = store::new_id();
-    // The family is keyed by a fresh random value: no code opens it, none can replay it.
-    let family = store::open_family(db, &store::new_id(), grant, &[id.as_str()], rp.access_ttl)?;
-    let rec = grant.with_family(&family);
-    store::create_as(db, RecordType::Access, &id, rec.for_tokens(), rp.access_ttl)?;
-    match rp.access_jwt {
-        Some(alg) => {
-            let claims = super::token::access_token_claims(app, conf, rp, &rec, &id)?;
-            super::sign_for(&conf.area::<Settings>(), rp, alg, "at+jwt", &claims)
-        }
-        None => Ok(id),
-    }
+/// An access token in a family of its own (opaque, or a JWT for an RP with `AccessTokenJWT`),
+/// issued as the token endpoint issues it; the family is keyed by a fresh random value: no
+/// code opens it, none can replay it.
+fn access_token(
+    app: &App,
+    conf: &Conf,
+    rp: &Rp,
+    grant: &Record,
+    session: &Session,
+) -> Result<String> {
+    let seed = store::new_id();
+    let how = super::token::Issue {
+        refresh: false,
+        id_token: false,
+        family: super::token::Family::Open {
+            seed: &seed,
+            detached: None,
+        },
+    };
+    let out = super::token::issue(app, conf, rp, grant, session, how)?;
+    out.get("access_token")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| Error::internal("the token answer has no access token"))
 }
 
 /// The ID token of the front channel (OIDC Core 3.2.2.10, 3.3.2.11).
@@ -114,7 +125,7 @@ fn id_token(
     let sid = Some(grant.session_id())
         .filter(|id| !id.is_empty())
         .map(|id| crate::sso::oidc_sid(&conf.key, id));
-    let mut claims = super::token::id_token_claims(
+    let mut claims = super::token_claims::id_token_claims(
         &issuer(conf),
         rp,
         grant.as_map(),

@@ -1,8 +1,9 @@
 //! `POST /oauth2/introspect` (RFC 7662), as LemonLDAP::NG: the client authenticates like at
 //! the token endpoint; a live access token of that client answers `active: true` with
 //! `client_id`, `iss`, `exp`, `sub`, `scope`; anything else `{"active":false}`, including a
-//! token whose SSO session has ended or whose code was replayed (`grants::live`): Limette has
-//! no offline access, so no token outlives its session.
+//! token whose SSO session has ended or whose family was revoked (`grants::live`). A token of
+//! an offline grant outlives the session; a client credentials token never had one (its
+//! `sub` is the client id).
 use super::client::{self, Credentials};
 use crate::app::App;
 use crate::config::Conf;

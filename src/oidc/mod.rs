@@ -1,4 +1,5 @@
-//! The OpenID Connect provider: discovery, authorize, token, userinfo, introspection,
+//! The OpenID Connect provider: discovery, authorize (code, implicit and hybrid flows), token
+//! (with its `client_credentials` and `password` grants), userinfo, introspection, revocation,
 //! RP-initiated logout, JWKS, and the logout channels (`channels`) run when a session ends.
 //! `handle` only dispatches; each endpoint owns its file, the security pieces (`jwt`, `pkce`,
 //! `client`) take plain values and never see HTTP. The codes and tokens the endpoints issue are
@@ -8,6 +9,7 @@ pub mod authorize;
 pub mod channels;
 pub mod claims;
 pub mod client;
+pub mod client_credentials;
 pub mod consent;
 pub mod discovery;
 pub mod implicit;
@@ -17,12 +19,15 @@ pub mod keygen;
 pub mod keys;
 pub mod logout;
 pub mod options;
+pub mod password;
 pub mod pkce;
 pub mod response;
+pub mod revoke;
 pub mod scopes;
 pub mod settings;
 pub mod signing;
 pub mod token;
+pub mod token_claims;
 pub mod userinfo;
 
 use crate::app::App;
@@ -37,8 +42,21 @@ pub use settings::{DisabledRp, Rp, Settings};
 /// given by the router): what the authorization endpoint answers a user who must sign in.
 pub type LoginRedirect = fn(&Conf, &Request, &str) -> Response;
 
+/// The portal's login without a browser (given by the router): checks a user name and
+/// password as the login form does (directory, `userControl`, brute-force lock, login
+/// history, notifications) and stores a new SSO session, returned; `None` when the login is
+/// refused. What the password grant authenticates with.
+pub type PasswordLogin =
+    fn(&App, &Conf, &Request, &str, &str) -> Result<Option<crate::storage::Session>>;
+
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Result<Response> {
+pub fn handle(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    login: LoginRedirect,
+    password: PasswordLogin,
+) -> Result<Response> {
     if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
@@ -48,8 +66,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Re
         .unwrap_or(&req.path)
         .trim_end_matches('/');
     // RFC 6749 3.2: the token endpoint takes POST only (a GET would put the client secret
-    // and the code in URLs, logs and Referer headers).
-    if endpoint == "token" && req.method != Method::Post {
+    // and the code in URLs, logs and Referer headers); so does revocation (RFC 7009 2.1).
+    if matches!(endpoint, "token" | "revoke") && req.method != Method::Post {
         return Err(Error::OnlyMethods("POST"));
     }
     let read_or_post = matches!(req.method, Method::Get | Method::Head | Method::Post);
@@ -60,7 +78,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Re
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks(conf)),
         "authorize" => authorize::handle(app, req, conf, login),
-        "token" => token::handle(app, req, conf),
+        "token" => token::handle(app, req, conf, password),
+        "revoke" => revoke::handle(app, req, conf),
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),
         "logout" => logout::handle(app, req, conf),

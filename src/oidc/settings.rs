@@ -95,6 +95,26 @@ pub struct Rp {
     /// `oidcRPMetaDataOptionsLogoutUrl` with its type and session flag; `None`: the RP is
     /// told nothing when a session ends.
     pub logout: Option<super::channels::Logout>,
+    /// `oidcRPMetaDataOptionsAllowClientCredentialsGrant` (RFC 6749 4.4).
+    pub allow_client_credentials: bool,
+    /// `oidcRPMetaDataOptionsAllowPasswordGrant` (RFC 6749 4.3).
+    pub allow_password: bool,
+    /// `oidcRPMetaDataOptionsAllowOffline`: the `offline_access` scope (OIDC Core 11).
+    pub allow_offline: bool,
+    /// `oidcRPMetaDataOptionsOfflineSessionExpiration`: how long an offline refresh token
+    /// lives, seconds (unset or 0: `oidcServiceOfflineSessionExpiration`).
+    pub offline_ttl: i64,
+}
+
+/// `oidcServiceOfflineSessionExpiration`'s default (LemonLDAP::NG 2.16: 30 days).
+pub const OFFLINE_TTL: i64 = 2_592_000;
+
+/// `oidcServiceOfflineSessionExpiration`, or its default when unset or 0.
+fn service_offline_ttl(raw: &Map<String, Value>) -> i64 {
+    raw.get("oidcServiceOfflineSessionExpiration")
+        .and_then(as_i64)
+        .filter(|n| *n > 0)
+        .unwrap_or(OFFLINE_TTL)
 }
 
 /// A relying party left out because its configuration cannot be honoured.
@@ -188,7 +208,7 @@ impl Settings {
             enabled: truthy(raw.get("issuerDBOpenIDConnectActivation")),
             rps,
             disabled,
-            refresh_ttl: num("oidcServiceOfflineSessionExpiration", 2_592_000),
+            refresh_ttl: service_offline_ttl(raw),
             issuer: service_issuer(raw)?,
             only_declared_scopes: truthy(raw.get("oidcServiceAllowOnlyDeclaredScopes")),
             rule: service_rule(raw)?,
@@ -314,6 +334,10 @@ fn parse_rp(
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
         logout: super::channels::parse(o, id_alg)?,
+        allow_client_credentials: flag(o, "AllowClientCredentialsGrant")?,
+        allow_password: flag(o, "AllowPasswordGrant")?,
+        allow_offline: flag(o, "AllowOffline")?,
+        offline_ttl: integer(o, "OfflineSessionExpiration", service_offline_ttl(raw))?,
     })
 }
 
@@ -399,6 +423,41 @@ mod tests {
         );
         assert!(rp.secret.matches("s") && !rp.secret.matches("t"));
         assert_eq!(format!("{:?}", rp.secret), "Secret(***)");
+    }
+
+    #[test]
+    fn grants_and_offline_options() {
+        let r = raw(json!({
+            "oidcServiceOfflineSessionExpiration": 500,
+            "oidcRPMetaDataOptions": {
+                "a": {"oidcRPMetaDataOptionsClientID": "a", "oidcRPMetaDataOptionsClientSecret": "s",
+                      "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
+                      "oidcRPMetaDataOptionsAllowClientCredentialsGrant": 1,
+                      "oidcRPMetaDataOptionsAllowPasswordGrant": "1",
+                      "oidcRPMetaDataOptionsAllowOffline": true,
+                      "oidcRPMetaDataOptionsOfflineSessionExpiration": "60"},
+                "b": {"oidcRPMetaDataOptionsClientID": "b", "oidcRPMetaDataOptionsClientSecret": "s",
+                      "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
+                      "oidcRPMetaDataOptionsOfflineSessionExpiration": 0},
+                "c": {"oidcRPMetaDataOptionsClientID": "c", "oidcRPMetaDataOptionsClientSecret": "s",
+                      "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256",
+                      "oidcRPMetaDataOptionsAllowOffline": "yes"}}
+        }));
+        let s = Settings::from_conf(&r).unwrap();
+        let a = s.rp("a").unwrap();
+        assert!(a.allow_client_credentials && a.allow_password && a.allow_offline);
+        assert_eq!((a.offline_ttl, s.refresh_ttl), (60, 500));
+        let b = s.rp("b").unwrap();
+        assert!(!b.allow_client_credentials && !b.allow_password && !b.allow_offline);
+        assert_eq!(b.offline_ttl, 500, "0 is the service's");
+        assert_eq!(
+            s.disabled[0].reason,
+            "oidcRPMetaDataOptionsAllowOffline = yes is not supported (0 or 1)"
+        );
+        assert_eq!(
+            Settings::from_conf(&Map::new()).unwrap().refresh_ttl,
+            OFFLINE_TTL
+        );
     }
 
     /// The reason a one-RP configuration is disabled with (`None`: it loads).

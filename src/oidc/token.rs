@@ -1,13 +1,19 @@
 //! `POST /oauth2/token` (RFC 6749 4.1.3, 6; OIDC Core 3.1.3, 12): the authorization_code and
-//! refresh_token grants. Checks in LemonLDAP::NG's order, so its error table holds: grant type,
-//! then client authentication (a wrong secret leaves the code alone), then the code, taken
-//! atomically (a wrong client or redirect_uri has consumed it), then PKCE.
+//! refresh_token grants here, client_credentials (`client_credentials`) and password
+//! (`password`) beside, all issuing through [`issue`]. Checks in LemonLDAP::NG's order, so its
+//! error table holds: grant type, then client authentication (a wrong secret leaves the code
+//! alone), then whether the RP may use the grant, then the code, taken atomically (a wrong
+//! client or redirect_uri has consumed it), then PKCE. An offline code (`grants::offline`)
+//! opens a family detached from the SSO session; a public client's refresh token that is
+//! presented again after its rotation revokes its family (`grants::reuse`).
 use super::client::{self, Credentials};
-use super::{issuer, jwt, params, Params, Rp};
+use super::token_claims::access_token_claims;
+pub use super::token_claims::id_token_claims;
+use super::{issuer, params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
-use crate::grants::{self as store, Record, RecordType, Redemption};
+use crate::grants::{self as store, offline, reuse, Record, RecordType, Redemption};
 use crate::http::{Request, Response};
 use crate::storage::Session;
 use crate::util;
@@ -20,10 +26,19 @@ pub enum Grant {
     AuthorizationCode,
     /// RFC 6749 6
     RefreshToken,
+    /// RFC 6749 4.4
+    ClientCredentials,
+    /// RFC 6749 4.3
+    Password,
 }
 
-/// `/oauth2/token`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+/// `/oauth2/token`; `password` is the portal's login without a browser (the password grant).
+pub fn handle(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    password: super::PasswordLogin,
+) -> Result<Response> {
     let p = params(req);
     // RFC 6749 5.2: a parameter over its bound makes the request malformed.
     if p.oversized() {
@@ -32,28 +47,51 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let grant = grant_type(p.get("grant_type"))?;
     let oidc = conf.area::<crate::oidc::Settings>();
     let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    allowed(rp, grant)?;
     let answer = match grant {
         Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,
         Grant::RefreshToken => refresh(app, conf, rp, &p)?,
+        Grant::ClientCredentials => super::client_credentials::grant(app, conf, rp, &p)?,
+        Grant::Password => super::password::grant(app, conf, req, rp, &p, password)?,
     };
     Ok(Response::json(200, &Value::Object(answer)))
 }
 
-/// RFC 6749 5.2: unknown or missing -> unsupported_grant_type; the grants a client may not
-/// use here (password, client_credentials) -> unauthorized_client.
+/// RFC 6749 5.2: unknown or missing -> unsupported_grant_type.
 pub fn grant_type(g: Option<&str>) -> Result<Grant> {
     match g {
         Some("authorization_code") => Ok(Grant::AuthorizationCode),
         Some("refresh_token") => Ok(Grant::RefreshToken),
-        Some("password") | Some("client_credentials") => {
-            Err(Error::oauth(OAuthCode::UnauthorizedClient))
-        }
+        Some("client_credentials") => Ok(Grant::ClientCredentials),
+        Some("password") => Ok(Grant::Password),
         _ => Err(Error::oauth(OAuthCode::UnsupportedGrantType)),
     }
 }
 
-fn invalid_grant() -> Error {
+/// RFC 6749 5.2 `unauthorized_client`, as LemonLDAP::NG's `token`: the password grant without
+/// `AllowPasswordGrant`; client credentials without `AllowClientCredentialsGrant`, or for a
+/// public client (RFC 6749 4.4: confidential clients only).
+pub fn allowed(rp: &Rp, grant: Grant) -> Result<()> {
+    let ok = match grant {
+        Grant::AuthorizationCode | Grant::RefreshToken => true,
+        Grant::ClientCredentials => rp.allow_client_credentials && !rp.public,
+        Grant::Password => rp.allow_password,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::oauth(OAuthCode::UnauthorizedClient))
+    }
+}
+
+/// RFC 6749 5.2 `invalid_grant`.
+pub fn invalid_grant() -> Error {
     Error::oauth(OAuthCode::InvalidGrant)
+}
+
+/// Whether a space-separated scope holds a value.
+pub fn has_scope(scope: Option<&str>, value: &str) -> bool {
+    scope.unwrap_or("").split_whitespace().any(|s| s == value)
 }
 
 fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Value>> {
@@ -101,39 +139,75 @@ fn redeem_code(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String
         None => {}
     }
     // 5. The SSO session must still be there.
-    live_session(app, conf, &rec)?;
-    // 6. The tokens, in a family opened for them.
-    issue(app, conf, rp, &rec, true, Family::Open(code))
+    let session = live_session(app, conf, &rec)?;
+    // 6. The tokens, in a family opened for them; an offline one (OIDC Core 11) keeps the
+    //    user's attributes, and always has a refresh token (LemonLDAP::NG).
+    let offline = rec.is_offline() && rp.allow_offline;
+    let rec = rec.with("offline", json!(offline));
+    let detached = offline.then(|| offline::saved_attributes(&session));
+    let how = Issue {
+        refresh: rp.refresh || offline,
+        id_token: true,
+        family: Family::Open {
+            seed: code,
+            detached: detached.as_ref(),
+        },
+    };
+    issue(app, conf, rp, &rec, &session, how)
 }
 
 /// RFC 6749 6. A confidential client's refresh token is used again and again (the contract);
-/// a public client's rotates (RFC 9700 4.14.2): taken on use, a new one in the answer.
+/// a public client's rotates (RFC 9700 4.14.2): taken on use, leaving a trace, a new one in
+/// the answer; presented again, it revokes its family. The ID token only when the scope has
+/// `openid` (LemonLDAP::NG). An offline refresh token stands for its saved attributes.
 fn refresh(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Value>> {
     let token = p
         .get("refresh_token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;
+    let db = store::of(app);
     // RFC 6749 5.2: unknown, expired, revoked, another client's refresh token, or one whose
-    // session is gone: invalid_grant.
-    let (rec, _) = store::live(app, conf, RecordType::Refresh, token)?.ok_or_else(invalid_grant)?;
+    // session is gone: invalid_grant. RFC 9700 4.14.2: a rotated one revokes its family.
+    let Some((rec, session)) = store::live(app, conf, RecordType::Refresh, token)? else {
+        if let Some(family) = reuse::replayed(db, token)? {
+            crate::log::audit(
+                "oidc_refresh_replayed",
+                &[
+                    ("client", &rp.client_id),
+                    ("issued_to", family.client_id().unwrap_or("")),
+                    ("user", family.sub().unwrap_or("")),
+                    ("revoked", &family.issued().len().to_string()),
+                ],
+            );
+        }
+        return Err(invalid_grant());
+    };
     if rec.client_id() != Some(rp.client_id.as_str()) {
         return Err(invalid_grant());
     }
     // Single use for a public client: of two concurrent uses, one wins.
-    if rp.public && store::take(store::of(app), RecordType::Refresh, token)?.is_none() {
-        return Err(invalid_grant());
+    if rp.public {
+        if store::take(db, RecordType::Refresh, token)?.is_none() {
+            return Err(invalid_grant());
+        }
+        let family = rec.family().unwrap_or("");
+        reuse::mark_used(db, token, family, refresh_ttl(conf, rp, &rec))?;
     }
-    issue(app, conf, rp, &rec.without_nonce(), rp.public, Family::Join)
+    let how = Issue {
+        refresh: rp.public,
+        id_token: has_scope(rec.scope(), "openid"),
+        family: Family::Join,
+    };
+    issue(app, conf, rp, &rec.without_nonce(), &session, how)
 }
 
-/// The user's claims of the grant's scope, as userinfo releases them (with `sub`).
-fn user_claims(app: &App, conf: &Conf, rp: &Rp, grant: &Record) -> Result<Map<String, Value>> {
-    let session = live_session(app, conf, grant)?;
-    let scope = grant.scope().unwrap_or("");
-    let data = super::claims::data_for(&session, &rp.client_id, &rp.name, scope);
-    let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
-    Ok(rp
-        .release
-        .userinfo(scope, grant.sub().unwrap_or(""), &data, ignore))
+/// How long a refresh token of this grant lives: the RP's `OfflineSessionExpiration` for an
+/// offline grant, else the service's.
+fn refresh_ttl(conf: &Conf, rp: &Rp, grant: &Record) -> i64 {
+    if grant.is_offline() {
+        rp.offline_ttl
+    } else {
+        conf.area::<crate::oidc::Settings>().refresh_ttl
+    }
 }
 
 fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
@@ -143,38 +217,56 @@ fn live_session(app: &App, conf: &Conf, rec: &Record) -> Result<Session> {
 }
 
 /// The family new tokens belong to.
-enum Family<'a> {
-    /// The one a code opens (the code, just redeemed).
-    Open(&'a str),
+pub enum Family<'a> {
+    /// A new one: a code's (`seed`: the code, just redeemed), or a grant's without a code (a
+    /// fresh `new_id`). `detached`: the attributes its tokens without an SSO session stand for.
+    Open {
+        /// The code, or a fresh id.
+        seed: &'a str,
+        /// Offline and client credentials grants.
+        detached: Option<&'a Session>,
+    },
     /// The grant's own (a refresh token's).
     Join,
 }
 
-/// The token response: access token, ID token, and a refresh token (`with_refresh`: on the
-/// code grant, and on a public client's refresh) when the RP has them. The tokens are listed
-/// in their family before they are stored, and the family lives as long as the longest of
-/// them; when it is gone (a replay of its code took it meanwhile), nothing is issued.
-fn issue(
+/// What a grant issues.
+pub struct Issue<'a> {
+    /// A refresh token (the code grant when the RP has them or offline, the password grant
+    /// when the RP has them, a public client's refresh).
+    pub refresh: bool,
+    /// An ID token.
+    pub id_token: bool,
+    /// The family of the tokens.
+    pub family: Family<'a>,
+}
+
+/// The token response: access token, then the refresh and ID tokens `how` asks for. `session`:
+/// the attributes the grant stands for (the SSO session, or the detached ones). The tokens are
+/// listed in their family before they are stored, and the family lives as long as the longest
+/// of them; when it is gone (a replay took it meanwhile), nothing is issued. An offline
+/// refresh token is bound to no SSO session and lives the RP's `OfflineSessionExpiration`.
+pub fn issue(
     app: &App,
     conf: &Conf,
     rp: &Rp,
     grant: &Record,
-    with_refresh: bool,
-    family: Family,
+    session: &Session,
+    how: Issue,
 ) -> Result<Map<String, Value>> {
     let db = store::of(app);
-    let refresh_ttl = conf.area::<crate::oidc::Settings>().refresh_ttl;
+    let refresh_ttl = refresh_ttl(conf, rp, grant);
     let access_id = store::new_id();
-    let refresh_id = (with_refresh && rp.refresh).then(store::new_id);
+    let refresh_id = how.refresh.then(store::new_id);
     let mut issued = vec![access_id.as_str()];
     issued.extend(refresh_id.as_deref());
     let ttl = match refresh_id {
         Some(_) => rp.access_ttl.max(refresh_ttl),
         None => rp.access_ttl,
     };
-    let grant = match family {
-        Family::Open(code) => {
-            let id = store::open_family(db, code, grant, &issued, ttl)?;
+    let grant = match how.family {
+        Family::Open { seed, detached } => {
+            let id = store::open_family(db, seed, grant, &issued, ttl, detached)?;
             grant.with_family(&id)
         }
         Family::Join => {
@@ -196,7 +288,7 @@ fn issue(
     )?;
     let access = match rp.access_jwt {
         Some(alg) => {
-            let claims = access_token_claims(app, conf, rp, grant, &access_id)?;
+            let claims = access_token_claims(conf, rp, grant, session, &access_id);
             super::sign_for(&conf.area::<super::Settings>(), rp, alg, "at+jwt", &claims)?
         }
         None => access_id,
@@ -206,8 +298,18 @@ fn issue(
     out.insert("token_type".into(), json!("Bearer"));
     out.insert("expires_in".into(), json!(rp.access_ttl));
     if let Some(refresh) = refresh_id {
+        let base = if grant.is_offline() {
+            base.without_session()
+        } else {
+            base
+        };
         store::create_as(db, RecordType::Refresh, &refresh, base, refresh_ttl)?;
         out.insert("refresh_token".into(), json!(refresh));
+    }
+    let sub = grant.sub().unwrap_or("");
+    crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
+    if !how.id_token {
+        return Ok(out);
     }
     let sid = Some(grant.session_id())
         .filter(|id| !id.is_empty())
@@ -222,12 +324,13 @@ fn issue(
     );
     // IDTokenForceClaims: the user's claims too, never overriding the token's own.
     if rp.force_id_claims {
-        for (k, v) in user_claims(app, conf, rp, grant)? {
+        let scope = grant.scope().unwrap_or("");
+        let data = super::claims::data_for(session, &rp.client_id, &rp.name, scope);
+        let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+        for (k, v) in rp.release.userinfo(scope, sub, &data, ignore) {
             claims.entry(k).or_insert(v);
         }
     }
-    let sub = grant.sub().unwrap_or("");
-    crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
     let id_token = super::sign_for(
         &conf.area::<super::Settings>(),
         rp,
@@ -237,76 +340,6 @@ fn issue(
     )?;
     out.insert("id_token".into(), json!(id_token));
     Ok(out)
-}
-
-/// RFC 9068 2.2: the claims of a JWT access token; `jti` is the id of its record, which
-/// userinfo and introspection look up. With `AccessTokenClaims`, the user's claims of the
-/// granted scopes too (as userinfo would release them).
-pub(super) fn access_token_claims(
-    app: &App,
-    conf: &Conf,
-    rp: &Rp,
-    grant: &Record,
-    record: &str,
-) -> Result<Map<String, Value>> {
-    let now = util::now();
-    let scope = grant.scope().unwrap_or("");
-    let sub = grant.sub().unwrap_or("");
-    let mut c = Map::new();
-    if rp.access_claims {
-        c = user_claims(app, conf, rp, grant)?;
-    }
-    c.insert("iss".into(), json!(issuer(conf)));
-    c.insert("sub".into(), json!(sub));
-    c.insert("aud".into(), json!(rp.client_id));
-    c.insert("client_id".into(), json!(rp.client_id));
-    c.insert("exp".into(), json!(now + rp.access_ttl));
-    c.insert("iat".into(), json!(now));
-    c.insert("jti".into(), json!(record));
-    c.insert("scope".into(), json!(scope));
-    if let Some(t) = grant.auth_time() {
-        c.insert("auth_time".into(), t.clone());
-    }
-    Ok(c)
-}
-
-/// OIDC Core 2 and 3.1.3.6: LemonLDAP::NG's claims of the code flow's ID token, plus `sid`
-/// (OpenID Connect Front-Channel Logout 1.0, section 3; `sso::oidc_sid`), which LemonLDAP::NG
-/// 2.16 does not send: RP-initiated logout checks that a hint belongs to the current session.
-pub fn id_token_claims(
-    iss: &str,
-    rp: &Rp,
-    grant: &Session,
-    access_token: Option<&str>,
-    sid: Option<&str>,
-    now: i64,
-) -> Map<String, Value> {
-    let mut c = Map::new();
-    c.insert("iss".into(), json!(iss));
-    let grant = Record::from(grant.clone());
-    c.insert("sub".into(), json!(grant.sub().unwrap_or("")));
-    // OIDC Core 2: the client id, then the RP's AdditionalAudiences.
-    let mut aud = vec![rp.client_id.clone()];
-    aud.extend(rp.audiences.iter().filter(|a| **a != rp.client_id).cloned());
-    c.insert("aud".into(), json!(aud));
-    c.insert("azp".into(), json!(rp.client_id));
-    c.insert("exp".into(), json!(now + rp.id_ttl));
-    c.insert("iat".into(), json!(now));
-    c.insert(
-        "auth_time".into(),
-        grant.auth_time().cloned().unwrap_or(json!(now)),
-    );
-    c.insert("acr".into(), json!(grant.acr().unwrap_or("loa-1")));
-    if let Some(at) = access_token {
-        c.insert("at_hash".into(), json!(jwt::at_hash_for(rp.id_alg, at)));
-    }
-    if let Some(n) = grant.nonce() {
-        c.insert("nonce".into(), json!(n));
-    }
-    if let Some(sid) = sid {
-        c.insert("sid".into(), json!(sid));
-    }
-    c
 }
 
 #[cfg(test)]
@@ -325,29 +358,29 @@ mod tests {
         };
         assert_eq!(code(None), Some(OAuthCode::UnsupportedGrantType));
         assert_eq!(code(Some("foo")), Some(OAuthCode::UnsupportedGrantType));
-        assert_eq!(code(Some("password")), Some(OAuthCode::UnauthorizedClient));
-    }
-
-    #[test]
-    fn id_token_claims_match_llng() {
-        let rp = Rp {
-            client_id: "demo".into(),
-            id_ttl: 3600,
+        assert_eq!(grant_type(Some("password")).ok(), Some(Grant::Password));
+        let cc = Some("client_credentials");
+        assert_eq!(grant_type(cc).ok(), Some(Grant::ClientCredentials));
+        let refused = |rp: &Rp, g| match allowed(rp, g) {
+            Err(Error::OAuth { code, .. }) => Some(code),
+            _ => None,
+        };
+        let unauthorized = Some(OAuthCode::UnauthorizedClient);
+        let none = Rp::default();
+        assert_eq!(refused(&none, Grant::Password), unauthorized);
+        assert_eq!(refused(&none, Grant::ClientCredentials), unauthorized);
+        assert_eq!(refused(&none, Grant::RefreshToken), None);
+        let both = Rp {
+            allow_password: true,
+            allow_client_credentials: true,
             ..Rp::default()
         };
-        let mut g = Map::new();
-        g.insert("sub".into(), json!("dwho"));
-        g.insert("auth_time".into(), json!(5));
-        g.insert("acr".into(), json!("loa-1"));
-        g.insert("nonce".into(), json!("n1"));
-        let c = id_token_claims("http://p/", &rp, &g, Some("abc"), None, 100);
-        assert_eq!(
-            Value::Object(c),
-            json!({"iss": "http://p/", "sub": "dwho", "aud": ["demo"], "azp": "demo", "exp": 3700, "iat": 100,
-                   "auth_time": 5, "acr": "loa-1", "at_hash": "ungWv48Bz-pBQUDeXa4iIw", "nonce": "n1"})
-        );
-        let c = id_token_claims("http://p/", &rp, &g, None, Some("s1"), 100);
-        assert!(!c.contains_key("at_hash"));
-        assert_eq!(c["sid"], "s1");
+        assert_eq!(refused(&both, Grant::Password), None);
+        assert_eq!(refused(&both, Grant::ClientCredentials), None);
+        let public = Rp {
+            public: true,
+            ..both
+        };
+        assert_eq!(refused(&public, Grant::ClientCredentials), unauthorized);
     }
 }

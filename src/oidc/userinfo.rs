@@ -1,8 +1,10 @@
 //! `GET|POST /oauth2/userinfo` (OIDC Core 5.3): the access token from the `Authorization`
 //! header, the `access_token` form field or the query (RFC 6750 2.1-2.3); claims by scope.
 //! Errors follow RFC 6750 3.1 (a documented difference from LemonLDAP::NG's bare header):
-//! no token -> 401 `Bearer`; unknown, expired, revoked (its code replayed) or its SSO session
-//! gone -> 401 `invalid_token`.
+//! no token -> 401 `Bearer`; unknown, expired, revoked (its family or itself) or its SSO
+//! session gone -> 401 `invalid_token`. An offline grant's token answers from the attributes
+//! saved with the grant; a client credentials token from the client's (its `sub`, the client
+//! id), as LemonLDAP::NG answers from the session it creates for that grant.
 //! An RP with `oidcRPMetaDataOptionsUserInfoSignAlg` gets a signed JWT (OIDC Core 5.3.2).
 use crate::app::App;
 use crate::config::Conf;

@@ -41,27 +41,80 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
     let (Some(user), Some(password)) = (req.form_param("user"), req.form_param("password")) else {
         return Ok(login_page(conf, req, PortalCode::Error, 401));
     };
+    match verify(app, conf, req, &user, &password)? {
+        Verified::Session(s) => finish(app, conf, req, s, pending_url(conf, req), hold),
+        Verified::Refused(code, status) => Ok(login_page(conf, req, code, status)),
+        Verified::Locked(seconds) => Ok(locked_page(conf, req, seconds)),
+    }
+}
+
+/// The login without a browser, for the OpenID Connect password grant (the router gives it to
+/// the provider): the same checks as the form (`userControl`, directory, brute-force lock,
+/// login history), then the hold (held notifications refuse it: LemonLDAP::NG's process stops
+/// there too), then the session is stored, without a cookie. `None`: refused.
+pub fn without_browser(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    user: &str,
+    password: &str,
+    hold: Hold,
+) -> Result<Option<Session>> {
+    let Verified::Session(s) = verify(app, conf, req, user, password)? else {
+        return Ok(None);
+    };
+    if hold(app, conf, req, &s, None)?.is_some() {
+        return Ok(None);
+    }
+    let settings = conf.area::<history::Settings>();
+    let mut s = s;
+    if let Some(h) = history::record_success(app, &settings, &s)? {
+        s.insert(history::KEY.into(), h);
+    }
+    crate::sso::store(app, &s)?;
+    let text = |k: &str| {
+        s.get(k)
+            .map(crate::config::value_string)
+            .unwrap_or_default()
+    };
+    audit_login(true, &text("_whatToTrace"), &text("ipAddr"), &text("_auth"));
+    Ok(Some(s))
+}
+
+/// What checking a user name and password gave.
+enum Verified {
+    /// The session built for the user (not stored yet).
+    Session(Session),
+    /// Refused with this portal error and status.
+    Refused(PortalCode, u16),
+    /// Refused by the brute-force lock for this many seconds.
+    Locked(i64),
+}
+
+/// LemonLDAP::NG's `extractFormInfo`, `authenticate`, `getUser` and the brute-force lock: the
+/// checks of a login, failures audited and counted in the user's history.
+fn verify(app: &App, conf: &Conf, req: &Request, user: &str, password: &str) -> Result<Verified> {
     let user = user.trim().to_string();
     if user.is_empty() || password.is_empty() {
-        return Ok(login_page(conf, req, PortalCode::FormEmpty, 401));
+        return Ok(Verified::Refused(PortalCode::FormEmpty, 401));
     }
     if user.len() > MAX_USER || !user_allowed(conf, &user) {
-        return Ok(login_page(conf, req, PortalCode::MalformedUser, 401));
+        return Ok(Verified::Refused(PortalCode::MalformedUser, 401));
     }
     if password.len() > MAX_PASSWORD {
-        return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
+        return Ok(Verified::Refused(PortalCode::BadCredentials, 401));
     }
     let dir = crate::directory::for_conf(conf);
-    let (right, attrs) = match check_credentials(conf, &user, &password) {
+    let (right, attrs) = match check_credentials(conf, &user, password) {
         Ok(v) => v,
-        Err(Error::Portal { code, status }) => return Ok(login_page(conf, req, code, status)),
+        Err(Error::Portal { code, status }) => return Ok(Verified::Refused(code, status)),
         Err(e) => return Err(e),
     };
     let addr = req.ip();
     let Some(attrs) = attrs else {
         // An unknown user has no history to count in (LemonLDAP::NG stops at getUser).
         audit_login(false, &user, &addr, dir.name());
-        return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
+        return Ok(Verified::Refused(PortalCode::BadCredentials, 401));
     };
     let s = session::build(conf, req, &user, &attrs, dir.name());
     let trace = s
@@ -70,10 +123,10 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
         .unwrap_or_else(|| user.clone());
     let settings = conf.area::<history::Settings>();
     match history::judge(app, &settings, &s, right)? {
-        Verdict::Pass => {}
+        Verdict::Pass => Ok(Verified::Session(s)),
         Verdict::Failed(_) => {
             audit_login(false, &trace, &addr, dir.name());
-            return Ok(login_page(conf, req, PortalCode::BadCredentials, 401));
+            Ok(Verified::Refused(PortalCode::BadCredentials, 401))
         }
         Verdict::Locked(w) => {
             let secs = w.seconds.to_string();
@@ -84,10 +137,9 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
                 ("seconds", &secs),
             ];
             crate::log::audit("lock", &fields);
-            return Ok(locked_page(conf, req, w.seconds));
+            Ok(Verified::Locked(w.seconds))
         }
     }
-    finish(app, conf, req, s, pending_url(conf, req), hold)
 }
 
 /// The login form's token, checked and spent (LemonLDAP::NG's `extractFormInfo`): none is

@@ -178,7 +178,7 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         ),
         Area::Oidc => (
             Flavour::Negotiated,
-            crate::oidc::handle(app, req, conf, portal::login_redirect),
+            crate::oidc::handle(app, req, conf, portal::login_redirect, password_login),
         ),
         Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
         Area::NotificationPortal => (
@@ -188,6 +188,26 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
         Area::Static => (Flavour::Negotiated, portal::assets::serve(req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),
     }
+}
+
+/// The portal's login without a browser, held back by due notifications as a form login is:
+/// what the OpenID Connect password grant authenticates with.
+fn password_login(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    user: &str,
+    password: &str,
+) -> Result<Option<crate::storage::Session>> {
+    use crate::{notifications, portal};
+    portal::login::without_browser(
+        app,
+        conf,
+        req,
+        user,
+        password,
+        notifications::portal::intercept,
+    )
 }
 
 /// The address rule and the basic credentials of the REST servers (`config::access`), applied
@@ -308,6 +328,7 @@ mod tests {
         for small in [
             "/",
             "/oauth2/token",
+            "/oauth2/revoke",
             "/oauth2/",
             "/notifback",
             "/sessionsx",

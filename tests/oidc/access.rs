@@ -78,7 +78,7 @@ fn the_rp_authentication_level_is_compared_with_the_demo_level() {
 #[test]
 fn an_rp_with_a_refused_option_is_an_unknown_client_named_on_stderr() {
     let p = start(&[
-        ("offline", rp("offline", json!({"AllowOffline": 1}))),
+        ("reqs", rp("reqs", json!({"RequestUris": "http://rp/r"}))),
         ("ps256", rp("ps256", json!({"IDTokenSignAlg": "PS256"}))),
         ("typo", rp("typo", json!({"RedirectUri": CB}))),
         (
@@ -87,7 +87,7 @@ fn an_rp_with_a_refused_option_is_an_unknown_client_named_on_stderr() {
         ),
     ]);
     let sid = p.login("dwho");
-    for client in ["offline", "ps256", "typo"] {
+    for client in ["reqs", "ps256", "typo"] {
         let r = authorize(&p, Some(&sid), &query(client, ""), &JSON);
         assert_eq!(r.status, 400, "{client}: {}", r.text());
         assert_eq!(r.json(), json!({"result": 0, "error": "107"}));
@@ -95,7 +95,7 @@ fn an_rp_with_a_refused_option_is_an_unknown_client_named_on_stderr() {
     }
     let log = p.log();
     for line in [
-        "relying party offline disabled: oidcRPMetaDataOptionsAllowOffline = 1 is not supported (no offline access)",
+        "relying party reqs disabled: oidcRPMetaDataOptionsRequestUris = http://rp/r is not supported (no request objects (request_uri))",
         "relying party ps256 disabled: oidcRPMetaDataOptionsIDTokenSignAlg = PS256 is not supported (one of none, HS256, HS384, HS512, RS256, RS384, RS512, ES256, EdDSA)",
         "relying party typo disabled: oidcRPMetaDataOptionsRedirectUri = *** is not supported (unknown option",
     ] {

@@ -189,11 +189,11 @@ fn a_public_client_with_a_secret_is_refused_and_its_refresh_tokens_rotate() {
     let rt2 = text(&n.json(), "refresh_token");
     assert_eq!(rt2.len(), 64);
     assert_ne!(rt2, rt);
-    let r = refresh(&p, None, &rt, &[("client_id", "pub")]);
-    assert_eq!(oauth_err(&r).1, "invalid_grant", "the old one is dead");
     let n = refresh(&p, None, &rt2, &[("client_id", "pub")]);
     assert_eq!(n.status, 200, "the new one works");
     assert_eq!(userinfo(&p, &text(&n.json(), "access_token")), 200);
+    let r = refresh(&p, None, &rt, &[("client_id", "pub")]);
+    assert_eq!(oauth_err(&r).1, "invalid_grant", "the old one is dead");
     // A confidential client keeps the contract: the same refresh token, no new one.
     let t = redeem(&p, "rp1", &code(&p, &sid, "rp1", "")).json();
     let rt = text(&t, "refresh_token");

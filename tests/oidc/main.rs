@@ -11,6 +11,7 @@ mod claims;
 mod directory;
 mod file_processes;
 mod flows;
+mod grants;
 mod hygiene;
 mod keys;
 mod lifetimes;

@@ -1,0 +1,110 @@
+//! `grant_type=client_credentials` (RFC 6749 4.4), as LemonLDAP::NG 2.16's
+//! `_handleClientCredentialsGrant`: a confidential client with `AllowClientCredentialsGrant`
+//! (checked by `token::allowed`) gets an access token alone (no ID token, no refresh token)
+//! for the scope it asks (no `openid` needed; none at all is `invalid_scope`). The token stands
+//! for the client: its subject is the client id, and the attributes it carries are
+//! LemonLDAP::NG's for such a grant (`whatToTrace` attribute = client id, `_clientId`,
+//! `_clientConfKey`, `_scope`, `_utime`). The RP's rule is evaluated on them with
+//! `_oidc_grant_type` = `clientcredentials`; a refusal is `invalid_grant`.
+//!
+//! LemonLDAP::NG stores those attributes as a new SSO session; Limette keeps them in the
+//! token's family instead (`grants`, detached), so no session id exists that a browser could
+//! present. Userinfo with such a token answers as LemonLDAP::NG's does from that session: the
+//! `sub` (the client id) and the claims those attributes give.
+use super::token::{issue, Family, Issue};
+use super::{Params, Rp};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, OAuthCode, Result};
+use crate::grants::{self as store, Record};
+use crate::storage::Session;
+use crate::util;
+use serde_json::{json, Map, Value};
+
+/// The token response of a client credentials request.
+pub fn grant(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, Value>> {
+    // 1. The scope asked, as asked (RFC 6749 3.3); none granted: invalid_scope.
+    let scope = words(p.get("scope").unwrap_or(""));
+    if scope.is_empty() {
+        return Err(Error::oauth(OAuthCode::InvalidScope));
+    }
+    // 2. The client's attributes, and the RP's rule on them.
+    let infos = attributes(&conf.what_to_trace, rp, &scope, util::now());
+    if !admitted(rp, &infos, "clientcredentials") {
+        crate::log::warn(&format!(
+            "client {} refused by its rule for client credentials",
+            rp.client_id
+        ));
+        return Err(super::token::invalid_grant());
+    }
+    // 3. An access token alone, in a family of its own that carries the attributes.
+    let mut rec = Session::new();
+    rec.insert("client_id".into(), json!(rp.client_id));
+    rec.insert("scope".into(), json!(scope));
+    rec.insert("sub".into(), json!(rp.client_id));
+    rec.insert("_grant".into(), json!("clientcredentials"));
+    let how = Issue {
+        refresh: false,
+        id_token: false,
+        family: Family::Open {
+            seed: &store::new_id(),
+            detached: Some(&infos),
+        },
+    };
+    issue(app, conf, rp, &Record::from(rec), &infos, how)
+}
+
+/// LemonLDAP::NG's attributes of a client credentials grant.
+pub fn attributes(what_to_trace: &str, rp: &Rp, scope: &str, now: i64) -> Session {
+    let mut s = Session::new();
+    s.insert(what_to_trace.into(), json!(rp.client_id));
+    s.insert("_clientId".into(), json!(rp.client_id));
+    s.insert("_clientConfKey".into(), json!(rp.name));
+    s.insert("_scope".into(), json!(scope));
+    s.insert("_utime".into(), json!(now));
+    s
+}
+
+/// The RP's `oidcRPMetaDataOptionsRule` on `vars` plus `_oidc_grant_type` (LemonLDAP::NG's
+/// `spRules` with the grant type it sets); no rule admits everybody.
+pub fn admitted(rp: &Rp, vars: &Session, grant_type: &str) -> bool {
+    let Some(rule) = &rp.rule else {
+        return true;
+    };
+    let mut vars = vars.clone();
+    vars.insert("_oidc_grant_type".into(), json!(grant_type));
+    rule.eval(&vars)
+}
+
+/// A scope with its values separated by one space.
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_stands_for_itself() {
+        let rp = Rp {
+            name: "svc".into(),
+            client_id: "svc-id".into(),
+            rule: crate::rules::Rule::parse(
+                "$_oidc_grant_type eq \"clientcredentials\" and $uid eq \"svc-id\"",
+            )
+            .ok(),
+            ..Rp::default()
+        };
+        let a = attributes("uid", &rp, "read write", 7);
+        assert_eq!(
+            Value::Object(a.clone()),
+            json!({"uid": "svc-id", "_clientId": "svc-id", "_clientConfKey": "svc",
+                   "_scope": "read write", "_utime": 7})
+        );
+        assert!(admitted(&rp, &a, "clientcredentials"));
+        assert!(!admitted(&rp, &a, "password"));
+        assert!(admitted(&Rp::default(), &a, "password"));
+        assert_eq!(words("  a   b "), "a b");
+    }
+}

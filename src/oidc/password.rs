@@ -1,0 +1,92 @@
+//! `grant_type=password` (RFC 6749 4.3), as LemonLDAP::NG 2.16's `_handlePasswordGrant`: for
+//! an RP with `AllowPasswordGrant` (checked by `token::allowed`), `username` and `password`
+//! go through the portal's login (its directory, `userControl`, brute-force lock and login
+//! history, notifications: `PasswordLogin`, given by the router), which creates an SSO session
+//! as a browser login would, without a cookie. The RP's rule is then evaluated on the session
+//! with `_oidc_grant_type` = `password`; a refused user's session is ended again. The answer:
+//! an access token, a refresh token when the RP has them, an ID token when the scope holds
+//! `openid`. Wrong credentials, a locked account, held notifications, a refusing rule: all
+//! `invalid_grant` (RFC 6749 5.2), whatever the reason (LemonLDAP::NG tells them apart only
+//! in its log).
+//!
+//! One difference: LemonLDAP::NG checks the scope after the login (an empty one is
+//! `invalid_scope` with a session created); Limette checks it first and creates none.
+use super::client_credentials::admitted;
+use super::token::{has_scope, invalid_grant, issue, Family, Issue};
+use super::{Params, PasswordLogin, Rp};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, OAuthCode, Result};
+use crate::grants::{self as store, Record};
+use crate::http::Request;
+use crate::storage::Session;
+use serde_json::{json, Map, Value};
+
+/// The token response of a password grant request.
+pub fn grant(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    rp: &Rp,
+    p: &Params,
+    login: PasswordLogin,
+) -> Result<Map<String, Value>> {
+    // 1. RFC 6749 4.3.2: username and password are required.
+    let (Some(user), Some(password)) = (p.get("username"), p.get("password")) else {
+        return Err(Error::oauth(OAuthCode::InvalidRequest));
+    };
+    let scope: String = p
+        .get("scope")
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if scope.is_empty() {
+        return Err(Error::oauth(OAuthCode::InvalidScope));
+    }
+    // 2. The portal's login: an SSO session, or a refusal.
+    let Some(session) = login(app, conf, req, user, password)? else {
+        return Err(invalid_grant());
+    };
+    // 3. The RP's rule (LemonLDAP::NG deletes the session it just made for a refused user).
+    if !admitted(rp, &session, "password") {
+        let id = session.get("_session_id").and_then(Value::as_str);
+        if let Some(s) = crate::sso::lookup(app, conf, id.unwrap_or(""))? {
+            crate::sso::logout(app, &s, crate::app::Reach::ServerOnly)?;
+        }
+        crate::log::warn(&format!(
+            "a password grant refused by the rule of {}",
+            rp.client_id
+        ));
+        return Err(invalid_grant());
+    }
+    // 4. The tokens, in a family of their own, bound to the new session.
+    let rec = grant_record(rp, &scope, &session);
+    let how = Issue {
+        refresh: rp.refresh,
+        id_token: has_scope(Some(&scope), "openid"),
+        family: Family::Open {
+            seed: &store::new_id(),
+            detached: None,
+        },
+    };
+    issue(app, conf, rp, &rec, &session, how)
+}
+
+/// What the tokens of a password grant carry: the client, scope, the session's subject, id,
+/// authentication time and level.
+fn grant_record(rp: &Rp, scope: &str, s: &Session) -> Record {
+    let mut rec = Session::new();
+    rec.insert("client_id".into(), json!(rp.client_id));
+    rec.insert("scope".into(), json!(scope));
+    rec.insert("sub".into(), json!(super::authorize::subject(s)));
+    let id = s.get("_session_id").cloned().unwrap_or(Value::Null);
+    rec.insert("_session_id".into(), id);
+    if let Some(t) = s.get("_lastAuthnUTime") {
+        rec.insert("auth_time".into(), t.clone());
+    }
+    let acr = format!("loa-{}", super::access::level(s));
+    rec.insert("acr".into(), json!(acr));
+    rec.insert("_grant".into(), json!("password"));
+    Record::from(rec)
+}
