@@ -77,6 +77,10 @@ pub enum OAuthCode {
     ConsentRequired,
     /// RFC 6750 3.1
     InvalidToken,
+    /// OpenID Connect Core 3.1.2.6: the `request_uri` is not registered or does not answer.
+    InvalidRequestUri,
+    /// OpenID Connect Core 3.1.2.6: the request object is malformed or its signature fails.
+    InvalidRequestObject,
     /// RFC 6749 5.2 (server_error is 4.1.2.1)
     ServerError,
 }
@@ -96,6 +100,8 @@ impl OAuthCode {
             OAuthCode::LoginRequired => "login_required",
             OAuthCode::ConsentRequired => "consent_required",
             OAuthCode::InvalidToken => "invalid_token",
+            OAuthCode::InvalidRequestUri => "invalid_request_uri",
+            OAuthCode::InvalidRequestObject => "invalid_request_object",
             OAuthCode::ServerError => "server_error",
         }
     }

@@ -39,6 +39,8 @@ pub enum RecordType {
     Redeemed,
     /// The trace of a rotated refresh token (`reuse`).
     Used,
+    /// A pushed authorization request (RFC 9126): its client and parameters.
+    Pushed,
 }
 
 impl RecordType {
@@ -49,6 +51,7 @@ impl RecordType {
             RecordType::Refresh => "refresh_token",
             RecordType::Redeemed => "code_redeemed",
             RecordType::Used => "refresh_token_used",
+            RecordType::Pushed => "pushed_request",
         }
     }
 }
@@ -114,6 +117,22 @@ impl From<CodeGrant<'_>> for Record {
 }
 
 impl Record {
+    /// A pushed authorization request: its client and its parameters, in order.
+    pub fn pushed(client_id: &str, params: &[(String, String)]) -> Record {
+        let mut rec = Session::new();
+        rec.insert("client_id".into(), json!(client_id));
+        rec.insert("params".into(), json!(params));
+        Record(rec)
+    }
+
+    /// The parameters of a pushed authorization request.
+    pub fn pushed_params(&self) -> Vec<(String, String)> {
+        self.0
+            .get("params")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+
     /// The relying party it was issued to (`client_id`).
     pub fn client_id(&self) -> Option<&str> {
         field(&self.0, "client_id")

@@ -65,7 +65,13 @@ pub fn handle(
     conf: &Conf,
     login: super::LoginRedirect,
 ) -> Result<Response> {
-    let p = params(req);
+    let query = params(req);
+    // A pushed request's parameters, or a request object's over the query's (RFC 9126, OIDC
+    // Core 6), before anything is checked.
+    let p = match super::pushed::expand(app, conf, &query) {
+        Ok(p) => p,
+        Err(r) => return refusal(r, &query),
+    };
     let oidc = conf.area::<crate::oidc::Settings>();
     let (rp, ar) = match check(&oidc, &p) {
         Ok(v) => v,

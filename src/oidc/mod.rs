@@ -21,6 +21,8 @@ pub mod logout;
 pub mod options;
 pub mod password;
 pub mod pkce;
+pub mod pushed;
+pub mod request_object;
 pub mod response;
 pub mod revoke;
 pub mod scopes;
@@ -66,8 +68,9 @@ pub fn handle(
         .unwrap_or(&req.path)
         .trim_end_matches('/');
     // RFC 6749 3.2: the token endpoint takes POST only (a GET would put the client secret
-    // and the code in URLs, logs and Referer headers); so does revocation (RFC 7009 2.1).
-    if matches!(endpoint, "token" | "revoke") && req.method != Method::Post {
+    // and the code in URLs, logs and Referer headers); so do revocation (RFC 7009 2.1) and
+    // pushed authorization requests (RFC 9126 2.1).
+    if matches!(endpoint, "token" | "revoke" | "par") && req.method != Method::Post {
         return Err(Error::OnlyMethods("POST"));
     }
     let read_or_post = matches!(req.method, Method::Get | Method::Head | Method::Post);
@@ -80,6 +83,7 @@ pub fn handle(
         "authorize" => authorize::handle(app, req, conf, login),
         "token" => token::handle(app, req, conf, password),
         "revoke" => revoke::handle(app, req, conf),
+        "par" => pushed::handle(app, req, conf),
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),
         "logout" => logout::handle(app, req, conf),

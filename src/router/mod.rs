@@ -329,6 +329,7 @@ mod tests {
             "/",
             "/oauth2/token",
             "/oauth2/revoke",
+            "/oauth2/par",
             "/oauth2/",
             "/notifback",
             "/sessionsx",

@@ -76,9 +76,9 @@ fn the_rp_authentication_level_is_compared_with_the_demo_level() {
 }
 
 #[test]
-fn an_rp_with_a_refused_option_is_an_unknown_client_named_on_stderr() {
+fn an_rp_with_an_option_it_cannot_honour_is_an_unknown_client_named_on_stderr() {
     let p = start(&[
-        ("reqs", rp("reqs", json!({"RequestUris": "http://rp/r"}))),
+        ("reqs", rp("reqs", json!({"LogoutType": "side"}))),
         ("ps256", rp("ps256", json!({"IDTokenSignAlg": "PS256"}))),
         ("typo", rp("typo", json!({"RedirectUri": CB}))),
         (
@@ -95,7 +95,7 @@ fn an_rp_with_a_refused_option_is_an_unknown_client_named_on_stderr() {
     }
     let log = p.log();
     for line in [
-        "relying party reqs disabled: oidcRPMetaDataOptionsRequestUris = http://rp/r is not supported (no request objects (request_uri))",
+        "relying party reqs disabled: oidcRPMetaDataOptionsLogoutType = side is not supported (front or back)",
         "relying party ps256 disabled: oidcRPMetaDataOptionsIDTokenSignAlg = PS256 is not supported (one of none, HS256, HS384, HS512, RS256, RS384, RS512, ES256, EdDSA)",
         "relying party typo disabled: oidcRPMetaDataOptionsRedirectUri = *** is not supported (unknown option",
     ] {

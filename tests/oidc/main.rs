@@ -16,6 +16,7 @@ mod hygiene;
 mod keys;
 mod lifetimes;
 mod logout;
+mod requests;
 mod resources;
 mod rp;
 mod token;

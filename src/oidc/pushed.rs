@@ -1,0 +1,115 @@
+//! Where the authorization request's parameters come from, before `authorize` checks them:
+//! the query (or form), a request object in it (`request_object`), or a pushed authorization
+//! request (RFC 9126): `POST /oauth2/par` takes the parameters from an authenticated client,
+//! checks them as `authorize` would, keeps them a minute and answers a `request_uri`
+//! (`urn:ietf:params:oauth:request_uri:<id>`) that the client sends the browser to `authorize`
+//! with, alone beside `client_id` (§4: the pushed parameters are the only ones used). It may
+//! be used again while it lives (a browser reloading the page, §4 allows it) by that client
+//! only.
+use super::authorize::{check, Refusal};
+use super::client::{self, Credentials};
+use super::{issuer, params, request_object, Params, Settings};
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, OAuthCode, PortalCode, Result};
+use crate::grants::{self as store, Record, RecordType};
+use crate::http::{Request, Response};
+use serde_json::json;
+use std::time::Duration;
+
+/// The prefix of a pushed request's `request_uri` (RFC 9126 §2.2).
+pub const URN: &str = "urn:ietf:params:oauth:request_uri:";
+/// How long a pushed request lives, seconds (§2.2: short, "5 to 600 seconds").
+pub const LIFETIME: i64 = 60;
+
+/// `POST /oauth2/par`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let p = params(req);
+    if p.oversized() {
+        return Err(Error::oauth(OAuthCode::InvalidRequest));
+    }
+    let oidc = conf.area::<Settings>();
+    // §2.1: the client authenticates as at the token endpoint.
+    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    // §2.1: a `request_uri` cannot be pushed; a `client_id` present is the client's.
+    if p.get("request_uri").is_some() || p.get("client_id").is_some_and(|c| c != rp.client_id) {
+        return Err(Error::oauth(OAuthCode::InvalidRequest));
+    }
+    let auth = ["client_secret", "client_assertion", "client_assertion_type"];
+    let mut kept: Vec<(String, String)> =
+        p.0.iter()
+            .filter(|(k, _)| !auth.contains(&k.as_str()) && k != "client_id")
+            .cloned()
+            .collect();
+    kept.push(("client_id".into(), rp.client_id.clone()));
+    let kept = request_object::expand(rp, &issuer(conf), &Params(kept), |_| {
+        Err("a pushed request carries its request object by value".into())
+    })
+    .map_err(Error::oauth)?;
+    // §2.1: checked as the authorization endpoint would (redirect URI registered, response
+    // type served, PKCE, scope...), errors answered here as JSON.
+    if let Err(r) = check(&oidc, &kept) {
+        let code = match r {
+            Refusal::Portal(_) => OAuthCode::InvalidRequest,
+            Refusal::Redirect(code) => code,
+        };
+        return Err(Error::oauth(code));
+    }
+    let rec = Record::pushed(&rp.client_id, &kept.0);
+    let id = store::create(store::of(app), RecordType::Pushed, rec, LIFETIME)?;
+    Ok(Response::json(
+        201,
+        &json!({"request_uri": format!("{URN}{id}"), "expires_in": LIFETIME}),
+    ))
+}
+
+/// The parameters `authorize` works on: a pushed request's, a request object's applied to the
+/// query, or the query's. A refusal before the redirect URI can be trusted is a portal error.
+pub fn expand(app: &App, conf: &Conf, p: &Params) -> std::result::Result<Params, Refusal> {
+    let oidc = conf.area::<Settings>();
+    let rp = oidc
+        .rp(p.get("client_id").unwrap_or(""))
+        .ok_or(Refusal::Portal(PortalCode::UnknownPartner))?;
+    if let Some(id) = p.get("request_uri").and_then(|u| u.strip_prefix(URN)) {
+        let pushed = store::get(store::of(app), RecordType::Pushed, id)
+            .ok()
+            .flatten();
+        return match pushed {
+            Some(rec) if rec.client_id() == Some(rp.client_id.as_str()) => {
+                Ok(Params(rec.pushed_params()))
+            }
+            // Unknown, expired, or another client's: nothing to trust a redirect URI from.
+            _ => Err(Refusal::Portal(PortalCode::Error)),
+        };
+    }
+    request_object::expand(rp, &issuer(conf), p, fetch).map_err(|code| {
+        // The query's redirect URI, when it is the client's, may carry the error.
+        let registered = p
+            .get("redirect_uri")
+            .is_some_and(|u| rp.redirect_uris.iter().any(|r| r == u));
+        match registered {
+            true => Refusal::Redirect(code),
+            false => Refusal::Portal(PortalCode::Error),
+        }
+    })
+}
+
+/// GETs a registered `request_uri` (5 s, at most `MAX_REQUEST_OBJECT` bytes, 200 only).
+fn fetch(uri: &str) -> std::result::Result<String, String> {
+    let call = crate::upstream::Call {
+        method: "GET",
+        url: uri,
+        basic: None,
+        json: None,
+        form: None,
+        timeout: Duration::from_secs(5),
+    };
+    let reply = crate::upstream::send(&call).map_err(|e| e.to_string())?;
+    if reply.status != 200 {
+        return Err(format!("answered {}", reply.status));
+    }
+    if reply.body.len() > request_object::MAX_REQUEST_OBJECT {
+        return Err("the request object is too large".into());
+    }
+    String::from_utf8(reply.body).map_err(|_| "the request object is not text".into())
+}

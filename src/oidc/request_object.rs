@@ -1,0 +1,242 @@
+//! Request objects (OpenID Connect Core 6; RFC 9101): the authorization request's parameters
+//! in a JWT, passed by value (`request`) or by reference (`request_uri`, fetched only when it
+//! matches one of the RP's `oidcRPMetaDataOptionsRequestUris`, where `*` is a wildcard, as
+//! LemonLDAP::NG matches them). The JWT must be signed with the RP's client secret (HS256,
+//! HS384, HS512: what LemonLDAP::NG 2.16 verifies for a relying party); `none` and any other
+//! algorithm are refused. Its parameters replace the query's, except that `client_id` and
+//! `response_type`, when both carry them, must agree (6.1), `iss` is the client and `aud`, when
+//! present, names this provider (RFC 9101 §6.3). The fetch is the caller's (a function given
+//! in), so this file stays free of the network.
+use super::jwt::{self, Alg, VerifyKey};
+use super::{Params, Rp};
+use crate::error::OAuthCode;
+use serde_json::Value;
+
+/// The largest request object accepted, by value or fetched (bytes).
+pub const MAX_REQUEST_OBJECT: usize = 16 * 1024;
+
+/// The parameters of the request, with its request object applied; the query's unchanged when
+/// it has none. `fetch` gets the body at a registered `request_uri`.
+pub fn expand(
+    rp: &Rp,
+    issuer: &str,
+    p: &Params,
+    fetch: impl Fn(&str) -> Result<String, String>,
+) -> Result<Params, OAuthCode> {
+    let jwt = match (p.get("request"), p.get("request_uri")) {
+        (None, None) => return Ok(p.clone()),
+        // One of the two (6.1, 6.2).
+        (Some(_), Some(_)) => return Err(OAuthCode::InvalidRequest),
+        (Some(v), None) => v.to_string(),
+        (None, Some(uri)) => {
+            if !rp.request_uris.iter().any(|pattern| wildcard(pattern, uri)) {
+                crate::log::notice(&format!(
+                    "relying party {}: request_uri not registered",
+                    rp.name
+                ));
+                return Err(OAuthCode::InvalidRequestUri);
+            }
+            let body = fetch(uri).map_err(|e| {
+                crate::log::warn(&format!("relying party {}: request_uri: {e}", rp.name));
+                OAuthCode::InvalidRequestUri
+            })?;
+            body.trim().to_string()
+        }
+    };
+    if jwt.len() > MAX_REQUEST_OBJECT {
+        return Err(OAuthCode::InvalidRequestObject);
+    }
+    let claims = verify(rp, &jwt).ok_or(OAuthCode::InvalidRequestObject)?;
+    apply(rp, issuer, p, &claims)
+}
+
+/// The claims of a request object signed with the RP's secret by an HS* algorithm.
+fn verify(rp: &Rp, jwt: &str) -> Option<serde_json::Map<String, Value>> {
+    let header = jwt::peek_header(jwt)?;
+    let alg = Alg::parse(header.get("alg")?.as_str()?)?;
+    if !matches!(alg, Alg::HS256 | Alg::HS384 | Alg::HS512) {
+        return None;
+    }
+    jwt::verify(jwt, alg, VerifyKey::Secret(rp.secret.expose())).ok()
+}
+
+/// The query's parameters with the object's in their place (6.3.3), after its own checks.
+fn apply(
+    rp: &Rp,
+    issuer: &str,
+    p: &Params,
+    claims: &serde_json::Map<String, Value>,
+) -> Result<Params, OAuthCode> {
+    let bad = OAuthCode::InvalidRequestObject;
+    // RFC 9101 6.3: issued by the client, for this provider.
+    if claims
+        .get("iss")
+        .is_some_and(|i| i.as_str() != Some(&rp.client_id))
+    {
+        return Err(bad);
+    }
+    if let Some(aud) = claims.get("aud") {
+        let names_us = |v: &Value| v.as_str().is_some_and(|a| same_issuer(a, issuer));
+        let ok = match aud {
+            Value::Array(a) => a.iter().any(names_us),
+            v => names_us(v),
+        };
+        if !ok {
+            return Err(bad);
+        }
+    }
+    // 6.1: client_id and response_type in both must agree.
+    for k in ["client_id", "response_type"] {
+        if let (Some(q), Some(o)) = (p.get(k), claims.get(k)) {
+            if o.as_str() != Some(q) {
+                return Err(bad);
+            }
+        }
+    }
+    let mut out: Vec<(String, String)> =
+        p.0.iter()
+            .filter(|(k, _)| k != "request" && k != "request_uri" && !claims.contains_key(k))
+            .cloned()
+            .collect();
+    for (k, v) in claims {
+        if matches!(k.as_str(), "iss" | "aud" | "exp" | "iat" | "nbf" | "jti") {
+            continue;
+        }
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => continue,
+            other => other.to_string(),
+        };
+        out.push((k.clone(), text));
+    }
+    let out = Params(out);
+    if out.oversized() {
+        return Err(OAuthCode::InvalidRequest);
+    }
+    Ok(out)
+}
+
+/// The issuer with or without its trailing slash.
+fn same_issuer(a: &str, issuer: &str) -> bool {
+    a.trim_end_matches('/') == issuer.trim_end_matches('/')
+}
+
+/// LemonLDAP::NG's `_wildcard_match`: the registered URI with `*` matching anything.
+pub fn wildcard(pattern: &str, candidate: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = candidate.strip_prefix(first) else {
+        return false;
+    };
+    let tail: Vec<&str> = parts.collect();
+    let Some((last, middle)) = tail.split_last() else {
+        return rest.is_empty();
+    };
+    for piece in middle {
+        match rest.find(piece) {
+            Some(i) => rest = &rest[i + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rp() -> Rp {
+        Rp {
+            name: "app".into(),
+            client_id: "app".into(),
+            secret: super::super::settings::Secret::new("s3cret"),
+            request_uris: vec!["https://rp.example/req/*".into()],
+            ..Rp::default()
+        }
+    }
+
+    fn signed(claims: Value, alg: Alg, key: &[u8]) -> String {
+        let m = claims.as_object().cloned().unwrap_or_default();
+        jwt::sign(&m, alg, "JWT", jwt::SignKey::Secret(key)).unwrap()
+    }
+
+    fn q(s: &str) -> Params {
+        Params(crate::util::parse_urlencoded(s))
+    }
+
+    #[test]
+    fn the_object_replaces_the_query() {
+        let obj = signed(
+            json!({"iss": "app", "aud": "http://p/", "client_id": "app", "scope": "openid email",
+                "nonce": "n1", "max_age": 60}),
+            Alg::HS256,
+            b"s3cret",
+        );
+        let p = q(&format!("client_id=app&scope=openid&state=s&request={obj}"));
+        let out = expand(&rp(), "http://p/", &p, |_| Err("no".into())).unwrap();
+        assert_eq!(out.get("scope"), Some("openid email"));
+        assert_eq!(out.get("nonce"), Some("n1"));
+        assert_eq!(out.get("max_age"), Some("60"));
+        assert_eq!(out.get("state"), Some("s"));
+        assert_eq!(out.get("request"), None);
+        assert_eq!(out.get("iss"), None);
+    }
+
+    #[test]
+    fn signatures_issuers_and_mismatches_are_refused() {
+        let run = |obj: String, extra: &str| {
+            let p = q(&format!(
+                "client_id=app&response_type=code{extra}&request={obj}"
+            ));
+            expand(&rp(), "http://p/", &p, |_| Err("no".into())).err()
+        };
+        let bad = Some(OAuthCode::InvalidRequestObject);
+        assert_eq!(run(signed(json!({"a": 1}), Alg::HS256, b"wrong"), ""), bad);
+        let none = jwt::sign(
+            &serde_json::Map::new(),
+            Alg::None,
+            "JWT",
+            jwt::SignKey::Unsigned,
+        )
+        .unwrap();
+        assert_eq!(run(none, ""), bad);
+        assert_eq!(
+            run(signed(json!({"iss": "other"}), Alg::HS512, b"s3cret"), ""),
+            bad
+        );
+        assert_eq!(
+            run(
+                signed(json!({"aud": "http://evil/"}), Alg::HS384, b"s3cret"),
+                ""
+            ),
+            bad
+        );
+        let rt = signed(json!({"response_type": "id_token"}), Alg::HS256, b"s3cret");
+        assert_eq!(run(rt, ""), bad);
+        let both = signed(json!({}), Alg::HS256, b"s3cret");
+        assert_eq!(run(both, "&request_uri=x"), Some(OAuthCode::InvalidRequest));
+    }
+
+    #[test]
+    fn request_uris_must_be_registered() {
+        let obj = signed(json!({"scope": "openid profile"}), Alg::HS256, b"s3cret");
+        let fetched = |u: &str| -> Result<String, String> {
+            assert!(u.starts_with("https://rp.example/req/"));
+            Ok(obj.clone())
+        };
+        let p = q("client_id=app&request_uri=https%3A%2F%2Frp.example%2Freq%2F42");
+        let out = expand(&rp(), "http://p/", &p, fetched).unwrap();
+        assert_eq!(out.get("scope"), Some("openid profile"));
+        let p = q("client_id=app&request_uri=https%3A%2F%2Fevil.example%2Freq%2F42");
+        assert_eq!(
+            expand(&rp(), "http://p/", &p, fetched).err(),
+            Some(OAuthCode::InvalidRequestUri)
+        );
+        assert!(wildcard("https://a/*/x*", "https://a/b/c/xyz"));
+        assert!(wildcard("https://a/r", "https://a/r") && !wildcard("https://a/r", "https://a/r2"));
+        assert!(!wildcard("https://a/*", "https://b/a/"));
+    }
+}
