@@ -10,10 +10,7 @@ use serde_json::json;
 /// The provider metadata (OpenID Connect Discovery 1.0, section 3).
 pub fn configuration(conf: &Conf) -> Response {
     let iss = issuer(conf);
-    // The endpoints under the issuer, as LemonLDAP::NG builds them (a `/` added when the
-    // issuer, oidcServiceMetaDataIssuer, has none).
-    let slash = if iss.ends_with('/') { "" } else { "/" };
-    let ep = |p: &str| format!("{iss}{slash}oauth2/{p}");
+    let ep = |p: &str| endpoint(conf, p);
     let signing = algorithms(conf, true);
     Response::json(
         200,
@@ -45,6 +42,14 @@ pub fn configuration(conf: &Conf) -> Response {
             "backchannel_logout_supported": false,
         }),
     )
+}
+
+/// The URL of an endpoint: under the issuer, as LemonLDAP::NG builds them (a `/` added when
+/// the issuer, oidcServiceMetaDataIssuer, has none).
+pub fn endpoint(conf: &Conf, name: &str) -> String {
+    let iss = issuer(conf);
+    let slash = if iss.ends_with('/') { "" } else { "/" };
+    format!("{iss}{slash}oauth2/{name}")
 }
 
 /// The algorithms that work: HMAC always (keyed by each client's secret), an asymmetric

@@ -3,6 +3,7 @@
 //! security pieces (`jwt`, `pkce`, `client`) take plain values and never see HTTP. The codes
 //! and tokens the endpoints issue are typed records of the domain (`crate::grants`).
 pub mod access;
+pub mod assertion;
 pub mod authorize;
 pub mod claims;
 pub mod client;
@@ -15,6 +16,7 @@ pub mod keys;
 pub mod logout;
 pub mod options;
 pub mod pkce;
+pub mod rp_keys;
 pub mod scopes;
 pub mod settings;
 pub mod signing;

@@ -2,7 +2,7 @@
 //! refresh_token grants. Checks in LemonLDAP::NG's order, so its error table holds: grant type,
 //! then client authentication (a wrong secret leaves the code alone), then the code, taken
 //! atomically (a wrong client or redirect_uri has consumed it), then PKCE.
-use super::client::{self, Credentials};
+use super::client;
 use super::{issuer, jwt, params, Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
@@ -31,7 +31,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     }
     let grant = grant_type(p.get("grant_type"))?;
     let oidc = conf.area::<crate::oidc::Settings>();
-    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let rp = client::request(app, conf, &oidc, req, &p, "token")?;
     let answer = match grant {
         Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,
         Grant::RefreshToken => refresh(app, conf, rp, &p)?,
