@@ -311,6 +311,21 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "the issuer (an http(s) URL); unset: the portal URL",
     ),
     KeyInfo::new(
+        "oidcServiceAllowDynamicRegistration",
+        Implemented,
+        "dynamic registration at /oauth2/register (RFC 7591), open to anyone: off by default",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationExportedVars",
+        Implemented,
+        "claims given to a registered relying party",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationExtraClaims",
+        Implemented,
+        "extra claims given to a registered relying party",
+    ),
+    KeyInfo::new(
         "oidcServiceAllowOnlyDeclaredScopes",
         Implemented,
         "scopes an RP does not declare are dropped",
@@ -462,11 +477,6 @@ pub const REFUSED: &[KeyInfo] = &[
     KeyInfo::new("issuerDBCASRule", Refused, "rule of the CAS server"),
     KeyInfo::new("oidcServiceAllowImplicitFlow", Refused, "implicit flow"),
     KeyInfo::new("oidcServiceAllowHybridFlow", Refused, "hybrid flow"),
-    KeyInfo::new(
-        "oidcServiceAllowDynamicRegistration",
-        Refused,
-        "dynamic registration",
-    ),
     KeyInfo::new("cda", Refused, "cross-domain authentication"),
     KeyInfo::new("cookieExpiration", Refused, "persistent SSO cookie"),
     KeyInfo::new("impersonationRule", Refused, "impersonation"),

@@ -3,6 +3,7 @@
 //! a token still alive may have been signed with.
 use super::issuer;
 use super::jwt::Alg;
+use super::rp_keys::AuthMethod;
 use crate::config::Conf;
 use crate::http::Response;
 use serde_json::json;
@@ -12,36 +13,52 @@ pub fn configuration(conf: &Conf) -> Response {
     let iss = issuer(conf);
     let ep = |p: &str| endpoint(conf, p);
     let signing = algorithms(conf, true);
-    Response::json(
-        200,
-        &json!({
-            "issuer": iss,
-            "authorization_endpoint": ep("authorize"),
-            "token_endpoint": ep("token"),
-            "userinfo_endpoint": ep("userinfo"),
-            "introspection_endpoint": ep("introspect"),
-            "end_session_endpoint": ep("logout"),
-            "jwks_uri": ep("jwks"),
-            "response_types_supported": ["code"],
-            "response_modes_supported": ["query"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
-            "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": signing,
-            "userinfo_signing_alg_values_supported": signing,
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "code_challenge_methods_supported": ["plain", "S256"],
-            "scopes_supported": ["openid", "profile", "email", "address", "phone"],
-            "claims_supported": super::claims::supported(),
-            // The one level a login gives with the module in use.
-            "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
-            "prompt_values_supported": ["none", "login", "consent"],
-            "request_parameter_supported": false,
-            "request_uri_parameter_supported": false,
-            "frontchannel_logout_supported": false,
-            "backchannel_logout_supported": false,
-        }),
-    )
+    // Client authentication (OIDC Core 9): the secret methods, the two assertion methods with
+    // the algorithms `assertion` verifies, and public clients at the token endpoint.
+    let methods: Vec<&str> = AuthMethod::ALL.iter().map(|m| m.as_str()).collect();
+    let mut token_methods = methods.clone();
+    token_methods.push("none");
+    let assertion_algs: Vec<&str> = [AuthMethod::ClientSecretJwt, AuthMethod::PrivateKeyJwt]
+        .iter()
+        .flat_map(|m| m.algorithms())
+        .map(|a| a.as_str())
+        .collect();
+    let mut doc = json!({
+        "issuer": iss,
+        "authorization_endpoint": ep("authorize"),
+        "token_endpoint": ep("token"),
+        "userinfo_endpoint": ep("userinfo"),
+        "introspection_endpoint": ep("introspect"),
+        "end_session_endpoint": ep("logout"),
+        "jwks_uri": ep("jwks"),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": signing,
+        "userinfo_signing_alg_values_supported": signing,
+        "token_endpoint_auth_methods_supported": token_methods,
+        "token_endpoint_auth_signing_alg_values_supported": assertion_algs,
+        "introspection_endpoint_auth_methods_supported": methods,
+        "introspection_endpoint_auth_signing_alg_values_supported": assertion_algs,
+        // RFC 9701 7: JWT introspection answers are signed as the RP's ID tokens.
+        "introspection_signing_alg_values_supported": algorithms(conf, false),
+        "code_challenge_methods_supported": ["plain", "S256"],
+        "scopes_supported": ["openid", "profile", "email", "address", "phone"],
+        "claims_supported": super::claims::supported(),
+        // The one level a login gives with the module in use.
+        "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
+        "prompt_values_supported": ["none", "login", "consent"],
+        "request_parameter_supported": false,
+        "request_uri_parameter_supported": false,
+        "frontchannel_logout_supported": false,
+        "backchannel_logout_supported": false,
+    });
+    // RFC 7591 / OpenID Connect Dynamic Client Registration: only when it is on.
+    if conf.get_bool("oidcServiceAllowDynamicRegistration") {
+        doc["registration_endpoint"] = json!(ep("register"));
+    }
+    Response::json(200, &doc)
 }
 
 /// The URL of an endpoint: under the issuer, as LemonLDAP::NG builds them (a `/` added when

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod logout;
 pub mod options;
 pub mod pkce;
+pub mod register;
 pub mod rp_keys;
 pub mod scopes;
 pub mod settings;
@@ -62,6 +63,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf, login: LoginRedirect) -> Re
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),
         "logout" => logout::handle(app, req, conf),
+        "register" => register::handle(app, req, conf),
         _ => Err(Error::not_found("Not found")),
     }
 }
