@@ -5,9 +5,10 @@
 //! section 3. `remember` records the `jti` in the shared store until the assertion expires, with
 //! the store's atomic create: of two requests with one assertion, exactly one passes.
 //!
-//! Choices: an assertion may live at most [`MAX_LIFETIME`] (ten minutes) from now, so a used
-//! `jti` is kept that long at most; `iat` and `nbf` may be up to [`LEEWAY`] in the future
-//! (clocks drift); `exp` has no leeway. The audience may be the token endpoint URL, the URL of
+//! Choices: an assertion may live at most [`MAX_LIFETIME`] (an hour, the default lifetime of
+//! Authlib's assertions; plus [`LEEWAY`]) from now, so a used `jti` is kept that long at most;
+//! `iat` and `nbf` may be up to [`LEEWAY`] in the future (clocks drift); a past `exp` has no
+//! leeway. The audience may be the token endpoint URL, the URL of
 //! the endpoint called (introspection), or the issuer, as the OpenID Foundation's tests accept.
 use super::jwt::{self, Alg, VerifyKey};
 use super::rp_keys::AuthMethod;
@@ -19,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 /// `client_assertion_type` of a JWT client assertion (RFC 7523 2.2).
 pub const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-/// The longest an assertion may still live, seconds: a longer `exp` is refused.
-pub const MAX_LIFETIME: i64 = 600;
+/// The longest an assertion may still live, seconds (plus [`LEEWAY`]): a later `exp` is refused.
+pub const MAX_LIFETIME: i64 = 3600;
 /// How far in the future `iat` and `nbf` may be, seconds.
 pub const LEEWAY: i64 = 60;
 /// Longest `jti` kept.
@@ -75,7 +76,7 @@ impl Refusal {
             Refusal::Subject => "sub is not the client id",
             Refusal::Audience => "aud does not name this server",
             Refusal::Expired => "expired or without exp",
-            Refusal::TooLong => "exp is more than 10 minutes away",
+            Refusal::TooLong => "exp is more than an hour away",
             Refusal::NotYet => "nbf or iat in the future",
             Refusal::NoJti => "no jti",
             Refusal::Replayed => "jti already used",
@@ -151,7 +152,7 @@ pub fn verify(
     if exp <= now {
         return Err(Refusal::Expired);
     }
-    if exp > now + MAX_LIFETIME {
+    if exp > now + MAX_LIFETIME + LEEWAY {
         return Err(Refusal::TooLong);
     }
     // Items 5 and 6: not before its time.
@@ -261,7 +262,8 @@ mod tests {
         );
         assert_eq!(case(json!({"exp": NOW})), Refusal::Expired);
         assert_eq!(case(json!({"exp": null})), Refusal::Expired);
-        assert_eq!(case(json!({"exp": NOW + 601})), Refusal::TooLong);
+        assert_eq!(case(json!({"exp": NOW + 3661})), Refusal::TooLong);
+        assert!(check(&hs(json!({"exp": NOW + 3660}), Alg::HS256), m, &rp()).is_ok());
         assert_eq!(case(json!({"iat": NOW + 61})), Refusal::NotYet);
         assert_eq!(case(json!({"nbf": "soon"})), Refusal::NotYet);
         assert_eq!(case(json!({"jti": ""})), Refusal::NoJti);

@@ -147,7 +147,7 @@ pub fn authenticate<'a>(
             let method = match rp.auth_method {
                 Some(m @ (AuthMethod::ClientSecretJwt | AuthMethod::PrivateKeyJwt)) => m,
                 _ => {
-                    crate::log::info(&format!(
+                    crate::log::warn(&format!(
                         "client {}: a client assertion, but not registered for one",
                         rp.client_id
                     ));
@@ -166,7 +166,7 @@ pub fn authenticate<'a>(
             match verified {
                 Ok(_) => Ok(rp),
                 Err(why) => {
-                    crate::log::info(&format!(
+                    crate::log::warn(&format!(
                         "client {}: {} refused: {}",
                         rp.client_id,
                         method.as_str(),

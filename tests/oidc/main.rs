@@ -7,6 +7,7 @@ mod common;
 mod access;
 mod authorize;
 mod claims;
+mod clients;
 mod directory;
 mod file_processes;
 mod hygiene;
