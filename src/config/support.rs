@@ -311,6 +311,21 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "the issuer (an http(s) URL); unset: the portal URL",
     ),
     KeyInfo::new(
+        "oidcServiceAllowDynamicRegistration",
+        Implemented,
+        "dynamic registration at /oauth2/register (RFC 7591), open to anyone: off by default",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationExportedVars",
+        Implemented,
+        "claims given to a registered relying party",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationExtraClaims",
+        Implemented,
+        "extra claims given to a registered relying party",
+    ),
+    KeyInfo::new(
         "oidcServiceAllowOnlyDeclaredScopes",
         Implemented,
         "scopes an RP does not declare are dropped",
@@ -470,11 +485,6 @@ pub const REFUSED: &[KeyInfo] = &[
         "rule of the SAML identity provider",
     ),
     KeyInfo::new("issuerDBCASRule", Refused, "rule of the CAS server"),
-    KeyInfo::new(
-        "oidcServiceAllowDynamicRegistration",
-        Refused,
-        "dynamic registration",
-    ),
     KeyInfo::new("cda", Refused, "cross-domain authentication"),
     KeyInfo::new("cookieExpiration", Refused, "persistent SSO cookie"),
     KeyInfo::new("impersonationRule", Refused, "impersonation"),

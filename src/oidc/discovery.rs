@@ -4,6 +4,7 @@
 //! `check_session_iframe`) and every public key a token still alive may have been signed with.
 use super::issuer;
 use super::jwt::Alg;
+use super::rp_keys::AuthMethod;
 use crate::config::Conf;
 use crate::http::Response;
 use serde_json::json;
@@ -11,49 +12,71 @@ use serde_json::json;
 /// The provider metadata (OpenID Connect Discovery 1.0, section 3).
 pub fn configuration(conf: &Conf) -> Response {
     let iss = issuer(conf);
-    // The endpoints under the issuer, as LemonLDAP::NG builds them (a `/` added when the
-    // issuer, oidcServiceMetaDataIssuer, has none).
-    let slash = if iss.ends_with('/') { "" } else { "/" };
-    let ep = |p: &str| format!("{iss}{slash}oauth2/{p}");
+    let ep = |p: &str| endpoint(conf, p);
     let signing = algorithms(conf, true);
-    Response::json(
-        200,
-        &json!({
-            "issuer": iss,
-            "authorization_endpoint": ep("authorize"),
-            "token_endpoint": ep("token"),
-            "userinfo_endpoint": ep("userinfo"),
-            "introspection_endpoint": ep("introspect"),
-            "revocation_endpoint": ep("revoke"),
-            "pushed_authorization_request_endpoint": ep("par"),
-            "require_pushed_authorization_requests": false,
-            "end_session_endpoint": ep("logout"),
-            "jwks_uri": ep("jwks"),
-            "response_types_supported": response_types(&conf.area::<super::Settings>().flows),
-            "response_modes_supported": ["query", "fragment", "form_post"],
-            "grant_types_supported": grant_types(conf),
-            "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": signing,
-            "userinfo_signing_alg_values_supported": signing,
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "code_challenge_methods_supported": ["plain", "S256"],
-            "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
-            "claims_supported": super::claims::supported(),
-            // The one level a login gives with the module in use.
-            "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
-            "prompt_values_supported": ["none", "login", "consent"],
-            "request_parameter_supported": true,
-            "request_uri_parameter_supported": true,
-            "require_request_uri_registration": true,
-            "request_object_signing_alg_values_supported": ["HS256", "HS384", "HS512"],
-            "frontchannel_logout_supported": true,
-            "frontchannel_logout_session_supported": true,
-            "backchannel_logout_supported": true,
-            "backchannel_logout_session_supported": true,
-        }),
-    )
+    // Client authentication (OIDC Core 9): the secret methods, the two assertion methods with
+    // the algorithms `assertion` verifies, and public clients at the token endpoint.
+    let methods: Vec<&str> = AuthMethod::ALL.iter().map(|m| m.as_str()).collect();
+    let mut token_methods = methods.clone();
+    token_methods.push("none");
+    let assertion_algs: Vec<&str> = [AuthMethod::ClientSecretJwt, AuthMethod::PrivateKeyJwt]
+        .iter()
+        .flat_map(|m| m.algorithms())
+        .map(|a| a.as_str())
+        .collect();
+    let mut doc = json!({
+        "issuer": iss,
+        "authorization_endpoint": ep("authorize"),
+        "token_endpoint": ep("token"),
+        "userinfo_endpoint": ep("userinfo"),
+        "introspection_endpoint": ep("introspect"),
+        "revocation_endpoint": ep("revoke"),
+        "pushed_authorization_request_endpoint": ep("par"),
+        "require_pushed_authorization_requests": false,
+        "end_session_endpoint": ep("logout"),
+        "jwks_uri": ep("jwks"),
+        "response_types_supported": response_types(&conf.area::<super::Settings>().flows),
+        "response_modes_supported": ["query", "fragment", "form_post"],
+        "grant_types_supported": grant_types(conf),
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": signing,
+        "userinfo_signing_alg_values_supported": signing,
+        "token_endpoint_auth_methods_supported": token_methods.clone(),
+        "token_endpoint_auth_signing_alg_values_supported": assertion_algs.clone(),
+        "introspection_endpoint_auth_methods_supported": methods,
+        "introspection_endpoint_auth_signing_alg_values_supported": assertion_algs.clone(),
+        "revocation_endpoint_auth_methods_supported": token_methods.clone(),
+        "revocation_endpoint_auth_signing_alg_values_supported": assertion_algs,
+        // RFC 9701 7: JWT introspection answers are signed as the RP's ID tokens.
+        "introspection_signing_alg_values_supported": algorithms(conf, false),
+        "code_challenge_methods_supported": ["plain", "S256"],
+        "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
+        "claims_supported": super::claims::supported(),
+        // The one level a login gives with the module in use.
+        "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
+        "prompt_values_supported": ["none", "login", "consent"],
+        "request_parameter_supported": true,
+        "request_uri_parameter_supported": true,
+        "require_request_uri_registration": true,
+        "request_object_signing_alg_values_supported": ["HS256", "HS384", "HS512"],
+        "frontchannel_logout_supported": true,
+        "frontchannel_logout_session_supported": true,
+        "backchannel_logout_supported": true,
+        "backchannel_logout_session_supported": true,
+    });
+    // RFC 7591 / OpenID Connect Dynamic Client Registration: only when it is on.
+    if conf.get_bool("oidcServiceAllowDynamicRegistration") {
+        doc["registration_endpoint"] = json!(ep("register"));
+    }
+    Response::json(200, &doc)
+}
+
+/// The URL of an endpoint: under the issuer, as LemonLDAP::NG builds them (a `/` added when
+/// the issuer, oidcServiceMetaDataIssuer, has none).
+pub fn endpoint(conf: &Conf, name: &str) -> String {
+    let iss = issuer(conf);
+    let slash = if iss.ends_with('/') { "" } else { "/" };
+    format!("{iss}{slash}oauth2/{name}")
 }
 
 /// The response types of the flows the service allows (OpenID Connect Core 3).

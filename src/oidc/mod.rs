@@ -5,6 +5,7 @@
 //! `client`) take plain values and never see HTTP. The codes and tokens the endpoints issue are
 //! typed records of the domain (`crate::grants`).
 pub mod access;
+pub mod assertion;
 pub mod authorize;
 pub mod channels;
 pub mod claims;
@@ -22,9 +23,11 @@ pub mod options;
 pub mod password;
 pub mod pkce;
 pub mod pushed;
+pub mod register;
 pub mod request_object;
 pub mod response;
 pub mod revoke;
+pub mod rp_keys;
 pub mod scopes;
 pub mod settings;
 pub mod signing;
@@ -87,6 +90,7 @@ pub fn handle(
         "userinfo" => userinfo::handle(app, req, conf),
         "introspect" => introspect::handle(app, req, conf),
         "logout" => logout::handle(app, req, conf),
+        "register" => register::handle(app, req, conf),
         _ => Err(Error::not_found("Not found")),
     }
 }

@@ -1,6 +1,7 @@
 //! THE table of relying-party options: every `oidcRPMetaDataOptions*` key LemonLDAP::NG 2.16
-//! knows (`Manager/Attributes.pm`), plus the per-RP hashes stored beside the options, each
-//! marked honoured, ignored (cosmetic) or refused. `settings` disables a relying party whose
+//! knows (`Manager/Attributes.pm`), the few later versions added that Limette reads (client
+//! authentication: `AuthMethod`, `Jwks`, `JwksUri`), plus the per-RP hashes stored beside the
+//! options, each marked honoured, ignored (cosmetic) or refused. `settings` disables a relying party whose
 //! configuration this table refuses: an unknown option name, or a refused option set to
 //! something other than LemonLDAP::NG's default. It also reads the values of honoured options
 //! (flags, numbers, the rule) strictly; `settings` assembles them into an `Rp`.
@@ -23,6 +24,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsAllowClientCredentialsGrant", Implemented, "0 or 1: grant_type=client_credentials (confidential clients only)"),
     opt("oidcRPMetaDataOptionsAllowOffline", Implemented, "0 or 1: the offline_access scope (with prompt=consent or BypassConsent) gives a refresh token that outlives the SSO session"),
     opt("oidcRPMetaDataOptionsAllowPasswordGrant", Implemented, "0 or 1: grant_type=password, through the portal's authentication"),
+    opt("oidcRPMetaDataOptionsAuthMethod", Implemented, "later LemonLDAP::NG: client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt; unset: either secret method"),
     opt("oidcRPMetaDataOptionsAuthnLevel", Implemented, "a session below this level gets portal error 102, no code"),
     opt("oidcRPMetaDataOptionsAuthorizationCodeExpiration", Implemented, "seconds; unset or 0: oidcServiceAuthorizationCodeExpiration"),
     opt("oidcRPMetaDataOptionsBypassConsent", Implemented, "0 or 1"),
@@ -35,6 +37,8 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsIDTokenExpiration", Implemented, "seconds; unset or 0: oidcServiceIDTokenExpiration"),
     opt("oidcRPMetaDataOptionsIDTokenForceClaims", Implemented, "0 or 1: the ID token carries the user's claims of the granted scopes"),
     opt("oidcRPMetaDataOptionsIDTokenSignAlg", Implemented, "HS256, HS384, HS512 (default), RS256, RS384, RS512, none (config check warns); ES256, EdDSA (Limette extensions)"),
+    opt("oidcRPMetaDataOptionsJwks", Implemented, "later LemonLDAP::NG: the RP's public keys (a JWK Set: RSA, EC P-256, Ed25519) that verify its private_key_jwt assertions"),
+    opt("oidcRPMetaDataOptionsJwksUri", Refused, "later LemonLDAP::NG: the keys are not fetched; put them in oidcRPMetaDataOptionsJwks"),
     opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Implemented, "0 or 1: RP-initiated logout with a valid id_token_hint of the current session skips the confirmation"),
     opt("oidcRPMetaDataOptionsLogoutSessionRequired", Implemented, "0 or 1: iss and sid on the front-channel URL, sid in the back-channel logout token"),
     opt("oidcRPMetaDataOptionsLogoutType", Implemented, "front (default): an iframe on the logout page; back: a signed logout token POSTed by the portal"),
@@ -274,6 +278,9 @@ mod tests {
         "RequirePKCE", "Rule", "UserIDAttr", "UserInfoSignAlg",
     ];
 
+    /// Options of later LemonLDAP::NG versions (2.17+) that Limette reads as extensions.
+    const LATER: &[&str] = &["AuthMethod", "Jwks", "JwksUri"];
+
     #[test]
     fn the_table_lists_every_option_once() {
         for k in LLNG_2_16 {
@@ -287,7 +294,11 @@ mod tests {
         ] {
             assert!(rp_option(k).is_some(), "{k} missing");
         }
-        assert_eq!(RP_OPTIONS.len(), LLNG_2_16.len() + 3);
+        for k in LATER {
+            let key = format!("oidcRPMetaDataOptions{k}");
+            assert!(rp_option(&key).is_some(), "{key} missing");
+        }
+        assert_eq!(RP_OPTIONS.len(), LLNG_2_16.len() + LATER.len() + 3);
         for (i, a) in RP_OPTIONS.iter().enumerate() {
             assert!(
                 RP_OPTIONS[i + 1..].iter().all(|b| b.key != a.key),

@@ -7,7 +7,7 @@
 //! be used again while it lives (a browser reloading the page, §4 allows it) by that client
 //! only.
 use super::authorize::{check, Refusal};
-use super::client::{self, Credentials};
+use super::client;
 use super::{issuer, params, request_object, Params, Settings};
 use crate::app::App;
 use crate::config::Conf;
@@ -30,7 +30,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     }
     let oidc = conf.area::<Settings>();
     // §2.1: the client authenticates as at the token endpoint.
-    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let rp = client::request(app, conf, &oidc, req, &p, "par")?;
     // §2.1: a `request_uri` cannot be pushed; a `client_id` present is the client's.
     if p.get("request_uri").is_some() || p.get("client_id").is_some_and(|c| c != rp.client_id) {
         return Err(Error::oauth(OAuthCode::InvalidRequest));

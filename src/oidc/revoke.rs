@@ -6,7 +6,7 @@
 //! checks out), a refresh token with its whole family, so every access token issued with it
 //! dies too (2.1: SHOULD). Another client's token, an unknown, expired or already revoked one:
 //! 200 and nothing done (2.2), so the answer tells nobody which tokens exist.
-use super::client::{self, Credentials};
+use super::client;
 use super::Settings;
 use crate::app::App;
 use crate::config::Conf;
@@ -33,7 +33,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         return Err(Error::oauth(OAuthCode::InvalidRequest));
     }
     let oidc = conf.area::<Settings>();
-    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let rp = client::request(app, conf, &oidc, req, &p, "revoke")?;
     let token = p
         .get("token")
         .ok_or_else(|| Error::oauth(OAuthCode::InvalidRequest))?;

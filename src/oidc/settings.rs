@@ -10,6 +10,7 @@ use super::jwt::Alg;
 use super::keys::Keyring;
 use super::options::{check_refused, exported_vars, flag, integer, key, macros, per_rp};
 use super::options::{reason, rule, scope_rules};
+use super::rp_keys::{parse_jwks, AuthMethod, RpKey};
 use super::signing::{alg_reason, has_keys, none_warnings, signing_algs};
 use crate::config::{as_i64, truthy, value_string};
 use crate::rules::Rule;
@@ -106,6 +107,11 @@ pub struct Rp {
     /// `oidcRPMetaDataOptionsOfflineSessionExpiration`: how long an offline refresh token
     /// lives, seconds (unset or 0: `oidcServiceOfflineSessionExpiration`).
     pub offline_ttl: i64,
+    /// `oidcRPMetaDataOptionsAuthMethod` (later LemonLDAP::NG): the one way this RP
+    /// authenticates; `None` (unset): `client_secret_basic` or `client_secret_post`.
+    pub auth_method: Option<AuthMethod>,
+    /// `oidcRPMetaDataOptionsJwks` (later LemonLDAP::NG): the RP's public keys.
+    pub jwks: Vec<RpKey>,
 }
 
 /// `oidcServiceOfflineSessionExpiration`'s default (LemonLDAP::NG 2.16: 30 days).
@@ -287,13 +293,15 @@ fn parse_rp(
     let userinfo_alg = userinfo_alg.map_err(|e| alg_reason(o, "UserInfoSignAlg", &e))?;
     let access_jwt = access_alg.map_err(|e| alg_reason(o, "AccessTokenSignAlg", &e))?;
     let public = flag(o, "Public")?;
+    let (auth_method, jwks) = client_auth(o, public)?;
     // HS* tokens are keyed with the client secret (OpenID Connect Core 10.1): without one,
     // anybody could sign a token this RP would accept. A public client needs one too then.
     let hmac = [Some(id_alg), userinfo_alg, access_jwt]
         .into_iter()
         .flatten()
         .any(|a| a.as_str().starts_with("HS"));
-    if s("ClientSecret").is_empty() && (hmac || !public) {
+    let keyed = auth_method == Some(AuthMethod::PrivateKeyJwt);
+    if s("ClientSecret").is_empty() && (hmac || !(public || keyed)) {
         let why = if hmac {
             "a secret is required: it is the HMAC key of this RP's HS* tokens, public clients included"
         } else {
@@ -341,7 +349,43 @@ fn parse_rp(
         allow_password: flag(o, "AllowPasswordGrant")?,
         allow_offline: flag(o, "AllowOffline")?,
         offline_ttl: integer(o, "OfflineSessionExpiration", service_offline_ttl(raw))?,
+        auth_method,
+        jwks,
     })
+}
+
+/// `AuthMethod` and `Jwks`, read strictly: an unknown method, a key set that does not read,
+/// `private_key_jwt` without keys, or a method on a public client (which has none: it sends
+/// its client id alone) disable the RP.
+fn client_auth(
+    o: &Map<String, Value>,
+    public: bool,
+) -> Result<(Option<AuthMethod>, Vec<RpKey>), String> {
+    let (mk, jk) = (key("AuthMethod"), key("Jwks"));
+    let raw_method = o.get(&mk).cloned().unwrap_or(Value::Null);
+    let text = value_string(&raw_method);
+    let method = match text.trim() {
+        "" => None,
+        name => Some(AuthMethod::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = AuthMethod::ALL.iter().map(|m| m.as_str()).collect();
+            reason(
+                &mk,
+                &raw_method,
+                &format!("one of {}, or unset", names.join(", ")),
+            )
+        })?),
+    };
+    let raw_jwks = o.get(&jk).cloned().unwrap_or(Value::Null);
+    let jwks = parse_jwks(&raw_jwks).map_err(|e| reason(&jk, &raw_jwks, &e))?;
+    if public && method.is_some() {
+        let why = "a public client authenticates with its client id alone";
+        return Err(reason(&mk, &raw_method, why));
+    }
+    if method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_empty() {
+        let why = "private_key_jwt needs the RP's public keys in oidcRPMetaDataOptionsJwks";
+        return Err(reason(&mk, &raw_method, why));
+    }
+    Ok((method, jwks))
 }
 
 /// `oidcServiceMetaDataIssuer`: an absolute http(s) URL, else the portal's is used.
@@ -648,5 +692,30 @@ mod tests {
         crate::oidc::keygen::complete(&mut r).unwrap();
         let s = Settings::from_conf(&r).unwrap();
         assert_eq!(s.rp("open").map(|rp| rp.id_alg), Some(Alg::EdDSA));
+    }
+
+    #[test]
+    fn client_authentication_options() {
+        let k = |s: &str| format!("oidcRPMetaDataOptions{s}");
+        let case = |extra: Value| disabled(extra, json!({})).unwrap_or_default();
+        let ec = json!({"keys": [{"kty": "EC", "crv": "P-256", "x": "AQ", "y": "Ag"}]});
+        assert_eq!(
+            disabled(json!({k("AuthMethod"): "client_secret_jwt"}), json!({})),
+            None
+        );
+        let keyed = json!({k("AuthMethod"): "private_key_jwt", k("Jwks"): ec.to_string()});
+        assert_eq!(disabled(keyed, json!({})), None);
+        assert!(case(json!({k("AuthMethod"): "tls_client_auth"})).contains(
+            "one of client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt"
+        ));
+        assert!(case(json!({k("AuthMethod"): "private_key_jwt"}))
+            .contains("needs the RP's public keys"));
+        assert!(case(json!({k("Jwks"): "{"}))
+            .starts_with("oidcRPMetaDataOptionsJwks = { is not supported (not JSON"));
+        assert!(case(json!({k("JwksUri"): "https://rp/jwks"})).contains("not fetched"));
+        assert!(
+            case(json!({k("AuthMethod"): "client_secret_post", k("Public"): 1}))
+                .contains("public client")
+        );
     }
 }

@@ -6,7 +6,7 @@
 //! client or redirect_uri has consumed it), then PKCE. An offline code (`grants::offline`)
 //! opens a family detached from the SSO session; a public client's refresh token that is
 //! presented again after its rotation revokes its family (`grants::reuse`).
-use super::client::{self, Credentials};
+use super::client;
 use super::token_claims::access_token_claims;
 pub use super::token_claims::id_token_claims;
 use super::{issuer, params, Params, Rp};
@@ -46,7 +46,7 @@ pub fn handle(
     }
     let grant = grant_type(p.get("grant_type"))?;
     let oidc = conf.area::<crate::oidc::Settings>();
-    let rp = client::authenticate(&oidc, &Credentials::from_parts(req.basic_auth(), &p))?;
+    let rp = client::request(app, conf, &oidc, req, &p, "token")?;
     allowed(rp, grant)?;
     let answer = match grant {
         Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,

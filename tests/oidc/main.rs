@@ -8,6 +8,7 @@ mod access;
 mod authorize;
 mod channels;
 mod claims;
+mod clients;
 mod directory;
 mod file_processes;
 mod flows;

@@ -1,0 +1,298 @@
+//! The client metadata of a registration (RFC 7591 2; OpenID Connect Dynamic Client
+//! Registration 1.0, 2), read and checked: what Limette registers, and the refusals with
+//! RFC 7591 3.2.2's codes. No HTTP here; `register` writes the RP and answers.
+use crate::oidc::jwt::Alg;
+use crate::oidc::rp_keys::{parse_jwks, AuthMethod};
+use serde_json::{json, Map, Value};
+
+/// RFC 7591 3.2.2 error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegError {
+    /// `invalid_redirect_uri`.
+    RedirectUri,
+    /// `invalid_client_metadata`.
+    Metadata,
+}
+
+impl RegError {
+    /// The wire code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegError::RedirectUri => "invalid_redirect_uri",
+            RegError::Metadata => "invalid_client_metadata",
+        }
+    }
+}
+
+/// The client metadata Limette registers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metadata {
+    /// `redirect_uris` (required).
+    pub redirect_uris: Vec<String>,
+    /// `post_logout_redirect_uris`.
+    pub post_logout_uris: Vec<String>,
+    /// `client_name` (LemonLDAP::NG's default: "Self registered client").
+    pub client_name: String,
+    /// `logo_uri`.
+    pub logo_uri: Option<String>,
+    /// `id_token_signed_response_alg` (default RS256).
+    pub id_alg: Alg,
+    /// `userinfo_signed_response_alg`.
+    pub userinfo_alg: Option<Alg>,
+    /// `token_endpoint_auth_method` (unset: either secret method).
+    pub auth_method: Option<AuthMethod>,
+    /// `jwks`.
+    pub jwks: Option<Value>,
+    /// `grant_types` holds `refresh_token`.
+    pub refresh: bool,
+}
+
+/// A refusal: its code and what is wrong.
+pub type Refusal = (RegError, String);
+
+impl Metadata {
+    /// Reads and checks the metadata (RFC 7591 2); unknown names are ignored (RFC 7591 2).
+    pub fn parse(m: &Map<String, Value>) -> std::result::Result<Metadata, Refusal> {
+        let bad = |why: &str| (RegError::Metadata, why.to_string());
+        let text = |k: &str| -> std::result::Result<Option<String>, Refusal> {
+            match m.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(bad(&format!("{k} is not a string"))),
+            }
+        };
+        let list = |k: &str| -> std::result::Result<Vec<String>, Refusal> {
+            match m.get(k) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad(&format!("{k} is not an array of strings"))),
+                Some(_) => Err(bad(&format!("{k} is not an array"))),
+            }
+        };
+        let alg = |k: &str| -> std::result::Result<Option<Alg>, Refusal> {
+            match text(k)?.as_deref() {
+                None => Ok(None),
+                Some(name) => match Alg::parse(name) {
+                    Some(Alg::None) | None => Err(bad(&format!("{k} {name} is not supported"))),
+                    Some(a) => Ok(Some(a)),
+                },
+            }
+        };
+        // What Limette cannot honour is refused, not dropped.
+        for (k, _) in m.iter().filter(|(_, v)| !v.is_null()) {
+            let unsupported = k.contains("encrypted_response")
+                || k.contains("encryption")
+                || matches!(
+                    k.as_str(),
+                    "jwks_uri" | "request_uris" | "sector_identifier_uri"
+                );
+            if unsupported {
+                return Err(bad(&format!("{k} is not supported")));
+            }
+        }
+        let redirect_uris = list("redirect_uris")?;
+        if redirect_uris.is_empty() {
+            return Err((RegError::RedirectUri, "redirect_uris is required".into()));
+        }
+        for u in &redirect_uris {
+            if !is_redirect_uri(u) {
+                let why = format!("{u}: not an absolute http(s) URI without fragment");
+                return Err((RegError::RedirectUri, why));
+            }
+        }
+        let post_logout_uris = list("post_logout_redirect_uris")?;
+        if let Some(u) = post_logout_uris.iter().find(|u| !is_redirect_uri(u)) {
+            return Err(bad(&format!(
+                "post_logout_redirect_uris: {u} is not an absolute http(s) URI"
+            )));
+        }
+        if list("response_types")?.iter().any(|t| t != "code") {
+            return Err(bad("response_types: only code"));
+        }
+        let grants = list("grant_types")?;
+        if let Some(g) = grants
+            .iter()
+            .find(|g| !matches!(g.as_str(), "authorization_code" | "refresh_token"))
+        {
+            return Err(bad(&format!("grant_types: {g} is not supported")));
+        }
+        if text("subject_type")?.is_some_and(|t| t != "public") {
+            return Err(bad("subject_type: only public"));
+        }
+        let auth_method = match text("token_endpoint_auth_method")?.as_deref() {
+            None => None,
+            Some(name) => Some(AuthMethod::parse(name).ok_or_else(|| {
+                bad(&format!(
+                    "token_endpoint_auth_method {name} is not supported"
+                ))
+            })?),
+        };
+        if let Some(a) = alg("token_endpoint_auth_signing_alg")? {
+            if !auth_method.is_some_and(|m| m.algorithms().contains(&a)) {
+                return Err(bad(
+                    "token_endpoint_auth_signing_alg does not fit the method",
+                ));
+            }
+        }
+        let jwks = match m.get("jwks") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                parse_jwks(v).map_err(|e| bad(&format!("jwks: {e}")))?;
+                Some(v.clone())
+            }
+        };
+        if auth_method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_none() {
+            return Err(bad("private_key_jwt needs jwks"));
+        }
+        let logo_uri = text("logo_uri")?;
+        if logo_uri.as_deref().is_some_and(|u| !is_redirect_uri(u)) {
+            return Err(bad("logo_uri is not an absolute http(s) URI"));
+        }
+        let client_name = text("client_name")?.filter(|n| !n.trim().is_empty());
+        if client_name
+            .as_deref()
+            .is_some_and(|n| n.len() > 256 || n.chars().any(char::is_control))
+        {
+            return Err(bad("client_name is too long or not printable"));
+        }
+        Ok(Metadata {
+            redirect_uris,
+            post_logout_uris,
+            client_name: client_name.unwrap_or_else(|| "Self registered client".into()),
+            logo_uri,
+            id_alg: alg("id_token_signed_response_alg")?.unwrap_or(Alg::RS256),
+            userinfo_alg: alg("userinfo_signed_response_alg")?,
+            auth_method,
+            jwks,
+            refresh: grants.iter().any(|g| g == "refresh_token"),
+        })
+    }
+
+    /// The registration answer (RFC 7591 3.2.1): the credentials and what was registered.
+    pub fn answer(&self, client_id: &str, secret: &str, now: i64) -> Value {
+        let method = self.auth_method.unwrap_or(AuthMethod::ClientSecretBasic);
+        let mut grants = vec!["authorization_code"];
+        if self.refresh {
+            grants.push("refresh_token");
+        }
+        let mut a = json!({
+            "client_id": client_id,
+            "client_secret": secret,
+            "client_id_issued_at": now,
+            "client_secret_expires_at": 0,
+            "client_name": self.client_name,
+            "redirect_uris": self.redirect_uris,
+            "id_token_signed_response_alg": self.id_alg.as_str(),
+            "token_endpoint_auth_method": method.as_str(),
+            "response_types": ["code"],
+            "grant_types": grants,
+        });
+        if let Value::Object(o) = &mut a {
+            let mut put = |k: &str, v: Value| {
+                o.insert(k.into(), v);
+            };
+            if let Some(l) = &self.logo_uri {
+                put("logo_uri", json!(l));
+            }
+            if let Some(u) = self.userinfo_alg {
+                put("userinfo_signed_response_alg", json!(u.as_str()));
+            }
+            if !self.post_logout_uris.is_empty() {
+                put("post_logout_redirect_uris", json!(self.post_logout_uris));
+            }
+            if let Some(j) = &self.jwks {
+                put("jwks", j.clone());
+            }
+        }
+        a
+    }
+}
+
+/// An absolute http(s) URI with a host, no fragment, no whitespace (RFC 7591 2; the option
+/// is space-separated).
+pub fn is_redirect_uri(u: &str) -> bool {
+    let rest = u
+        .strip_prefix("https://")
+        .or_else(|| u.strip_prefix("http://"));
+    let host_ok = rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'));
+    host_ok && !u.contains('#') && !u.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(v: Value) -> std::result::Result<Metadata, RegError> {
+        Metadata::parse(v.as_object().unwrap()).map_err(|(c, _)| c)
+    }
+
+    #[test]
+    fn metadata_checked_as_rfc_7591() {
+        let ok = parse(json!({"redirect_uris": ["https://rp/cb"], "unknown": 1})).unwrap();
+        assert_eq!((ok.id_alg, ok.auth_method), (Alg::RS256, None));
+        assert_eq!(ok.client_name, "Self registered client");
+        let uri = RegError::RedirectUri;
+        assert_eq!(parse(json!({})), Err(uri));
+        assert_eq!(parse(json!({"redirect_uris": []})), Err(uri));
+        for u in [
+            "/cb",
+            "ftp://rp/cb",
+            "https://rp/cb#x",
+            "https://rp/a b",
+            "https://",
+            "http:///x",
+        ] {
+            assert_eq!(parse(json!({"redirect_uris": [u]})), Err(uri), "{u}");
+        }
+        let meta = RegError::Metadata;
+        let with = |k: &str, v: Value| {
+            let mut m = json!({"redirect_uris": ["http://rp/cb"]});
+            m[k] = v;
+            parse(m)
+        };
+        assert_eq!(with("redirect_uris", json!("http://rp/cb")), Err(meta));
+        assert_eq!(
+            with("id_token_signed_response_alg", json!("none")),
+            Err(meta)
+        );
+        assert_eq!(
+            with("userinfo_signed_response_alg", json!("none")),
+            Err(meta)
+        );
+        assert_eq!(
+            with("id_token_signed_response_alg", json!("PS256")),
+            Err(meta)
+        );
+        assert_eq!(with("token_endpoint_auth_method", json!("none")), Err(meta));
+        assert_eq!(
+            with("token_endpoint_auth_method", json!("private_key_jwt")),
+            Err(meta)
+        );
+        assert_eq!(with("jwks_uri", json!("https://rp/jwks")), Err(meta));
+        assert_eq!(with("request_uris", json!(["https://rp/r"])), Err(meta));
+        assert_eq!(
+            with("id_token_encrypted_response_alg", json!("RSA-OAEP")),
+            Err(meta)
+        );
+        assert_eq!(
+            with("response_types", json!(["code", "id_token"])),
+            Err(meta)
+        );
+        assert_eq!(with("grant_types", json!(["implicit"])), Err(meta));
+        assert_eq!(with("jwks", json!({"keys": "x"})), Err(meta));
+        assert_eq!(with("client_name", json!(5)), Err(meta));
+        assert!(
+            with(
+                "grant_types",
+                json!(["authorization_code", "refresh_token"])
+            )
+            .unwrap()
+            .refresh
+        );
+        let jwt = with("token_endpoint_auth_method", json!("client_secret_jwt")).unwrap();
+        assert_eq!(jwt.auth_method, Some(AuthMethod::ClientSecretJwt));
+    }
+}
