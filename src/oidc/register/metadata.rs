@@ -29,6 +29,10 @@ impl RegError {
 pub struct Metadata {
     /// `redirect_uris` (required).
     pub redirect_uris: Vec<String>,
+    /// `request_uris`: where its request objects may be fetched (`RequestUris`).
+    pub request_uris: Vec<String>,
+    /// `response_types` asked for (as given; `authorize` serves the flows the service allows).
+    pub response_types: Vec<String>,
     /// `post_logout_redirect_uris`.
     pub post_logout_uris: Vec<String>,
     /// `client_name` (LemonLDAP::NG's default: "Self registered client").
@@ -85,10 +89,7 @@ impl Metadata {
         for (k, _) in m.iter().filter(|(_, v)| !v.is_null()) {
             let unsupported = k.contains("encrypted_response")
                 || k.contains("encryption")
-                || matches!(
-                    k.as_str(),
-                    "jwks_uri" | "request_uris" | "sector_identifier_uri"
-                );
+                || matches!(k.as_str(), "jwks_uri" | "sector_identifier_uri");
             if unsupported {
                 return Err(bad(&format!("{k} is not supported")));
             }
@@ -109,14 +110,29 @@ impl Metadata {
                 "post_logout_redirect_uris: {u} is not an absolute http(s) URI"
             )));
         }
-        if list("response_types")?.iter().any(|t| t != "code") {
-            return Err(bad("response_types: only code"));
+        let request_uris = list("request_uris")?;
+        if let Some(u) = request_uris.iter().find(|u| !is_redirect_uri(u)) {
+            return Err(bad(&format!(
+                "request_uris: {u} is not an absolute http(s) URI"
+            )));
+        }
+        let mut response_types = list("response_types")?;
+        if let Some(t) = response_types
+            .iter()
+            .find(|t| crate::oidc::response::ResponseType::parse(t).is_none())
+        {
+            return Err(bad(&format!("response_types: {t} is not supported")));
+        }
+        if response_types.is_empty() {
+            response_types.push("code".into());
         }
         let grants = list("grant_types")?;
-        if let Some(g) = grants
-            .iter()
-            .find(|g| !matches!(g.as_str(), "authorization_code" | "refresh_token"))
-        {
+        if let Some(g) = grants.iter().find(|g| {
+            !matches!(
+                g.as_str(),
+                "authorization_code" | "refresh_token" | "implicit"
+            )
+        }) {
             return Err(bad(&format!("grant_types: {g} is not supported")));
         }
         if text("subject_type")?.is_some_and(|t| t != "public") {
@@ -160,6 +176,8 @@ impl Metadata {
         }
         Ok(Metadata {
             redirect_uris,
+            request_uris,
+            response_types,
             post_logout_uris,
             client_name: client_name.unwrap_or_else(|| "Self registered client".into()),
             logo_uri,
@@ -175,6 +193,13 @@ impl Metadata {
     pub fn answer(&self, client_id: &str, secret: &str, now: i64) -> Value {
         let method = self.auth_method.unwrap_or(AuthMethod::ClientSecretBasic);
         let mut grants = vec!["authorization_code"];
+        if self
+            .response_types
+            .iter()
+            .any(|t| t.split(' ').any(|w| w == "token" || w == "id_token"))
+        {
+            grants.push("implicit");
+        }
         if self.refresh {
             grants.push("refresh_token");
         }
@@ -187,7 +212,7 @@ impl Metadata {
             "redirect_uris": self.redirect_uris,
             "id_token_signed_response_alg": self.id_alg.as_str(),
             "token_endpoint_auth_method": method.as_str(),
-            "response_types": ["code"],
+            "response_types": self.response_types,
             "grant_types": grants,
         });
         if let Value::Object(o) = &mut a {
@@ -202,6 +227,9 @@ impl Metadata {
             }
             if !self.post_logout_uris.is_empty() {
                 put("post_logout_redirect_uris", json!(self.post_logout_uris));
+            }
+            if !self.request_uris.is_empty() {
+                put("request_uris", json!(self.request_uris));
             }
             if let Some(j) = &self.jwks {
                 put("jwks", j.clone());
@@ -272,16 +300,17 @@ mod tests {
             Err(meta)
         );
         assert_eq!(with("jwks_uri", json!("https://rp/jwks")), Err(meta));
-        assert_eq!(with("request_uris", json!(["https://rp/r"])), Err(meta));
+        assert!(with("request_uris", json!(["https://rp/r"])).is_ok());
+        assert_eq!(with("request_uris", json!(["ftp://rp/r"])), Err(meta));
+        assert!(with("response_types", json!(["code id_token"])).is_ok());
+        assert_eq!(with("response_types", json!(["token"])), Err(meta));
         assert_eq!(
             with("id_token_encrypted_response_alg", json!("RSA-OAEP")),
             Err(meta)
         );
-        assert_eq!(
-            with("response_types", json!(["code", "id_token"])),
-            Err(meta)
-        );
-        assert_eq!(with("grant_types", json!(["implicit"])), Err(meta));
+        assert!(with("response_types", json!(["code", "id_token"])).is_ok());
+        assert!(with("grant_types", json!(["implicit"])).is_ok());
+        assert_eq!(with("grant_types", json!(["password"])), Err(meta));
         assert_eq!(with("jwks", json!({"keys": "x"})), Err(meta));
         assert_eq!(with("client_name", json!(5)), Err(meta));
         assert!(

@@ -112,6 +112,9 @@ fn add_rp(doc: &mut Map<String, Value>, name: &str, m: &Metadata, client_id: &st
     }
     o.insert(k("IDTokenSignAlg"), json!(m.id_alg.as_str()));
     o.insert(k("RedirectUris"), json!(m.redirect_uris.join(" ")));
+    if !m.request_uris.is_empty() {
+        o.insert(k("RequestUris"), json!(m.request_uris.join(" ")));
+    }
     if let Some(a) = m.userinfo_alg {
         o.insert(k("UserInfoSignAlg"), json!(a.as_str()));
     }
