@@ -432,3 +432,75 @@ fn brute_force_protection_without_login_history_refuses_start_naming_both_keys()
         o.stdout
     );
 }
+
+/// A LemonLDAP::NG site's relying parties as they come, with every option issue 26 made
+/// Limette honour (claims, grants, logout channels, request objects, per-RP hashes) and the
+/// service's switches: `config check` disables none of them and refuses no key.
+#[test]
+fn config_check_keeps_every_relying_party_of_a_full_llng_site() {
+    let o = |pairs: Value| {
+        let mut m = Map::new();
+        for (k, v) in pairs.as_object().unwrap() {
+            m.insert(format!("oidcRPMetaDataOptions{k}"), v.clone());
+        }
+        Value::Object(m)
+    };
+    let rps = json!({
+        "webapp": o(json!({"ClientID": "webapp", "ClientSecret": "s1", "IDTokenSignAlg": "HS256",
+            "RedirectUris": "https://app.example/cb", "AdditionalAudiences": "api.example",
+            "IDTokenForceClaims": 1, "UserIDAttr": "mail", "AllowOffline": 1,
+            "OfflineSessionExpiration": 86400, "LogoutUrl": "https://app.example/fc",
+            "LogoutType": "front", "LogoutSessionRequired": 1,
+            "RequestUris": "https://app.example/req/*", "RefreshToken": 1,
+            "DisplayName": "Web app"})),
+        "backend": o(json!({"ClientID": "backend", "ClientSecret": "s2", "IDTokenSignAlg": "HS512",
+            "RedirectUris": "https://backend.example/cb", "AllowClientCredentialsGrant": 1,
+            "AllowPasswordGrant": 1, "LogoutUrl": "https://backend.example/bc",
+            "LogoutType": "back", "AuthMethod": "client_secret_jwt"})),
+    });
+    let conf = with(&[
+        ("oidcRPMetaDataOptions", rps),
+        (
+            "oidcRPMetaDataExportedVars",
+            json!({"webapp": {"email": "mail", "groups": "groups;string;always"},
+                "backend": {"email": "mail"}}),
+        ),
+        (
+            "oidcRPMetaDataOptionsExtraClaims",
+            json!({"webapp": {"groups": "groups"}}),
+        ),
+        (
+            "oidcRPMetaDataMacros",
+            json!({"webapp": {"fullname": "$cn . \" (\" . $uid . \")\""}}),
+        ),
+        (
+            "oidcRPMetaDataScopeRules",
+            json!({"webapp": {"admin": "$requested and $uid eq \"dwho\""}}),
+        ),
+        ("oidcServiceAllowImplicitFlow", json!(1)),
+        ("oidcServiceAllowHybridFlow", json!(1)),
+        ("oidcServiceAllowDynamicRegistration", json!(1)),
+        ("oidcServiceAllowOnlyDeclaredScopes", json!(1)),
+        ("oidcServiceMetaDataIssuer", json!("https://auth.example")),
+        ("issuerDBOpenIDConnectRule", json!("$uid ne \"guest\"")),
+    ]);
+    let (dir, ini) = setup(&conf, "");
+    let out = run(&ini, dir.path(), &["config", "check"]);
+    assert!(
+        !out.stdout.contains("disabled:") && !out.stderr.contains("disabled"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    for key in [
+        "oidcServiceAllowImplicitFlow",
+        "oidcServiceAllowHybridFlow",
+        "oidcServiceAllowDynamicRegistration",
+        "oidcServiceAllowOnlyDeclaredScopes",
+        "oidcServiceMetaDataIssuer",
+        "issuerDBOpenIDConnectRule",
+    ] {
+        assert!(!out.stdout.contains(key), "{key}: {}", out.stdout);
+    }
+    assert_ne!(out.code, Some(2), "{}", out.stdout);
+}
