@@ -335,11 +335,25 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
     // OIDC Core 11 as LemonLDAP::NG: offline_access needs AllowOffline and consent.
     let consented = rp.bypass_consent || ar.prompt.iter().any(|p| p == "consent");
     let (scope, offline) = store::offline::requested(&ar.scope, rp.allow_offline, consented);
+    let grant = grant_record(rp, ar, s, &scope, offline);
+    store::create(store::of(app), RecordType::Code, grant, rp.code_ttl)
+}
+
+/// What a code, or the tokens `authorize` issues itself, are issued for: the request (its
+/// client, redirect URI, `scope`, nonce, PKCE challenge) and the user (session, the subject
+/// this RP knows, authentication time and level).
+pub(super) fn grant_record(
+    rp: &Rp,
+    ar: &AuthRequest,
+    s: &Session,
+    scope: &str,
+    offline: bool,
+) -> store::Record {
     let data = super::claims::data_for(s, &rp.client_id, &rp.name, &ar.scope);
-    let grant = store::CodeGrant {
+    store::Record::from(store::CodeGrant {
         client_id: &ar.client_id,
         redirect_uri: &ar.redirect_uri,
-        scope: &scope,
+        scope,
         nonce: ar.nonce.as_deref(),
         pkce: ar.pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
         session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
@@ -351,8 +365,7 @@ fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<Strin
             .unwrap_or(json!(util::now())),
         acr: format!("loa-{}", level(s)),
         offline,
-    };
-    store::create(store::of(app), RecordType::Code, grant, rp.code_ttl)
+    })
 }
 
 /// The `sub` of a session: its `whatToTrace` value, as LemonLDAP::NG.

@@ -10,7 +10,7 @@ use super::{issuer, jwt, Rp, Settings};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
-use crate::grants::{self as store, CodeGrant, Record};
+use crate::grants::{self as store, Record};
 use crate::storage::Session;
 use crate::util;
 use serde_json::{json, Value};
@@ -29,7 +29,8 @@ pub fn issue(
     if !ar.response_type.token && !ar.response_type.id_token {
         return Ok(out);
     }
-    let grant = grant_of(rp, ar, session);
+    // Never offline: the authorization endpoint issues no refresh token.
+    let grant = super::authorize::grant_record(rp, ar, session, &ar.scope, false);
     let access = match ar.response_type.token {
         true => Some(access_token(app, conf, rp, &grant, session)?),
         false => None,
@@ -60,28 +61,6 @@ pub fn issue(
         grant.sub().unwrap_or("")
     ));
     Ok(out)
-}
-
-/// What the tokens are issued for: the request and the user, as a code would record them.
-fn grant_of(rp: &Rp, ar: &AuthRequest, s: &Session) -> Record {
-    let data = super::claims::data_for(s, &rp.client_id, &rp.name, &ar.scope);
-    Record::from(CodeGrant {
-        client_id: &ar.client_id,
-        redirect_uri: &ar.redirect_uri,
-        scope: &ar.scope,
-        nonce: ar.nonce.as_deref(),
-        pkce: None,
-        session_id: s.get("_session_id").cloned().unwrap_or(Value::Null),
-        // The authorize handler refused a user without a subject before issuing anything.
-        sub: rp.release.sub(&data).unwrap_or_default(),
-        auth_time: s
-            .get("_lastAuthnUTime")
-            .cloned()
-            .unwrap_or(json!(util::now())),
-        acr: format!("loa-{}", super::access::level(s)),
-        // Never offline: the authorization endpoint issues no refresh token.
-        offline: false,
-    })
 }
 
 /// An access token in a family of its own (opaque, or a JWT for an RP with `AccessTokenJWT`),

@@ -124,15 +124,22 @@ impl PublicJwk {
 
     /// Reads a JWK written by `to_json` (a retired key); `None` when it is not one.
     pub fn from_json(v: &Value) -> Option<PublicJwk> {
-        let part = |k: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .and_then(|s| B64.decode(s).ok())
+        PublicJwk::parse(v).ok().filter(|k| !k.kid.is_empty())
+    }
+
+    /// Reads a public JWK (RFC 7517 4, RFC 7518 6): an RSA, EC P-256 or OKP Ed25519 key and
+    /// its `kid` (absent: empty); the error says what is wrong, for a relying party's keys.
+    pub fn parse(v: &Value) -> Result<PublicJwk, String> {
+        let part = |name: &str| -> Result<Vec<u8>, String> {
+            let text = v.get(name).and_then(Value::as_str);
+            let bytes = text.and_then(|s| B64.decode(s.trim_end_matches('=')).ok());
+            bytes
+                .filter(|b| !b.is_empty())
+                .ok_or_else(|| format!("\"{name}\" is missing or not base64url"))
         };
-        let params = match (
-            v.get("kty")?.as_str()?,
-            v.get("crv").and_then(Value::as_str),
-        ) {
+        let kty = v.get("kty").and_then(Value::as_str).unwrap_or("");
+        let crv = v.get("crv").and_then(Value::as_str);
+        let params = match (kty, crv) {
             ("RSA", _) => Params::Rsa {
                 n: part("n")?,
                 e: part("e")?,
@@ -142,10 +149,19 @@ impl PublicJwk {
                 y: part("y")?,
             },
             ("OKP", Some("Ed25519")) => Params::Okp { x: part("x")? },
-            _ => return None,
+            _ => {
+                return Err(format!(
+                    "kty {kty} (crv {}) is not RSA, EC P-256 or OKP Ed25519",
+                    crv.unwrap_or("-")
+                ))
+            }
         };
-        let kid = v.get("kid")?.as_str()?.to_string();
-        Some(PublicJwk { kid, params })
+        let kid = match v.get("kid") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err("\"kid\" is not a string".into()),
+        };
+        Ok(PublicJwk { kid, params })
     }
 
     /// Checks a signature made with `alg` (which must be of this key's family).

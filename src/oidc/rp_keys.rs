@@ -4,9 +4,7 @@
 //! them, read strictly (an unknown method or a key set that does not read disables the RP).
 //! `settings` assembles the RP; `assertion` verifies with the keys. No HTTP here.
 use super::jwt::Alg;
-use super::keys::{KeyKind, Params, PublicJwk};
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use base64::Engine;
+use super::keys::{KeyKind, PublicJwk};
 use serde_json::Value;
 
 /// Client authentication methods (OpenID Connect Core 9; RFC 7591 2 `token_endpoint_auth_method`).
@@ -108,38 +106,7 @@ pub fn parse_jwks(v: &Value) -> Result<Vec<RpKey>, String> {
 }
 
 fn parse_key(k: &Value) -> Result<RpKey, String> {
-    let part = |name: &str| -> Result<Vec<u8>, String> {
-        let text = k.get(name).and_then(Value::as_str);
-        let bytes = text.and_then(|s| B64.decode(s.trim_end_matches('=')).ok());
-        bytes
-            .filter(|b| !b.is_empty())
-            .ok_or_else(|| format!("\"{name}\" is missing or not base64url"))
-    };
-    let kty = k.get("kty").and_then(Value::as_str).unwrap_or("");
-    let crv = k.get("crv").and_then(Value::as_str);
-    let params = match (kty, crv) {
-        ("RSA", _) => Params::Rsa {
-            n: part("n")?,
-            e: part("e")?,
-        },
-        ("EC", Some("P-256")) => Params::Ec {
-            x: part("x")?,
-            y: part("y")?,
-        },
-        ("OKP", Some("Ed25519")) => Params::Okp { x: part("x")? },
-        _ => {
-            return Err(format!(
-                "kty {kty} (crv {}) is not RSA, EC P-256 or OKP Ed25519",
-                crv.unwrap_or("-")
-            ))
-        }
-    };
-    let kid = match k.get("kid") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err("\"kid\" is not a string".into()),
-    };
-    let jwk = PublicJwk { kid, params };
+    let jwk = PublicJwk::parse(k)?;
     let alg = match k.get("alg").and_then(Value::as_str) {
         None => None,
         Some(name) => match Alg::parse(name) {
