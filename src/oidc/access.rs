@@ -12,17 +12,25 @@ use serde_json::json;
 /// authentication level (PE_UPGRADESESSION). LemonLDAP::NG offers to upgrade the session by
 /// a new login; Limette has a single module, so a new login cannot raise the level.
 pub fn admit(rp: &Rp, s: &Session, grant_type: &str) -> std::result::Result<(), PortalCode> {
-    if let Some(rule) = &rp.rule {
-        let mut vars = s.clone();
-        vars.insert("_oidc_grant_type".into(), json!(grant_type));
-        if !rule.eval(&vars) {
-            return Err(PortalCode::UnauthorizedPartner);
-        }
+    if !rule_admits(rp, s, grant_type) {
+        return Err(PortalCode::UnauthorizedPartner);
     }
     if level(s) < rp.authn_level {
         return Err(PortalCode::UpgradeSession);
     }
     Ok(())
+}
+
+/// The RP's `oidcRPMetaDataOptionsRule` on `vars` plus `_oidc_grant_type` (LemonLDAP::NG's
+/// `spRules` with the grant type it sets: `authorizationcode`, `implicit`, `hybrid`,
+/// `clientcredentials`, `password`); no rule admits everybody.
+pub fn rule_admits(rp: &Rp, vars: &Session, grant_type: &str) -> bool {
+    let Some(rule) = &rp.rule else {
+        return true;
+    };
+    let mut vars = vars.clone();
+    vars.insert("_oidc_grant_type".into(), json!(grant_type));
+    rule.eval(&vars)
 }
 
 /// A session's `authenticationLevel`, 0 when absent (LemonLDAP::NG: `|| 0`).

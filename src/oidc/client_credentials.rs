@@ -30,7 +30,7 @@ pub fn grant(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, 
     }
     // 2. The client's attributes, and the RP's rule on them.
     let infos = attributes(&conf.what_to_trace, rp, &scope, util::now());
-    if !admitted(rp, &infos, "clientcredentials") {
+    if !super::access::rule_admits(rp, &infos, "clientcredentials") {
         crate::log::warn(&format!(
             "client {} refused by its rule for client credentials",
             rp.client_id
@@ -65,17 +65,6 @@ pub fn attributes(what_to_trace: &str, rp: &Rp, scope: &str, now: i64) -> Sessio
     s
 }
 
-/// The RP's `oidcRPMetaDataOptionsRule` on `vars` plus `_oidc_grant_type` (LemonLDAP::NG's
-/// `spRules` with the grant type it sets); no rule admits everybody.
-pub fn admitted(rp: &Rp, vars: &Session, grant_type: &str) -> bool {
-    let Some(rule) = &rp.rule else {
-        return true;
-    };
-    let mut vars = vars.clone();
-    vars.insert("_oidc_grant_type".into(), json!(grant_type));
-    rule.eval(&vars)
-}
-
 /// A scope with its values separated by one space.
 fn words(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -102,9 +91,17 @@ mod tests {
             json!({"uid": "svc-id", "_clientId": "svc-id", "_clientConfKey": "svc",
                    "_scope": "read write", "_utime": 7})
         );
-        assert!(admitted(&rp, &a, "clientcredentials"));
-        assert!(!admitted(&rp, &a, "password"));
-        assert!(admitted(&Rp::default(), &a, "password"));
+        assert!(crate::oidc::access::rule_admits(
+            &rp,
+            &a,
+            "clientcredentials"
+        ));
+        assert!(!crate::oidc::access::rule_admits(&rp, &a, "password"));
+        assert!(crate::oidc::access::rule_admits(
+            &Rp::default(),
+            &a,
+            "password"
+        ));
         assert_eq!(words("  a   b "), "a b");
     }
 }

@@ -11,7 +11,6 @@
 //!
 //! One difference: LemonLDAP::NG checks the scope after the login (an empty one is
 //! `invalid_scope` with a session created); Limette checks it first and creates none.
-use super::client_credentials::admitted;
 use super::token::{has_scope, invalid_grant, issue, Family, Issue};
 use super::{Params, PasswordLogin, Rp};
 use crate::app::App;
@@ -49,7 +48,7 @@ pub fn grant(
         return Err(invalid_grant());
     };
     // 3. The RP's rule (LemonLDAP::NG deletes the session it just made for a refused user).
-    if !admitted(rp, &session, "password") {
+    if !super::access::rule_admits(rp, &session, "password") {
         let id = session.get("_session_id").and_then(Value::as_str);
         if let Some(s) = crate::sso::lookup(app, conf, id.unwrap_or(""))? {
             crate::sso::logout(app, &s, crate::app::Reach::ServerOnly)?;
