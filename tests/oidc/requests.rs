@@ -214,3 +214,29 @@ fn pushed_authorization_requests() {
         p.url("/oauth2/par")
     );
 }
+
+/// Authlib as the relying party: it pushes the request with its own client authentication,
+/// sends the browser with the request_uri alone, checks the state it made and the ID token.
+#[test]
+fn authlib_pushes_a_request_and_completes_the_flow() {
+    let p = start(&[("app", rp("app", json!({})))]);
+    let sid = p.login("dwho");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc_par.py");
+    let out = std::process::Command::new(crate::rp::python::python())
+        .arg(script)
+        .args([&p.url("/"), "app", SECRET, CB, &format!("lemonldap={sid}")])
+        .output()
+        .expect("the tests' python3 starts");
+    assert!(
+        out.status.success(),
+        "{}\nserver log:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        p.log()
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["sub"], "dwho");
+    assert!(j["request_uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("urn:ietf:params:oauth:request_uri:"));
+}
