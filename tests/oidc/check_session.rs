@@ -173,3 +173,32 @@ fn every_logout_clears_the_browser_state() {
     );
     assert!(page.headers_named("set-cookie").is_empty());
 }
+
+#[test]
+fn the_page_answers_in_a_real_browser() {
+    // The RP's page is served by the script on 127.0.0.1 (another origin, the same site: the
+    // browser-state cookie's SameSite=Lax lets the framed page read it), a secure context
+    // where Web Crypto works.
+    let (rp_port, other_port) = (crate::common::free_port(), crate::common::free_port());
+    let cb = format!("http://127.0.0.1:{rp_port}/cb");
+    let p = crate::common::oidc::start(&[(
+        "rp",
+        crate::common::oidc::rp("rp", serde_json::json!({"RedirectUris": cb})),
+    )]);
+    let out = std::process::Command::new(crate::rp::python::python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/check_session.py"
+        ))
+        .arg(p.url(""))
+        .arg(rp_port.to_string())
+        .arg(other_port.to_string())
+        .output()
+        .expect("the tests' python3 starts (make test builds it)");
+    assert!(
+        out.status.success(),
+        "check-session flow failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
