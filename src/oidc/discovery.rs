@@ -1,7 +1,8 @@
 //! `/.well-known/openid-configuration` and `/oauth2/jwks`: only what Limette really supports
 //! (the flows and grants the service and its relying parties allow; the signing algorithms
 //! that work with the keys in force; front- and back-channel logout, `oidc::channels`; the
-//! `check_session_iframe`, `oidc::check_session`) and every public key a token still alive may have been signed with.
+//! `check_session_iframe`, `oidc::check_session`) and every public key a token still alive may
+//! have been signed with.
 use super::issuer;
 use super::jwt::Alg;
 use super::rp_keys::AuthMethod;
