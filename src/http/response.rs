@@ -16,6 +16,9 @@ pub struct Response {
     /// Origins the page's iframes load (`with_frame_sources`): not sent, the page's
     /// `frame-src` (`web::headers`).
     pub frame_sources: Vec<String>,
+    /// The origins that may frame this page (`with_frame_ancestors`), in place of the
+    /// portal's `frame-ancestors` (`web::headers`); `None` for every other page.
+    pub frame_ancestors: Option<Vec<String>>,
 }
 
 /// The no-cache headers every JSON answer carries (contract, "Cross-cutting").
@@ -34,6 +37,7 @@ impl Response {
             body: Vec::new(),
             form_targets: Vec::new(),
             frame_sources: Vec::new(),
+            frame_ancestors: None,
         }
     }
 
@@ -104,6 +108,25 @@ impl Response {
     /// Adds a `Set-Cookie` header.
     pub fn with_cookie(self, cookie: &str) -> Response {
         self.with_header("Set-Cookie", cookie)
+    }
+
+    /// Adds a `Set-Cookie` header for each cookie (the SSO cookie and its companion).
+    pub fn with_cookies(self, cookies: &[String]) -> Response {
+        cookies.iter().fold(self, |r, c| r.with_cookie(c))
+    }
+
+    /// Lets exactly the origins of `urls` frame this page (its `frame-ancestors`, no
+    /// `X-Frame-Options`; none framable gives `'none'`): for the one page relying parties
+    /// embed, whatever the portal's own anti-framing.
+    pub fn with_frame_ancestors(mut self, urls: &[String]) -> Response {
+        let mut origins: Vec<String> = Vec::new();
+        for origin in urls.iter().filter_map(|u| origin_of(u)) {
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+        }
+        self.frame_ancestors = Some(origins);
+        self
     }
 
     /// First value of a header (case-insensitive), for tests.

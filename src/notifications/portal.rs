@@ -161,7 +161,7 @@ fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
     }
     Response::redirect(&conf.portal)
         .with_cookie(&cookies::portal_cookie(conf, pending::COOKIE, "0", true))
-        .with_cookie(&cookies::clear_sso(conf))
+        .with_cookies(&cookies::clear_sso(conf))
 }
 
 /// The form's page allows the URL the released login goes to (`form-action`).

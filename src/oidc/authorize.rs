@@ -18,9 +18,7 @@ use crate::log;
 use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
-use base64::Engine;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 /// A checked authorization request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,7 +166,7 @@ fn grant(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, session: &Session) -
         .and_then(Value::as_str)
         .unwrap_or("");
     crate::sso::record_rp(app, id, &rp.name)?;
-    let ss = session_state(&ar.client_id, &ar.redirect_uri, session);
+    let ss = super::check_session::session_state(&conf.key, &ar.client_id, &ar.redirect_uri, id);
     let mut q: Vec<(&str, &str)> = Vec::new();
     if let Some(c) = &code {
         q.push(("code", c));
@@ -307,7 +305,7 @@ fn user_session(
         CookieState::Valid(s) => s,
         _ if none => return Ok(Err(UserStep::LoginRequired)),
         CookieState::Unknown => {
-            let r = login(conf, req, &back).with_cookie(&crate::web::cookies::clear_sso(conf));
+            let r = login(conf, req, &back).with_cookies(&crate::web::cookies::clear_sso(conf));
             return Ok(Err(UserStep::Respond(r)));
         }
         CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back)))),
@@ -323,7 +321,7 @@ fn user_session(
         let aside =
             crate::web::cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, session.id(), false);
         let r = login(conf, req, &back)
-            .with_cookie(&crate::web::cookies::clear_sso(conf))
+            .with_cookies(&crate::web::cookies::clear_sso(conf))
             .with_cookie(&aside);
         return Ok(Err(UserStep::Respond(r)));
     }
@@ -374,25 +372,6 @@ pub fn subject(s: &Session) -> String {
         .or_else(|| s.get("_user"))
         .map(crate::config::value_string)
         .unwrap_or_default()
-}
-
-/// OIDC Session Management 1.0 section 3: `base64(sha256(client_id origin state salt)).salt`.
-fn session_state(client_id: &str, redirect_uri: &str, s: &Session) -> String {
-    let origin: String = redirect_uri
-        .splitn(4, '/')
-        .take(3)
-        .collect::<Vec<_>>()
-        .join("/");
-    let sid = s
-        .get("_session_id")
-        .map(crate::config::value_string)
-        .unwrap_or_default();
-    let salt = util::random_hex(8);
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let hash = b64.encode(Sha256::digest(
-        format!("{client_id} {origin} {sid} {salt}").as_bytes(),
-    ));
-    format!("{hash}.{salt}")
 }
 
 /// A client-sent value fit for a log line.

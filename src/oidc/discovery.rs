@@ -1,7 +1,8 @@
 //! `/.well-known/openid-configuration` and `/oauth2/jwks`: only what Limette really supports
 //! (the flows and grants the service and its relying parties allow; the signing algorithms
-//! that work with the keys in force; front- and back-channel logout, `oidc::channels`; no
-//! `check_session_iframe`) and every public key a token still alive may have been signed with.
+//! that work with the keys in force; front- and back-channel logout, `oidc::channels`; the
+//! `check_session_iframe`, `oidc::check_session`) and every public key a token still alive may
+//! have been signed with.
 use super::issuer;
 use super::jwt::Alg;
 use super::rp_keys::AuthMethod;
@@ -34,6 +35,7 @@ pub fn configuration(conf: &Conf) -> Response {
         "pushed_authorization_request_endpoint": ep("par"),
         "require_pushed_authorization_requests": false,
         "end_session_endpoint": ep("logout"),
+        "check_session_iframe": ep("checksession.html"),
         "jwks_uri": ep("jwks"),
         "response_types_supported": response_types(&conf.area::<super::Settings>().flows),
         "response_modes_supported": ["query", "fragment", "form_post"],

@@ -30,7 +30,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let sso_id = cookies::sso_id(conf, req);
     let CookieState::Valid(s) = crate::sso::from_cookie(app, conf, sso_id.as_deref())? else {
         // No session to end: nothing a cross-site request could harm.
-        return Ok(done(conf, req, &ask, &[]).with_cookie(&cookies::clear_sso(conf)));
+        return Ok(done(conf, req, &ask, &[]).with_cookies(&cookies::clear_sso(conf)));
     };
     let binding = binding(&s);
     let wants_confirm = req.method == Method::Post && p.get("confirm") == Some("1");
@@ -55,7 +55,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         "oidc_logout",
         &[("user", &s.trace()), ("client", client), ("by", how)],
     );
-    Ok(done(conf, req, &ask, &frames).with_cookie(&cookies::clear_sso(conf)))
+    Ok(done(conf, req, &ask, &frames).with_cookies(&cookies::clear_sso(conf)))
 }
 
 /// A checked logout request: the RP it came from, the verified hint, where to go afterwards.

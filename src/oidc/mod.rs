@@ -1,13 +1,14 @@
 //! The OpenID Connect provider: discovery, authorize (code, implicit and hybrid flows), token
 //! (with its `client_credentials` and `password` grants), userinfo, introspection, revocation,
-//! RP-initiated logout, JWKS, and the logout channels (`channels`) run when a session ends.
-//! `handle` only dispatches; each endpoint owns its file, the security pieces (`jwt`, `pkce`,
+//! RP-initiated logout, the check-session page, JWKS, and the logout channels (`channels`) run
+//! when a session ends. `handle` only dispatches; each endpoint owns its file, the security pieces (`jwt`, `pkce`,
 //! `client`) take plain values and never see HTTP. The codes and tokens the endpoints issue are
 //! typed records of the domain (`crate::grants`).
 pub mod access;
 pub mod assertion;
 pub mod authorize;
 pub mod channels;
+pub mod check_session;
 pub mod claims;
 pub mod client;
 pub mod client_credentials;
@@ -84,6 +85,7 @@ pub fn handle(
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks(conf)),
         "authorize" => authorize::handle(app, req, conf, login),
+        "checksession.html" => check_session::page(app, req, conf),
         "token" => token::handle(app, req, conf, password),
         "revoke" => revoke::handle(app, req, conf),
         "par" => pushed::handle(app, req, conf),

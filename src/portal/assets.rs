@@ -1,5 +1,5 @@
-//! Static files compiled into the binary: the stylesheet, the language files and the script
-//! of the OpenID Connect form-post answer.
+//! Static files compiled into the binary: the stylesheet, the language files and the scripts
+//! of the OpenID Connect form-post answer and check-session page.
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
 
@@ -16,6 +16,10 @@ pub fn serve(req: &Request) -> Result<Response> {
         "/static/form_post.js" => (
             "text/javascript; charset=utf-8",
             include_str!("../../static/form_post.js"),
+        ),
+        "/static/check_session.js" => (
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/check_session.js"),
         ),
         "/static/languages/en.json" => {
             ("application/json; charset=utf-8", crate::web::messages::EN)

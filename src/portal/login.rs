@@ -256,7 +256,8 @@ pub fn release(
     } else {
         Response::html(200, pages::landing(conf, &s))
     };
-    let resp = resp.with_cookie(&cookies::sso(conf, &id));
+    let state = crate::sso::browser_state(&conf.key, &id);
+    let resp = resp.with_cookies(&cookies::sso(conf, &id, &state));
     Ok(if replaced {
         let clear = cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, "0", true);
         resp.with_cookie(&clear)

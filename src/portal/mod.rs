@@ -42,7 +42,7 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             Ok(Response::html(200, pages::landing(conf, &s)))
         }
         CookieState::Unknown => Ok(login_page(conf, req, PortalCode::SessionExpired, 401)
-            .with_cookie(&cookies::clear_sso(conf))),
+            .with_cookies(&cookies::clear_sso(conf))),
         CookieState::Absent => Ok(login_page(conf, req, PortalCode::FirstAccess, 401)),
     }
 }
@@ -99,7 +99,7 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         let page = pages::logged_out(conf, &csrf::issue(conf), &frames);
         Response::html(200, page).with_frame_sources(&frames)
     };
-    Ok(resp.with_cookie(&cookies::clear_sso(conf)))
+    Ok(resp.with_cookies(&cookies::clear_sso(conf)))
 }
 
 /// The URL to go to after login (`url` parameter, base64 as LemonLDAP::NG sends it), when it

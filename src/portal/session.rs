@@ -30,7 +30,7 @@ pub fn require_user(
         CookieState::Valid(s) => Ok(s),
         CookieState::Unknown => Err(
             super::login_page(conf, req, PortalCode::SessionExpired, 401)
-                .with_cookie(&cookies::clear_sso(conf)),
+                .with_cookies(&cookies::clear_sso(conf)),
         ),
         CookieState::Absent => Err(super::login_page(conf, req, PortalCode::FirstAccess, 401)),
     })

@@ -49,7 +49,7 @@ pub fn handle(
         (Method::Delete, []) => {
             // An XHR answered in JSON: no page to load front-channel iframes in.
             crate::sso::logout(app, &s, crate::app::Reach::ServerOnly)?;
-            Ok(Response::json(200, &json!({"result": 1})).with_cookie(&cookies::clear_sso(conf)))
+            Ok(Response::json(200, &json!({"result": 1})).with_cookies(&cookies::clear_sso(conf)))
         }
         (Method::Get | Method::Head, [kind, rest @ ..]) if rest.len() <= 1 => {
             let kind = Kind::from_rest(kind)

@@ -222,6 +222,22 @@ pub fn oidc_sid(key: &str, session_id: &str) -> String {
     util::hex(&m.finalize().into_bytes())[..32].to_string()
 }
 
+/// The OP browser state of OpenID Connect Session Management 1.0 (section 3): what the
+/// check-session page's script reads from the browser-state cookie
+/// (`web::cookies::BROWSER_STATE`) and hashes into `session_state`. It must change when the
+/// session does and must not be the session id, which is a bearer secret in an `HttpOnly`
+/// cookie: HMAC-SHA256 of the id with the configuration `key` (apart from [`oidc_sid`]'s), 32
+/// hex digits.
+pub fn browser_state(key: &str, session_id: &str) -> String {
+    use hmac::{Hmac, Mac};
+    let Ok(mut m) = Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()) else {
+        return String::new(); // HMAC accepts any key length
+    };
+    m.update(b"oidc-opbs:");
+    m.update(session_id.as_bytes());
+    util::hex(&m.finalize().into_bytes())[..32].to_string()
+}
+
 /// A 64-hex session id as the portal generates them.
 pub fn is_session_id(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
@@ -269,6 +285,15 @@ mod tests {
         assert_eq!(a, super::oidc_sid("k", "aa"));
         assert_ne!(a, super::oidc_sid("k", "ab"));
         assert_ne!(a, super::oidc_sid("other key", "aa"));
+    }
+
+    #[test]
+    fn browser_state_is_neither_the_id_nor_the_sid() {
+        let b = super::browser_state("k", "aa");
+        assert_eq!(b.len(), 32);
+        assert_eq!(b, super::browser_state("k", "aa"));
+        assert_ne!(b, super::browser_state("k", "ab"));
+        assert_ne!(b, super::oidc_sid("k", "aa"));
     }
 
     #[test]

@@ -3,12 +3,26 @@
 //! `cookie()`, `HttpOnly` follows `httpOnly` and `SameSite` follows `sameSite` (empty: `Lax`).
 //! The portal's own cookies (a login held back) follow `sameSite` and `securedCookie` and are
 //! always `HttpOnly`: no script of the portal reads them.
+//!
+//! Beside the SSO cookie, always set and cleared with it, goes the browser-state cookie
+//! `<cookieName>opbs` (OpenID Connect Session Management 1.0, section 3; LemonLDAP::NG 2.16
+//! has none: its check-session script reads the SSO cookie itself, which `httpOnly` hides). It
+//! carries `sso::browser_state` of the session, never its id, and is never `HttpOnly`: the
+//! check-session page's script reads it. Otherwise it is the SSO cookie's twin (domain,
+//! `SameSite`, `Secure`).
 use crate::config::Conf;
 use crate::http::Request;
 
-/// The cookie that carries a session id.
-pub fn sso(conf: &Conf, id: &str) -> String {
-    named(conf, &conf.cookie_name, id, None)
+/// The suffix of the browser-state cookie's name: `<cookieName>opbs`.
+pub const BROWSER_STATE: &str = "opbs";
+
+/// The cookies of a session: the SSO cookie with its id, the browser-state cookie with
+/// `browser_state` (`sso::browser_state` of that id).
+pub fn sso(conf: &Conf, id: &str, browser_state: &str) -> [String; 2] {
+    [
+        named(conf, &conf.cookie_name, id, None, conf.http_only),
+        named(conf, &state_name(conf), browser_state, None, false),
+    ]
 }
 
 /// The session id the request's SSO cookie carries; `None` without one (or with the cleared
@@ -18,14 +32,18 @@ pub fn sso_id(conf: &Conf, req: &Request) -> Option<String> {
         .filter(|v| !v.is_empty() && v != "0")
 }
 
-/// The cookie that clears the SSO cookie.
-pub fn clear_sso(conf: &Conf) -> String {
-    named(
-        conf,
-        &conf.cookie_name,
-        "0",
-        Some("Wed, 21 Oct 2015 00:00:00 GMT"),
-    )
+/// The cookies that clear the SSO cookie and the browser-state cookie.
+pub fn clear_sso(conf: &Conf) -> [String; 2] {
+    let past = Some("Wed, 21 Oct 2015 00:00:00 GMT");
+    [
+        named(conf, &conf.cookie_name, "0", past, conf.http_only),
+        named(conf, &state_name(conf), "0", past, false),
+    ]
+}
+
+/// The browser-state cookie's name.
+pub fn state_name(conf: &Conf) -> String {
+    format!("{}{BROWSER_STATE}", conf.cookie_name)
 }
 
 /// A cookie of the portal's own (pending login, ...), host-only.
@@ -43,7 +61,7 @@ pub fn portal_cookie(conf: &Conf, name: &str, value: &str, clear: bool) -> Strin
     c
 }
 
-fn named(conf: &Conf, name: &str, value: &str, expires: Option<&str>) -> String {
+fn named(conf: &Conf, name: &str, value: &str, expires: Option<&str>, http_only: bool) -> String {
     let mut c = format!("{name}={value}");
     if let Some(d) = &conf.domain {
         c.push_str(&format!("; domain={d}"));
@@ -52,7 +70,7 @@ fn named(conf: &Conf, name: &str, value: &str, expires: Option<&str>) -> String 
     if let Some(e) = expires {
         c.push_str(&format!("; expires={e}"));
     }
-    if conf.http_only {
+    if http_only {
         c.push_str("; HttpOnly");
     }
     c.push_str(&format!("; SameSite={}", conf.same_site.as_str()));

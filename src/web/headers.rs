@@ -9,7 +9,9 @@
 //!   `frame-src` with exactly the origins of the iframes a page loads (the front-channel logout
 //!   URLs of relying parties, `Response::with_frame_sources`) when it loads any, and
 //!   `frame-ancestors`: `cspFrameAncestors` when set, else `'none'` (with `X-Frame-Options:
-//!   DENY`) unless `portalAntiFrame` is 0;
+//!   DENY`) unless `portalAntiFrame` is 0; a page that relying parties embed names its own
+//!   framers instead (`Response::with_frame_ancestors`: OpenID Connect Session Management's
+//!   check-session page) and gets no `X-Frame-Options`;
 //! - every answer: `X-Content-Type-Options: nosniff`, `Referrer-Policy: same-origin`
 //!   (LemonLDAP::NG sends none), `Cache-Control: no-store` (with `Pragma` and `Expires`)
 //!   unless the handler chose its own caching (the static files), and
@@ -125,9 +127,10 @@ fn hsts_max_age(v: &str) -> Result<Option<u64>, String> {
 }
 
 impl Policy {
-    /// The `Content-Security-Policy` of a page whose forms lead to `targets` (origins) and
-    /// whose iframes load from `frames` (origins: exactly those in `frame-src`, sent only then).
-    pub fn csp(&self, targets: &[String], frames: &[String]) -> String {
+    /// The `Content-Security-Policy` of a page whose forms lead to `targets` (origins), whose
+    /// iframes load from `frames` (origins: exactly those in `frame-src`, sent only then), and
+    /// which names its own framers when `own` is given (none: `'none'`).
+    pub fn csp(&self, targets: &[String], frames: &[String], own: Option<&[String]>) -> String {
         let mut csp = format!("{}form-action {}", self.fetch, self.form_action);
         for t in targets {
             csp.push(' ');
@@ -137,8 +140,14 @@ impl Policy {
         if !frames.is_empty() {
             csp.push_str(&format!("frame-src {};", frames.join(" ")));
         }
-        if let Some(a) = &self.frame_ancestors {
-            csp.push_str(&format!("frame-ancestors {a};"));
+        match own {
+            Some([]) => csp.push_str("frame-ancestors 'none';"),
+            Some(origins) => csp.push_str(&format!("frame-ancestors {};", origins.join(" "))),
+            None => {
+                if let Some(a) = &self.frame_ancestors {
+                    csp.push_str(&format!("frame-ancestors {a};"));
+                }
+            }
         }
         csp
     }
@@ -164,9 +173,13 @@ pub fn apply(policy: &Policy, resp: &mut Response, https: bool) {
     if page {
         wanted.push((
             "Content-Security-Policy",
-            policy.csp(&resp.form_targets, &resp.frame_sources),
+            policy.csp(
+                &resp.form_targets,
+                &resp.frame_sources,
+                resp.frame_ancestors.as_deref(),
+            ),
         ));
-        if policy.frame_deny {
+        if policy.frame_deny && resp.frame_ancestors.is_none() {
             wanted.push(("X-Frame-Options", "DENY".into()));
         }
     }
@@ -196,17 +209,17 @@ mod tests {
         let p = policy(json!({})).unwrap();
         assert_eq!(p, Policy::default());
         assert_eq!(
-            p.csp(&[], &[]),
+            p.csp(&[], &[], None),
             "default-src 'self';img-src 'self' data:;style-src 'self';font-src 'self';\
              connect-src 'self';script-src 'self';form-action *;frame-ancestors 'none';"
         );
-        let csp = p.csp(&["https://app.example.com".into()], &[]);
+        let csp = p.csp(&["https://app.example.com".into()], &[], None);
         assert!(
             csp.contains("form-action * https://app.example.com;"),
             "{csp}"
         );
         let frames = ["https://a.example".to_string(), "http://b:8080".to_string()];
-        let csp = p.csp(&[], &frames);
+        let csp = p.csp(&[], &frames, None);
         assert!(
             csp.contains("frame-src https://a.example http://b:8080;"),
             "{csp}"
@@ -229,17 +242,17 @@ mod tests {
     fn keys_change_the_policy() {
         let p =
             policy(json!({"cspScript": "'self' https://cdn.example.com", "cspFont": ""})).unwrap();
-        let csp = p.csp(&[], &[]);
+        let csp = p.csp(&[], &[], None);
         assert!(
             csp.contains("script-src 'self' https://cdn.example.com;"),
             "{csp}"
         );
         assert!(!csp.contains("font-src"), "{csp}");
         let p = policy(json!({"portalAntiFrame": 0})).unwrap();
-        assert!(!p.csp(&[], &[]).contains("frame-ancestors") && !p.frame_deny);
+        assert!(!p.csp(&[], &[], None).contains("frame-ancestors") && !p.frame_deny);
         let p = policy(json!({"cspFrameAncestors": "https://a.example.com"})).unwrap();
         assert!(p
-            .csp(&[], &[])
+            .csp(&[], &[], None)
             .ends_with("frame-ancestors https://a.example.com;"));
         assert!(!p.frame_deny);
     }
@@ -274,5 +287,26 @@ mod tests {
         assert_eq!(asset.header("content-security-policy"), None);
         assert_eq!(asset.header("cache-control"), Some("public, max-age=3600"));
         assert_eq!(asset.header("x-content-type-options"), Some("nosniff"));
+    }
+
+    #[test]
+    fn a_page_may_name_its_own_framers() {
+        let p = Policy::default();
+        let rps = [
+            "https://rp.example/cb".to_string(),
+            "http://b:8080/x".into(),
+        ];
+        let mut page = Response::html(200, "<p>x</p>").with_frame_ancestors(&rps);
+        apply(&p, &mut page, false);
+        let csp = page.header("content-security-policy").unwrap();
+        assert!(
+            csp.ends_with("frame-ancestors https://rp.example http://b:8080;"),
+            "{csp}"
+        );
+        assert_eq!(page.header("x-frame-options"), None);
+        let mut none = Response::html(200, "<p>x</p>").with_frame_ancestors(&[]);
+        apply(&p, &mut none, false);
+        let csp = none.header("content-security-policy").unwrap();
+        assert!(csp.ends_with("frame-ancestors 'none';"), "{csp}");
     }
 }

@@ -7,6 +7,7 @@ mod common;
 mod access;
 mod authorize;
 mod channels;
+mod check_session;
 mod claims;
 mod clients;
 mod directory;

@@ -9,11 +9,17 @@ use serde_json::json;
 
 /// The attributes (lowercased names, values as sent) of the `lemonldap` Set-Cookie.
 fn attributes(r: &Resp) -> Vec<(String, String)> {
+    attributes_of(r, "lemonldap")
+}
+
+/// The attributes of the Set-Cookie of cookie `name`.
+fn attributes_of(r: &Resp, name: &str) -> Vec<(String, String)> {
+    let prefix = format!("{name}=");
     let line = r
         .headers_named("set-cookie")
         .into_iter()
-        .find(|c| c.starts_with("lemonldap="))
-        .unwrap_or_else(|| panic!("no lemonldap cookie: {:?}", r.headers));
+        .find(|c| c.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {name} cookie: {:?}", r.headers));
     line.split(';')
         .skip(1)
         .map(|a| match a.split_once('=') {
@@ -57,6 +63,37 @@ fn cookies_seen(p: &Portal) -> Vec<(&'static str, Vec<(String, String)>)> {
         ("HTML login", attributes(&html_login)),
         ("logout", attributes(&logout)),
     ]
+}
+
+/// The browser-state cookie of session management (`lemonldapopbs`) is the SSO cookie's twin
+/// at login and logout, but never `HttpOnly`: the check-session page's script reads it.
+#[test]
+fn the_browser_state_cookie_follows_the_sso_cookie_but_scripts_read_it() {
+    let plain = Portal::start();
+    let site = Portal::builder()
+        .conf("domain", json!("example.com"))
+        .conf("sameSite", json!("None"))
+        .conf("securedCookie", json!(1))
+        .start();
+    for p in [&plain, &site] {
+        let c = p.client();
+        let login = c.post_form("/", &[("user", "dwho"), ("password", "dwho")], &[JSON]);
+        let sid = login.json()["id"].as_str().unwrap_or_default().to_string();
+        let logout = c.get(
+            "/?logout=1",
+            &[JSON, ("Cookie", &format!("lemonldap={sid}"))],
+        );
+        for (what, r) in [("login", &login), ("logout", &logout)] {
+            let sso = attributes(r);
+            let state = attributes_of(r, "lemonldapopbs");
+            let without = |a: &[(String, String)]| -> Vec<(String, String)> {
+                a.iter().filter(|(k, _)| k != "httponly").cloned().collect()
+            };
+            assert!(has(&sso, "httponly"), "{what}: {sso:?}");
+            assert!(!has(&state, "httponly"), "{what}: {state:?}");
+            assert_eq!(without(&sso), without(&state), "{what}");
+        }
+    }
 }
 
 #[test]

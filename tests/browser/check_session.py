@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Runs the portal's check-session page (OpenID Connect Session Management 1.0, section 3.2) in
+headless Chromium, framed by a relying party's page, as an RP's own script uses it.
+
+Usage: check_session.py PORTAL_URL RP_PORT OTHER_PORT
+The portal has a relying party `rp` whose redirect URI is http://127.0.0.1:RP_PORT/cb. This
+script serves that RP page (and the same page on OTHER_PORT, an origin no RP is registered
+with), logs in as dwho through the portal's form, runs authorize to the RP, whose page frames
+checksession.html and posts "rp <session_state>": the answer must be "unchanged"; a malformed
+message gets "error". After a logout in another tab the same message gets "changed". Framed by
+the other origin the page must not load (frame-ancestors). Exits non-zero on any failure.
+"""
+import http.server
+import os
+import sys
+import threading
+import urllib.parse
+
+os.environ["SE_OFFLINE"] = "true"
+for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    os.environ.pop(var, None)
+os.environ["no_proxy"] = os.environ["NO_PROXY"] = "*"
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+# The relying party's page: frames the OP iframe and keeps its answers in window.answers.
+# `ask(message)` posts a message to it (the RP's own script, inline: the RP's page is ours).
+RP_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>RP</title></head><body>
+<iframe id="op" src="%(portal)s/oauth2/checksession.html"></iframe>
+<script>
+window.answers = [];
+window.loaded = false;
+var params = new URLSearchParams(location.search);
+window.sessionState = params.get("session_state");
+window.addEventListener("message", function (e) {
+  if (e.origin === %(origin)s) { window.answers.push(e.data); }
+});
+document.getElementById("op").addEventListener("load", function () { window.loaded = true; });
+window.ask = function (message) {
+  document.getElementById("op").contentWindow.postMessage(message, %(origin)s);
+};
+</script></body></html>"""
+
+
+def check(cond, msg):
+    """An explicit check (Python's assert is stripped under PYTHONOPTIMIZE)."""
+    if not cond:
+        print("check-session flow failed: " + msg, file=sys.stderr)
+        sys.exit(1)
+
+
+def serve(port, portal):
+    origin = urllib.parse.urlsplit(portal)
+    origin = "%s://%s" % (origin.scheme, origin.netloc)
+    body = (RP_PAGE % {"portal": portal, "origin": repr(origin)}).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def answer_after(driver, message, count):
+    """Posts `message` and waits for answer number `count` (1-based); returns it."""
+    driver.execute_script("window.ask(arguments[0])", message)
+    WebDriverWait(driver, 10).until(
+        lambda d: d.execute_script("return window.answers.length") >= count)
+    return driver.execute_script("return window.answers[arguments[0]]", count - 1)
+
+
+def rp_page_loaded(driver):
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return window.loaded === true"))
+
+
+def main(portal, rp_port, other_port):
+    portal = portal.rstrip("/")
+    servers = [serve(int(rp_port), portal), serve(int(other_port), portal)]
+    rp = "http://127.0.0.1:%s" % rp_port
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        opts.add_argument(flag)
+    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    opts.add_argument("--no-proxy-server")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    try:
+        driver.get(portal + "/")
+        driver.find_element(By.NAME, "user").send_keys("dwho")
+        driver.find_element(By.NAME, "password").send_keys("dwho")
+        driver.execute_script("window.limetteOldPage = true")
+        driver.find_element(By.CSS_SELECTOR, "form.login button[type=submit]").click()
+        WebDriverWait(driver, 10, ignored_exceptions=(WebDriverException,)).until(
+            lambda d: d.execute_script("return window.limetteOldPage === undefined"))
+        check(driver.get_cookie("lemonldapopbs"), "browser-state cookie expected after login")
+        query = urllib.parse.urlencode({
+            "response_type": "code", "client_id": "rp", "scope": "openid",
+            "redirect_uri": rp + "/cb", "state": "s1"})
+        driver.get(portal + "/oauth2/authorize?" + query)
+        WebDriverWait(driver, 10).until(lambda d: d.current_url.startswith(rp + "/cb?"))
+        rp_page_loaded(driver)
+        ss = driver.execute_script("return window.sessionState")
+        check(ss and "." in ss, "session_state expected in the answer: " + driver.current_url)
+        got = answer_after(driver, "rp " + ss, 1)
+        check(got == "unchanged", "expected unchanged, got %r" % got)
+        got = answer_after(driver, "no-session-state", 2)
+        check(got == "error", "expected error for a malformed message, got %r" % got)
+        got = answer_after(driver, "other " + ss, 3)
+        check(got == "changed", "another client's message must not match, got %r" % got)
+        # The user logs out of the portal in another tab.
+        rp_tab = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(portal + "/?logout=1")
+        check(driver.get_cookie("lemonldapopbs") is None, "logout must clear the browser state")
+        driver.switch_to.window(rp_tab)
+        got = answer_after(driver, "rp " + ss, 4)
+        check(got == "changed", "expected changed after logout, got %r" % got)
+        # An origin no relying party redirects to cannot frame the page.
+        driver.get_log("browser")
+        driver.get("http://127.0.0.1:%s/cb" % other_port)
+        WebDriverWait(driver, 10).until(
+            lambda d: any("frame-ancestors" in e.get("message", "") for e in d.get_log("browser")))
+        print("check-session flow ok")
+    finally:
+        driver.quit()
+        for s in servers:
+            s.shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3])
