@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint run static bench bench-tools soak fuzz clean
+.PHONY: build test test-tools lint run static bench bench-tools soak fuzz clean conformance
 
 build:
 	$(CARGO) build --release
@@ -37,6 +37,12 @@ static:
 .PHONY: dist
 dist: static
 	bash conf/dist.sh target/$(MUSL_TARGET)/release/limette dist
+
+# The OpenID Foundation's OP test tool (oidctest 0.8.2, in its own virtual environment) against
+# a release build on loopback: writes target/conformance/summary.txt (tests/conformance/run.sh;
+# docs/oidc.md, Conformance). Needs the tool's test definitions in OIDCTEST_FLOWS. Not in CI.
+conformance:
+	bash tests/conformance/run.sh
 
 # Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
 # side (bench/run.sh; docs/benchmarks.md).
