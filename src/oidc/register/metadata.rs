@@ -89,7 +89,7 @@ impl Metadata {
         for (k, _) in m.iter().filter(|(_, v)| !v.is_null()) {
             let unsupported = k.contains("encrypted_response")
                 || k.contains("encryption")
-                || matches!(k.as_str(), "jwks_uri" | "sector_identifier_uri");
+                || k == "sector_identifier_uri";
             if unsupported {
                 return Err(bad(&format!("{k} is not supported")));
             }
@@ -160,8 +160,11 @@ impl Metadata {
                 Some(v.clone())
             }
         };
+        // A `jwks_uri` is not fetched (RFC 7591 2 lets a server decline metadata): it is left
+        // out of the registration and of the answer, so the client knows; a method that would
+        // need its keys is refused instead.
         if auth_method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_none() {
-            return Err(bad("private_key_jwt needs jwks"));
+            return Err(bad("private_key_jwt needs jwks (a jwks_uri is not fetched)"));
         }
         let logo_uri = text("logo_uri")?;
         if logo_uri.as_deref().is_some_and(|u| !is_redirect_uri(u)) {
@@ -299,7 +302,10 @@ mod tests {
             with("token_endpoint_auth_method", json!("private_key_jwt")),
             Err(meta)
         );
-        assert_eq!(with("jwks_uri", json!("https://rp/jwks")), Err(meta));
+        // A jwks_uri is declined, not refused: it is not in the registration.
+        let m = with("jwks_uri", json!("https://rp/jwks")).unwrap();
+        assert!(m.jwks.is_none());
+        assert!(m.answer("c", "s", 0).get("jwks_uri").is_none());
         assert!(with("request_uris", json!(["https://rp/r"])).is_ok());
         assert_eq!(with("request_uris", json!(["ftp://rp/r"])), Err(meta));
         assert!(with("response_types", json!(["code id_token"])).is_ok());
