@@ -233,10 +233,23 @@ impl<'a> Shell<'a> {
         self.at_addrs(&out)
     }
 
+    /// The page's addresses replaced by the test's, in one pass (a replacement is never
+    /// replaced again, whatever port it names).
     fn at_addrs(&self, text: &str) -> String {
-        self.subs
-            .iter()
-            .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+        let mut out = String::new();
+        let mut rest = text;
+        'scan: while let Some(c) = rest.chars().next() {
+            for (from, to) in &self.subs {
+                if let Some(after) = rest.strip_prefix(from.as_str()) {
+                    out.push_str(to);
+                    rest = after;
+                    continue 'scan;
+                }
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        out
     }
 }
 
@@ -267,4 +280,15 @@ fn log_lines_are_told_from_answers() {
     assert!(is_log_line("20261126181056 [warn] authentication = Demo"));
     assert!(!is_log_line("Saved under number 2"));
     assert!(!is_log_line("2026"));
+}
+
+#[test]
+fn addresses_are_replaced_once() {
+    let dir = TempDir::new("docs-subs");
+    let mut shell = Shell::new("test", dir.path(), "127.0.0.1:8081", None);
+    shell.substitute("127.0.0.1:8081", "127.0.0.1:4242");
+    assert_eq!(
+        shell.at_addrs("http://127.0.0.1:8080/ and http://127.0.0.1:8081/"),
+        "http://127.0.0.1:8081/ and http://127.0.0.1:4242/"
+    );
 }
