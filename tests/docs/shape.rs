@@ -1,6 +1,7 @@
 //! The shape of an answer: the lines a document shows under a command against the lines the
 //! command printed. `<NAME>` captures a value (non-empty), `…` elides text (non-empty; a line of
-//! its own: any number of lines), JSON compares the keys and every value shown, in any order.
+//! its own: any number of lines), JSON compares the keys and every value shown, in any order;
+//! a `…` member (`{"uid":"dwho",…}`) stands for the keys the page leaves out.
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -30,11 +31,14 @@ pub fn lines_match(shown: &[String], actual: &[&str]) -> Result<Captures, String
     }
 }
 
-/// One line: JSON against JSON (keys and shown values), anything else as text.
+/// One line: a JSON object against JSON (keys and shown values), anything else (a `{` alone
+/// included) as text.
 fn line_match(shown: &str, line: &str, caps: &mut Captures) -> Result<(), String> {
-    if shown.starts_with('{') {
-        let want: Value =
-            serde_json::from_str(shown).map_err(|e| format!("the README's `{shown}`: {e}"))?;
+    let members = shown
+        .replace(",…}", r#","…":"…"}"#)
+        .replace(":…,", r#":"…","#)
+        .replace(":…}", r#":"…"}"#);
+    if let Ok(want @ Value::Object(_)) = serde_json::from_str::<Value>(&members) {
         let got: Value =
             serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {line}"))?;
         return json_match(&want, &got, caps);
@@ -50,17 +54,23 @@ fn json_match(want: &Value, got: &Value, caps: &mut Captures) -> Result<(), Stri
             let (mut ws, mut gs) = (wk.clone(), gk.clone());
             ws.sort();
             gs.sort();
-            if ws != gs {
-                return Err(format!("keys {gk:?}, the README shows {wk:?}"));
+            let more = w.contains_key("…");
+            let missing = ws.iter().any(|k| *k != "…" && !g.contains_key(k.as_str()));
+            if missing || !more && ws != gs {
+                return Err(format!("keys {gk:?}, the page shows {wk:?}"));
             }
             w.iter()
+                .filter(|(k, _)| *k != "…")
                 .try_for_each(|(k, v)| json_match(v, &g[k.as_str()], caps))
         }
         (Value::String(w), Value::String(g)) => {
             text_match(w, g, caps).ok_or_else(|| format!("\"{g}\" is not \"{w}\""))
         }
+        (Value::String(w), g) if !g.is_object() && !g.is_array() => {
+            text_match(w, &g.to_string(), caps).ok_or_else(|| format!("{g} is not {w}"))
+        }
         _ if want == got => Ok(()),
-        _ => Err(format!("{got} where the README shows {want}")),
+        _ => Err(format!("{got} where the page shows {want}")),
     }
 }
 
@@ -147,6 +157,11 @@ fn patterns_capture_and_elide() {
     let want = [r#"{"result":1,"id":"<id>"}"#.to_string()];
     assert!(lines_match(&want, &[r#"{"id":"f00","result":1}"#]).is_ok_and(|c| c["id"] == "f00"));
     assert!(lines_match(&want, &[r#"{"result":1,"id":"f00","x":2}"#]).is_err());
+    let some = [r#"{"info":{"uid":"a",…},…}"#.to_string()];
+    assert!(lines_match(&some, &[r#"{"info":{"uid":"a","cn":"A"},"result":true}"#]).is_ok());
+    assert!(lines_match(&some, &[r#"{"info":{"cn":"A"},"result":true}"#]).is_err());
+    let date = [r#"{"cfgDate":…,"n":<N>}"#.to_string()];
+    assert!(lines_match(&date, &[r#"{"cfgDate":1795320000,"n":2}"#]).is_ok_and(|c| c["N"] == "2"));
     assert!(lines_match(&want, &[r#"{"result":0,"id":"f00"}"#]).is_err());
     assert!(lines_match(&want, &[r#"{"result":1,"id":"f00"}"#, "more"]).is_err());
     let shown = [
