@@ -29,14 +29,22 @@ pub fn expand(
         (Some(_), Some(_)) => return Err(OAuthCode::InvalidRequest),
         (Some(v), None) => v.to_string(),
         (None, Some(uri)) => {
-            if !rp.request_uris.iter().any(|pattern| wildcard(pattern, uri)) {
+            // Compared without fragments: the fragment is a hash of the contents (OpenID
+            // Connect Dynamic Registration 2), which may change from one request to the next.
+            let bare = |u: &str| u.split('#').next().unwrap_or_default().to_string();
+            if !rp
+                .request_uris
+                .iter()
+                .any(|pattern| wildcard(&bare(pattern), &bare(uri)))
+            {
                 crate::log::notice(&format!(
                     "relying party {}: request_uri not registered",
                     rp.name
                 ));
                 return Err(OAuthCode::InvalidRequestUri);
             }
-            let body = fetch(uri).map_err(|e| {
+            // A fragment is never sent (RFC 3986 3.5).
+            let body = fetch(&bare(uri)).map_err(|e| {
                 crate::log::warn(&format!("relying party {}: request_uri: {e}", rp.name));
                 OAuthCode::InvalidRequestUri
             })?;
@@ -238,5 +246,9 @@ mod tests {
         assert!(wildcard("https://a/*/x*", "https://a/b/c/xyz"));
         assert!(wildcard("https://a/r", "https://a/r") && !wildcard("https://a/r", "https://a/r2"));
         assert!(!wildcard("https://a/*", "https://b/a/"));
+        let mut hashed = rp();
+        hashed.request_uris = vec!["https://rp.example/req/1#aaaa".into()];
+        let p = q("client_id=app&request_uri=https%3A%2F%2Frp.example%2Freq%2F1%23bbbb");
+        assert!(expand(&hashed, "http://p/", &p, fetched).is_ok());
     }
 }

@@ -111,7 +111,12 @@ impl Metadata {
             )));
         }
         let request_uris = list("request_uris")?;
-        if let Some(u) = request_uris.iter().find(|u| !is_redirect_uri(u)) {
+        // A fragment is allowed here (Dynamic Registration 2: the hash of the file's contents).
+        let without_fragment = |u: &String| u.split('#').next().unwrap_or_default().to_string();
+        if let Some(u) = request_uris
+            .iter()
+            .find(|u| !is_redirect_uri(&without_fragment(u)))
+        {
             return Err(bad(&format!(
                 "request_uris: {u} is not an absolute http(s) URI"
             )));
@@ -164,7 +169,9 @@ impl Metadata {
         // out of the registration and of the answer, so the client knows; a method that would
         // need its keys is refused instead.
         if auth_method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_none() {
-            return Err(bad("private_key_jwt needs jwks (a jwks_uri is not fetched)"));
+            return Err(bad(
+                "private_key_jwt needs jwks (a jwks_uri is not fetched)",
+            ));
         }
         let logo_uri = text("logo_uri")?;
         if logo_uri.as_deref().is_some_and(|u| !is_redirect_uri(u)) {
@@ -308,6 +315,7 @@ mod tests {
         assert!(m.answer("c", "s", 0).get("jwks_uri").is_none());
         assert!(with("request_uris", json!(["https://rp/r"])).is_ok());
         assert_eq!(with("request_uris", json!(["ftp://rp/r"])), Err(meta));
+        assert!(with("request_uris", json!(["https://rp/r#c2hhMjU2"])).is_ok());
         assert!(with("response_types", json!(["code id_token"])).is_ok());
         assert_eq!(with("response_types", json!(["token"])), Err(meta));
         assert_eq!(
