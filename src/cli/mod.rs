@@ -2,8 +2,8 @@
 //! `limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]`, and the administration
 //! subcommands `config`, `sessions`, `notifications`. The command is read whole before
 //! anything is opened or written. Bad flags or a bad configuration: one clear line on stderr
-//! and exit code 2. Output goes through `out`, which never panics on a closed pipe. The verbs of each subcommand live in `config`,
-//! `sessions` and `notifications` below.
+//! and exit code 2. Output goes through `out`, which never panics on a closed pipe. The verbs
+//! of each subcommand live in `config`, `sessions` and `notifications` below.
 pub mod config;
 pub mod notifications;
 pub mod out;
