@@ -13,7 +13,7 @@ build:
 # openssl, curl) and a Python virtual environment: test-tools installs what is missing when run
 # as root, and otherwise names the packages and stops (.ci/setup.d/all).
 test: test-tools
-	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test
+	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test --no-fail-fast
 
 test-tools:
 	@LIMETTE_VENV="$(abspath $(VENV))" bash .ci/setup.d/all

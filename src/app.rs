@@ -91,13 +91,20 @@ impl App {
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = storage::open_conf(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
-        (checks.before_load)(confs.as_ref());
+        // A stored configuration too broken to load fails the key generation first: the load
+        // error names the real problem, so what the generation logged is said only when the
+        // load succeeds.
+        let ((), keygen) = log::collect(|| (checks.before_load)(confs.as_ref()));
         let node = config::Node {
             listen: &local.listen,
             data_key: &data_key,
         };
-        let conf = load_latest(confs.as_ref(), &local, &node, areas)
-            .map_err(|e| err("configuration", Error::bad(e)))?;
+        let conf = load_latest(confs.as_ref(), &local, &node, areas).map_err(|msg| ConfError {
+            file: src.clone(),
+            key: "configuration".into(),
+            msg,
+        })?;
+        log::replay(&keygen);
         local.adopt_conf_storage(&conf.stored);
         (checks.at_start)(&local, &conf).map_err(StartError::Refused)?;
         warn_if_keyless(&conf);
@@ -271,14 +278,19 @@ impl App {
         std::thread::spawn(move || {
             let tick = std::time::Duration::from_millis(50);
             let mut waited = std::time::Duration::ZERO;
+            // A newer configuration refused (or a store that fails) stays so for many rounds:
+            // its lines are said once, then again when they change.
+            let mut fold = log::Fold::default();
             while !stop.load(Ordering::SeqCst) {
                 std::thread::sleep(tick);
                 waited += tick;
                 if waited >= app.local.check_interval {
                     waited = std::time::Duration::ZERO;
-                    if let Err(e) = app.reload_if_newer() {
-                        log::warn(&format!("configuration check failed: {e}"));
+                    let (res, mut lines) = log::collect(|| app.reload_if_newer());
+                    if let Err(e) = res {
+                        lines.push(log::Line::warn(&format!("configuration check failed: {e}")));
                     }
+                    fold.round(lines);
                 }
             }
         })

@@ -238,7 +238,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub struct ConfError {
     /// The file (or `embedded default`).
     pub file: String,
-    /// The key or section at fault.
+    /// The key or section at fault; empty when the whole file is (it cannot be read).
     pub key: String,
     /// What is wrong.
     pub msg: String,
@@ -246,6 +246,9 @@ pub struct ConfError {
 
 impl fmt::Display for ConfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            return write!(f, "{}: {}", self.file, self.msg);
+        }
         write!(f, "{}: {}: {}", self.file, self.key, self.msg)
     }
 }

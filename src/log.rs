@@ -3,7 +3,10 @@
 //! passes [`redact`], which cuts anything shaped like a session id or token (a run of 32 or
 //! more letters, digits, `-` or `_`, with a digit among them) to its first four characters:
 //! `/sessions/global/<id>`, a file path in a storage error, an id in a message. Configuration
-//! key names, however long, have no digit and stay whole.
+//! key names, however long, have no digit and stay whole. A caller may hold the lines of a
+//! step back ([`collect`]) to fold a loop's repeated rounds ([`Fold`]) or drop what does not
+//! concern it.
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 static LEVEL: AtomicU8 = AtomicU8::new(3);
@@ -22,12 +25,93 @@ pub fn set_level(name: &str) -> bool {
     true
 }
 
-fn emit(level: u8, tag: &str, msg: &str) {
+/// One leveled log line, as [`collect`] hands it back: its level and text (no timestamp).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// 1 error, 2 warn, 3 notice, 4 info, 5 debug.
+    pub level: u8,
+    tag: &'static str,
+    /// The message, redacted.
+    pub text: String,
+}
+
+impl Line {
+    /// A warning to replay with others.
+    pub fn warn(text: &str) -> Line {
+        Line {
+            level: 2,
+            tag: "warn",
+            text: redact(text),
+        }
+    }
+}
+
+thread_local! {
+    /// The lines held by [`collect`] on this thread (None: lines are written at once).
+    static HELD: RefCell<Option<Vec<Line>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with the leveled lines it logs on this thread held back and returned rather than
+/// written, for the caller to decide: the reload loop says a line it said on its last round
+/// once only, one-shot commands drop what concerns a running portal. Nested calls hold into
+/// the innermost.
+pub fn collect<T>(f: impl FnOnce() -> T) -> (T, Vec<Line>) {
+    let outer = HELD.with(|h| h.borrow_mut().replace(Vec::new()));
+    let out = f();
+    let held = HELD.with(|h| std::mem::replace(&mut *h.borrow_mut(), outer));
+    (out, held.unwrap_or_default())
+}
+
+/// Writes lines that [`collect`] held (or into the enclosing `collect`).
+pub fn replay(lines: &[Line]) {
+    for l in lines {
+        emit_line(l.clone());
+    }
+}
+
+/// Folds repeated rounds of a loop: the lines of a round are written when they differ from
+/// those of the round before (a situation said once, then once more when it changes).
+#[derive(Debug, Default)]
+pub struct Fold {
+    last: Vec<Line>,
+}
+
+impl Fold {
+    /// Writes `lines` unless they are the last round's again; returns whether it wrote them.
+    pub fn round(&mut self, lines: Vec<Line>) -> bool {
+        if lines == self.last {
+            return false;
+        }
+        replay(&lines);
+        self.last = lines;
+        true
+    }
+}
+
+fn emit(level: u8, tag: &'static str, msg: &str) {
     if level <= LEVEL.load(Ordering::Relaxed) {
+        emit_line(Line {
+            level,
+            tag,
+            text: redact(msg),
+        });
+    }
+}
+
+fn emit_line(line: Line) {
+    let held = HELD.with(|h| match h.borrow_mut().as_mut() {
+        Some(v) => {
+            v.push(line.clone());
+            true
+        }
+        None => false,
+    });
+    if !held {
         write_line(format!(
-            "{} [{tag}] {}\n",
+            "{} [{}] {}\n",
             crate::util::timestamp14(crate::util::now()),
-            redact(msg)
+            line.tag,
+            line.text
         ));
     }
 }

@@ -1,12 +1,14 @@
 //! The first start and the portal URL: an empty File or SQLite store gets configuration 1 (the
 //! embedded default with its own random `key`, `portal` left to the listening address), a
 //! restart keeps it, `--listen` moves the issuer, the links and the cookie with it, and a
-//! configured `portal` that is not the listening address is announced at start-up.
+//! configured `portal` that is not the listening address is announced at start-up. A command
+//! line that makes no command writes nothing, and the administration commands keep to what
+//! concerns them: one line naming the problem, no warning meant for a running portal.
 #[path = "common/mod.rs"]
 mod common;
 
 use common::config::cli;
-use common::{embedded, free_port, Portal, TempDir};
+use common::{bin, embedded, free_port, Portal, TempDir};
 use serde_json::Value;
 
 const JSON: (&str, &str) = ("Accept", "application/json");
@@ -35,6 +37,93 @@ fn issuer(p: &Portal) -> String {
 
 fn is_hex64(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `limette <args>` in `dir` on the embedded default (its data folder `./limette-data`): exit
+/// code and stderr.
+fn limette_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_command_line_that_makes_no_command_writes_nothing() {
+    let dir = TempDir::new("nocmd");
+    for (args, says) in [
+        (&["frobnicate"][..], "limette: unknown command frobnicate\n"),
+        (&["sessions", "frobnicate"], "limette sessions: usage: "),
+        (&["sessions", "list", "extra"], "limette sessions: usage: "),
+        (
+            &["notifications", "purge-done"],
+            "limette notifications: purge-done needs --before YYYY-MM-DD\n",
+        ),
+        (&["serve", "now"], "limette: unexpected argument now\n"),
+        (
+            &["config", "check", "--bogus"],
+            "limette config: unknown option --bogus for check; usage: ",
+        ),
+    ] {
+        let (code, stderr) = limette_in(dir.path(), args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with(says), "{args:?}: {stderr}");
+        assert!(
+            !dir.path().join("limette-data").exists(),
+            "{args:?} created the data folder"
+        );
+    }
+    // A missing -c file: one line naming it.
+    let (code, stderr) = limette_in(dir.path(), &["-c", "missing.ini", "sessions", "list"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "limette: missing.ini: cannot read: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn administration_commands_keep_to_what_concerns_them() {
+    let dir = TempDir::new("admin");
+    // The first command seeds the store and says so; the demo accounts concern a running
+    // portal, not a listing of sessions.
+    let (code, stderr) = limette_in(dir.path(), &["sessions", "list"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("first start"), "{stderr}");
+    assert!(!stderr.contains("demo accounts"), "{stderr}");
+    let (code, stderr) = limette_in(dir.path(), &["notifications", "list"]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    // `config check` says each disabled relying party once.
+    let conf_dir = dir.path().join("limette-data/conf");
+    let mut doc = stored(&conf_dir, 1);
+    doc["oidcRPMetaDataOptions"]["demo"]["oidcRPMetaDataOptionsIDTokenSignAlg"] =
+        Value::from("RS257");
+    doc["cfgNum"] = Value::from(2);
+    let text = serde_json::to_vec(&doc).unwrap();
+    std::fs::write(conf_dir.join("lmConf-2.json"), text).unwrap();
+    let out = std::process::Command::new(bin())
+        .args(["config", "check"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(all.matches("relying party demo").count(), 1, "{all}");
+    // A broken stored configuration: one error, naming it.
+    std::fs::write(conf_dir.join("lmConf-3.json"), b"{ not json").unwrap();
+    let (code, stderr) = limette_in(dir.path(), &["sessions", "list"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("lmConf-3.json"), "{stderr}");
 }
 
 #[test]

@@ -1,9 +1,11 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # LemonLDAP::NG 2.16's own lemonldap-ng-cli and its packaged configuration, for the conformance
-# test of `limette config` (tests/config/conformance.rs). Idempotent.
-set -euo pipefail
-if [ ! -x /usr/share/lemonldap-ng/bin/lemonldap-ng-cli ] \
-  || [ ! -f /var/lib/lemonldap-ng/conf/lmConf-1.json ]; then
-  "$(dirname "$0")/apt-need" lemonldap-ng
-fi
-test -x /usr/share/lemonldap-ng/bin/lemonldap-ng-cli
+# test of `limette config` (tests/config/conformance.rs, tests/config/llng_cli.rs): the script
+# and the modules it loads. Idempotent.
+set -eu
+. "$(dirname "$0")/need"
+need_file /usr/share/lemonldap-ng/bin/lemonldap-ng-cli liblemonldap-ng-manager-perl
+need_file /var/lib/lemonldap-ng/conf/lmConf-1.json liblemonldap-ng-common-perl
+need_perl Lemonldap::NG::Manager::Cli liblemonldap-ng-manager-perl
+need_perl Lemonldap::NG::Common::Conf liblemonldap-ng-common-perl
+need_install

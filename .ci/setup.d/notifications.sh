@@ -1,7 +1,8 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # SOAP::Lite, the Perl client LemonLDAP::NG's documentation uses, for the notification server's
-# real-client SOAP test (tests/notifications/soap.rs).
-set -euo pipefail
-if ! perl -MSOAP::Lite -e1 2>/dev/null; then
-  "$(dirname "$0")/apt-need" libsoap-lite-perl
-fi
+# real-client SOAP test (tests/notifications/soap.rs). Idempotent.
+set -eu
+. "$(dirname "$0")/need"
+need_cmd perl perl
+need_perl SOAP::Lite libsoap-lite-perl
+need_install

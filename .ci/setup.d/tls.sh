@@ -3,13 +3,7 @@
 # of Limette and makes a throw-away certificate with openssl; it starts its own nginx on
 # loopback in a temp folder and never uses the system service. Idempotent.
 set -eu
-need=""
-for pair in nginx:/usr/sbin/nginx openssl:/usr/bin/openssl; do
-    pkg=${pair%%:*}
-    file=${pair#*:}
-    [ -e "$file" ] || need="$need $pkg"
-done
-if [ -n "$need" ]; then
-    # shellcheck disable=SC2086
-    "$(dirname "$0")/apt-need" $need
-fi
+. "$(dirname "$0")/need"
+need_cmd nginx nginx
+need_cmd openssl openssl
+need_install

@@ -1,10 +1,12 @@
 //! The command line, parsed in two stages: global options (getopts), then the subcommand.
 //! `limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]`, and the administration
-//! subcommands `config`, `sessions`, `notifications`. Bad flags or a bad configuration: one
-//! clear line on stderr and exit code 2. The verbs of each subcommand live in `config`,
-//! `sessions` and `notifications` below.
+//! subcommands `config`, `sessions`, `notifications`. The command is read whole before
+//! anything is opened or written. Bad flags or a bad configuration: one clear line on stderr
+//! and exit code 2. Output goes through `out`, which never panics on a closed pipe. The verbs
+//! of each subcommand live in `config`, `sessions` and `notifications` below.
 pub mod config;
 pub mod notifications;
+pub mod out;
 pub mod sessions;
 
 use crate::app::App;
@@ -87,22 +89,22 @@ pub fn main(args: Vec<String>) -> i32 {
     let m = match parsed {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("limette: {e}\n{USAGE}");
+            out::err(&format!("limette: {e}\n{USAGE}"));
             return 2;
         }
     };
     if m.opt_present("h") {
-        println!("{}", o.usage(USAGE));
+        out::line(&o.usage(USAGE));
         return 0;
     }
     if m.opt_present("V") {
-        print!("{}", version_text());
+        out::text(&version_text());
         return 0;
     }
     let threads = match m.opt_str("t").map(|t| t.parse::<usize>()) {
         Some(Ok(n)) if (1..=1024).contains(&n) => Some(n),
         Some(_) => {
-            eprintln!("limette: --threads: expected a number from 1 to 1024");
+            out::err("limette: --threads: expected a number from 1 to 1024");
             return 2;
         }
         None => None,
@@ -120,11 +122,50 @@ pub fn main(args: Vec<String>) -> i32 {
     run(opts)
 }
 
+/// What the command line asks for, read whole before anything is opened or written: an
+/// unknown command or bad arguments leave no data folder and no saved configuration behind.
+enum Cmd {
+    /// `config ...`: its own syntax, read by `config::args`; it opens only the store.
+    Config,
+    /// A command that opens the whole application.
+    App(AppCmd),
+}
+
+enum AppCmd {
+    Serve,
+    Sessions(sessions::Cmd),
+    Notifications(notifications::Cmd),
+}
+
+fn command(opts: &Options) -> Result<Cmd, String> {
+    let rest = opts.free.get(1..).unwrap_or_default();
+    let in_context = |what: &str, e: String| format!("limette {what}: {e}");
+    match opts.free.first().map(String::as_str) {
+        None | Some("serve") if rest.is_empty() => Ok(Cmd::App(AppCmd::Serve)),
+        None | Some("serve") => Err(format!("limette: unexpected argument {}", rest[0])),
+        Some("config") => Ok(Cmd::Config),
+        Some("sessions") => sessions::parse(rest)
+            .map(|c| Cmd::App(AppCmd::Sessions(c)))
+            .map_err(|e| in_context("sessions", e)),
+        Some("notifications") => notifications::parse(rest, opts)
+            .map(|c| Cmd::App(AppCmd::Notifications(c)))
+            .map_err(|e| in_context("notifications", e)),
+        Some(other) => Err(format!("limette: unknown command {other}\n{USAGE}")),
+    }
+}
+
 fn run(opts: Options) -> i32 {
+    let cmd = match command(&opts) {
+        Ok(c) => c,
+        Err(e) => {
+            out::err(&e);
+            return 2;
+        }
+    };
     let local = match load_local(&opts) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("limette: {e}");
+            out::err(&format!("limette: {e}"));
             return 2;
         }
     };
@@ -137,34 +178,38 @@ fn run(opts: Options) -> i32 {
             crate::util::advance_clock(secs);
         }
     }
-    let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
     // The configuration commands need only the store: they work on an empty or broken one.
-    if opts.free.first().map(String::as_str) == Some("config") {
-        return config::run(&local, &rest, &opts);
-    }
-    let app = match App::open(
-        local,
-        crate::app::Checks {
-            areas: crate::router::area_settings,
-            at_start: config::check::at_start,
-            before_load: crate::oidc::keygen::save_missing,
-            ended: crate::oidc::channels::session_ended,
-        },
-    ) {
+    let cmd = match cmd {
+        Cmd::Config => {
+            let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
+            return config::run(&local, &rest, &opts);
+        }
+        Cmd::App(c) => c,
+    };
+    let checks = crate::app::Checks {
+        areas: crate::router::area_settings,
+        at_start: config::check::at_start,
+        before_load: crate::oidc::keygen::save_missing,
+        ended: crate::oidc::channels::session_ended,
+    };
+    let (opened, lines) = log::collect(|| App::open(local, checks));
+    // The warnings and errors of a configuration that opens (demo accounts, a disabled
+    // relying party, ...) concern a running portal: an administration command keeps only
+    // what it did (a first configuration saved, keys generated); `config check` lists them.
+    let said = |l: &&log::Line| matches!(cmd, AppCmd::Serve) || l.level >= 3;
+    let lines: Vec<log::Line> = lines.iter().filter(said).cloned().collect();
+    log::replay(&lines);
+    let app = match opened {
         Ok(a) => Arc::new(a),
         Err(e) => {
-            eprintln!("{e}");
+            out::err(&e.to_string());
             return 2;
         }
     };
-    match opts.free.first().map(String::as_str) {
-        None | Some("serve") => serve(app),
-        Some("sessions") => sessions::run(&app, &rest),
-        Some("notifications") => notifications::run(&app, &rest, &opts),
-        Some(other) => {
-            eprintln!("limette: unknown command {other}\n{USAGE}");
-            2
-        }
+    match cmd {
+        AppCmd::Serve => serve(app),
+        AppCmd::Sessions(c) => sessions::run(&app, &c),
+        AppCmd::Notifications(c) => notifications::run(&app, &c),
     }
 }
 
@@ -192,19 +237,19 @@ fn serve(app: Arc<App>) -> i32 {
     let server = match Server::start(app.clone(), &listen) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("limette: cannot listen on {listen}: {e}");
+            out::err(&format!("limette: cannot listen on {listen}: {e}"));
             return 2;
         }
     };
     if let Err(e) = app.bound(server.addr) {
-        eprintln!("limette: {e}");
+        out::err(&format!("limette: {e}"));
         server.shutdown();
         return 2;
     }
     let stop = server.stop_flag();
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
-            eprintln!("limette: cannot handle signals: {e}");
+            out::err(&format!("limette: cannot handle signals: {e}"));
             return 1;
         }
     }
@@ -217,12 +262,12 @@ fn serve(app: Arc<App>) -> i32 {
     } else {
         ""
     };
-    println!(
+    out::line(&format!(
         "limette {} listening on http://{} ({}){demo}",
         env!("CARGO_PKG_VERSION"),
         server.addr,
         portal_note(&conf, &app.listen())
-    );
+    ));
     if conf.portal_set && !crate::config::defaults::portal_matches(&conf.portal, &app.listen()) {
         log::notice(&format!(
             "the configuration sets portal {0}, which is not the listening address {1}: the portal announces {0} (issuer, links, cookies)",

@@ -3,50 +3,79 @@
 //! JSON (one object or an array) or an old-format XML document, told apart by the first
 //! character, and inserts all or nothing, as the server does.
 use crate::app::App;
-use crate::cli::Options;
+use crate::cli::{out, Options};
 use crate::error::{Error, Result};
 use crate::notifications::model::{parse_date, parse_json, parse_xml, Format};
 use crate::notifications::server::{audit_delete, audit_insert, insert_all};
 use crate::notifications::store::{NotificationStore, Record};
 use std::io::Read;
 
-/// Runs a `notifications` subcommand; returns the exit code.
-pub fn run(app: &App, args: &[String], opts: &Options) -> i32 {
-    let store = app.notifications.as_ref();
-    let wildcard = app
-        .conf()
-        .area::<crate::notifications::Settings>()
-        .wildcard
-        .clone();
+/// A `notifications` subcommand, read before anything is opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cmd {
+    /// `add FILE|-`
+    Add(String),
+    /// `list [UID]`
+    List(Option<String>),
+    /// `delete UID REF`
+    Delete(String, String),
+    /// `purge-done --before DATE`: the notifications accepted before midnight UTC of DATE.
+    PurgeDone(i64),
+}
+
+const USAGE: &str =
+    "usage: limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
+
+/// Reads the arguments of `notifications` (and `--before`); the usage or the fault otherwise.
+pub fn parse(args: &[String], opts: &Options) -> std::result::Result<Cmd, String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    let res = match words.as_slice() {
-        ["add", file] => add(store, file).map(|n| {
+    Ok(match words.as_slice() {
+        ["add", file] => Cmd::Add(file.to_string()),
+        ["list"] => Cmd::List(None),
+        ["list", uid] => Cmd::List(Some(uid.to_string())),
+        ["delete", uid, reference] => Cmd::Delete(uid.to_string(), reference.to_string()),
+        ["purge-done"] => {
+            let day = opts
+                .before
+                .as_deref()
+                .and_then(parse_date)
+                .ok_or("purge-done needs --before YYYY-MM-DD")?;
+            Cmd::PurgeDone(epoch_of(&day).ok_or("bad date")?)
+        }
+        _ => return Err(USAGE.to_string()),
+    })
+}
+
+/// Runs a `notifications` subcommand; returns the exit code.
+pub fn run(app: &App, cmd: &Cmd) -> i32 {
+    let store = app.notifications.as_ref();
+    let res = match cmd {
+        Cmd::Add(file) => add(store, file).map(|n| {
             audit_insert(&n.to_string(), "cli", "local");
-            println!("{n} notification(s) inserted")
+            out::line(&format!("{n} notification(s) inserted"));
         }),
-        ["list"] => list(store, None, &wildcard),
-        ["list", uid] => list(store, Some(uid), &wildcard),
-        ["delete", uid, reference] => match store.delete(uid, reference) {
+        Cmd::List(uid) => {
+            let conf = app.conf();
+            let wildcard = &conf.area::<crate::notifications::Settings>().wildcard;
+            list(store, uid.as_deref(), wildcard)
+        }
+        Cmd::Delete(uid, reference) => match store.delete(uid, reference) {
             Ok(0) => Err(Error::not_found(format!(
                 "no notification {reference} for {uid}"
             ))),
             Ok(n) => {
                 audit_delete(uid, reference, &n.to_string(), "cli", "local");
-                println!("{n} notification(s) deleted");
+                out::line(&format!("{n} notification(s) deleted"));
                 Ok(())
             }
             Err(e) => Err(e),
         },
-        ["purge-done"] => purge(store, opts.before.as_deref()),
-        _ => {
-            eprintln!("usage: limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE");
-            return 2;
-        }
+        Cmd::PurgeDone(epoch) => purge(store, *epoch),
     };
     match res {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("limette notifications: {}", message(&e));
+            out::err(&format!("limette notifications: {}", message(&e)));
             1
         }
     }
@@ -81,7 +110,9 @@ fn list(store: &dyn NotificationStore, uid: Option<&str>, wildcard: &str) -> Res
         None => store.all()?,
     };
     for r in &records {
-        println!("{}", line(r));
+        if !out::line(&line(r)) {
+            break;
+        }
     }
     Ok(())
 }
@@ -94,14 +125,10 @@ fn line(r: &Record) -> String {
     format!("{}\t{}\t{}\t{state}", r.date, r.uid, r.reference)
 }
 
-/// Removes notifications accepted before the start of `before` (UTC).
-fn purge(store: &dyn NotificationStore, before: Option<&str>) -> Result<()> {
-    let day = before
-        .and_then(parse_date)
-        .ok_or_else(|| Error::bad("purge-done needs --before YYYY-MM-DD"))?;
-    let epoch = epoch_of(&day).ok_or_else(|| Error::bad("bad date"))?;
+/// Removes notifications accepted before `epoch` (midnight UTC of `--before`).
+fn purge(store: &dyn NotificationStore, epoch: i64) -> Result<()> {
     let n = store.purge_done(epoch)?;
-    println!("{n} accepted notification(s) purged");
+    out::line(&format!("{n} accepted notification(s) purged"));
     Ok(())
 }
 

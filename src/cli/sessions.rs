@@ -5,33 +5,61 @@
 //! `offline` sessions: id, user, client, expiry), `offline-revoke ID` revokes one with every
 //! token it gave.
 use crate::app::App;
+use crate::cli::out;
 use crate::config::value_string;
 use crate::storage::Kind;
 
+/// A `sessions` subcommand, read before anything is opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cmd {
+    /// `list`
+    List,
+    /// `get ID`
+    Get(String),
+    /// `delete ID`
+    Delete(String),
+    /// `purge`
+    Purge,
+    /// `offline [USER]`
+    Offline(Option<String>),
+    /// `offline-revoke ID`
+    OfflineRevoke(String),
+}
+
+/// Reads the arguments of `sessions`; the usage line when they make no command.
+pub fn parse(args: &[String]) -> Result<Cmd, String> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    Ok(match words.as_slice() {
+        ["list"] => Cmd::List,
+        ["get", id] => Cmd::Get(id.to_string()),
+        ["delete", id] => Cmd::Delete(id.to_string()),
+        ["purge"] => Cmd::Purge,
+        ["offline"] => Cmd::Offline(None),
+        ["offline", user] => Cmd::Offline(Some(user.to_string())),
+        ["offline-revoke", id] => Cmd::OfflineRevoke(id.to_string()),
+        _ => return Err(USAGE.to_string()),
+    })
+}
+
 /// Runs a `sessions` subcommand; returns the exit code.
-pub fn run(app: &App, args: &[String]) -> i32 {
-    let sub = args.first().map(String::as_str).unwrap_or("");
-    let arg = args.get(1).map(String::as_str);
-    let res = match (sub, arg) {
-        ("list", None) => list(app),
-        ("get", Some(id)) => get(app, id),
-        ("delete", Some(id)) => delete(app, id),
-        ("purge", None) => crate::sessions::purge::purge(app)
-            .map(|n| println!("{n} expired sessions removed"))
+pub fn run(app: &App, cmd: &Cmd) -> i32 {
+    let res = match cmd {
+        Cmd::List => list(app),
+        Cmd::Get(id) => get(app, id),
+        Cmd::Delete(id) => delete(app, id),
+        Cmd::Purge => crate::sessions::purge::purge(app)
+            .map(|n| {
+                out::line(&format!("{n} expired sessions removed"));
+            })
             .map_err(|e| e.to_string()),
-        ("offline", user) => offline(app, user),
-        ("offline-revoke", Some(id)) => offline_revoke(app, id),
-        _ => Err(USAGE.to_string()),
+        Cmd::Offline(user) => offline(app, user.as_deref()),
+        Cmd::OfflineRevoke(id) => offline_revoke(app, id),
     };
     match res {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("limette sessions: {e}");
-            if e.starts_with("usage") {
-                2
-            } else {
-                1
-            }
+            out::err(&format!("limette sessions: {e}"));
+            1
         }
     }
 }
@@ -43,7 +71,12 @@ fn offline(app: &App, user: Option<&str>) -> Result<(), String> {
     let store = crate::grants::of(app);
     let grants = crate::grants::offline::list(store, user).map_err(|e| e.to_string())?;
     for g in grants {
-        println!("{}\t{}\t{}\t{}", g.id, g.user, g.client_id, g.expires);
+        if !out::line(&format!(
+            "{}\t{}\t{}\t{}",
+            g.id, g.user, g.client_id, g.expires
+        )) {
+            break;
+        }
     }
     Ok(())
 }
@@ -55,7 +88,7 @@ fn offline_revoke(app: &App, id: &str) -> Result<(), String> {
             let shown: String = id.chars().take(4).collect();
             let grant = format!("{shown}…");
             crate::log::audit("oidc_offline_revoked", &[("grant", &grant), ("via", "cli")]);
-            println!("offline grant {id} revoked");
+            out::line(&format!("offline grant {id} revoked"));
             Ok(())
         }
         Ok(false) => Err(format!("no offline grant {id}")),
@@ -70,7 +103,10 @@ fn list(app: &App) -> Result<(), String> {
     for id in ids {
         if let Some(s) = store.get(Kind::Global, &id).map_err(|e| e.to_string())? {
             let field = |k: &str| s.get(k).map(value_string).unwrap_or_default();
-            println!("{id}\t{}\t{}", field("_whatToTrace"), field("_startTime"));
+            let shown = format!("{id}\t{}\t{}", field("_whatToTrace"), field("_startTime"));
+            if !out::line(&shown) {
+                break;
+            }
         }
     }
     Ok(())
@@ -82,7 +118,7 @@ fn get(app: &App, id: &str) -> Result<(), String> {
     match store.get(Kind::Global, id).map_err(|e| e.to_string())? {
         Some(s) => {
             let text = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
-            println!("{text}");
+            out::line(&text);
             Ok(())
         }
         None => Err(format!("no session {id}")),
@@ -103,7 +139,7 @@ fn delete(app: &App, id: &str) -> Result<(), String> {
                     ("address", "local"),
                 ],
             );
-            println!("session {id} deleted");
+            out::line(&format!("session {id} deleted"));
             Ok(())
         }
         Ok(false) => Err(format!("no session {id}")),

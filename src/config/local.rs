@@ -171,8 +171,8 @@ impl LocalConf {
             msg,
         };
         let text =
-            std::fs::read_to_string(path).map_err(|e| err("-", format!("cannot read: {e}")))?;
-        let ini = ini::parse(&text).map_err(|e| err("-", e))?;
+            std::fs::read_to_string(path).map_err(|e| err("", format!("cannot read: {e}")))?;
+        let ini = ini::parse(&text).map_err(|e| err("", e))?;
         let mut lc = LocalConf::embedded(data_dir);
         lc.source = file.clone();
         let section = |name: &str| ini.get(name).cloned().unwrap_or_default();

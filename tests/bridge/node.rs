@@ -21,6 +21,8 @@ pub const USERS: [(&str, &str, &str, &str); 2] = [
 
 /// Where the Debian default main configuration lives (read, never written).
 const DEBIAN_CONF: &str = "/var/lib/lemonldap-ng/conf/lmConf-1.json";
+/// The portal's PSGI script, which initialises the portal when loaded.
+const PORTAL_PSGI: &str = "/usr/share/lemonldap-ng/portal/htdocs/index.psgi";
 /// The system user the FastCGI server drops to (it refuses to run as root).
 const RUN_AS: &str = "www-data";
 /// How long the whole stack may take to answer its first REST call.
@@ -70,12 +72,16 @@ impl Llng {
         ]
         .iter()
         .map(|f| {
+            // The first lines hold the cause (a server that fails repeats its last words).
             let text = std::fs::read_to_string(self.dir.path().join(f)).unwrap_or_default();
-            let tail: Vec<&str> = text.lines().rev().take(40).collect();
-            format!(
-                "--- {f}\n{}",
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            )
+            let lines: Vec<&str> = text.lines().collect();
+            let shown = if lines.len() <= 70 {
+                lines.join("\n")
+            } else {
+                let (head, tail) = (&lines[..50], &lines[lines.len() - 20..]);
+                format!("{}\n[...]\n{}", head.join("\n"), tail.join("\n"))
+            };
+            format!("--- {f}\n{shown}")
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -156,6 +162,13 @@ impl Llng {
             if let Some((name, status)) = exited {
                 panic!("{name} exited ({status}):\n{}", self.logs());
             }
+            if self.portal_failed() {
+                panic!(
+                    "LemonLDAP::NG's portal did not initialise:\n{}\n{}",
+                    self.logs(),
+                    self.portal_debug()
+                );
+            }
             let (status, body) = self.post("/proxy/getUser", &json!({"user": "nobody"}));
             if status == 200
                 && serde_json::from_str::<Value>(&body).ok() == Some(json!({"result": false}))
@@ -164,11 +177,56 @@ impl Llng {
             }
             assert!(
                 Instant::now() < deadline,
-                "LemonLDAP::NG never answered:\n{}",
-                self.logs()
+                "LemonLDAP::NG never answered:\n{}\n{}",
+                self.logs(),
+                self.portal_debug()
             );
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// Whether the portal answers every request with its initialisation error (it does not
+    /// retry: waiting longer changes nothing).
+    fn portal_failed(&self) -> bool {
+        std::fs::read_to_string(self.dir.path().join("llng-fastcgi-server.out"))
+            .is_ok_and(|t| t.contains("Initialization failed"))
+    }
+
+    /// At the `info` level the portal says only "Initialization failed! Enable debug logs,
+    /// reload your web server and catch main error...": its initialisation runs once more in
+    /// one process on the same files with debug logs, and the lines that give the reason (a
+    /// missing Perl module, a bad setting) are returned.
+    fn portal_debug(&self) -> String {
+        let d = self.dir.path();
+        let ini = llng_ini(d).replace("logLevel = info", "logLevel = debug");
+        let debug_ini = d.join("lemonldap-ng-debug.ini");
+        if let Err(e) = std::fs::write(&debug_ini, ini) {
+            return format!("--- portal with debug logs: {e}");
+        }
+        let out = Command::new("perl")
+            .arg("-e")
+            .arg(format!("require '{PORTAL_PSGI}'"))
+            .env("LLNG_DEFAULTCONFFILE", &debug_ini)
+            .env("LLNG_DEFAULTLOGGER", "Lemonldap::NG::Common::Logger::Std")
+            .stdin(Stdio::null())
+            .output();
+        let text = match out {
+            Ok(o) => format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => format!("perl: {e}"),
+        };
+        let telling: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.contains("[debug]") && !l.contains("[info]"))
+            .collect();
+        let shown = telling.iter().rev().take(30).rev().copied();
+        format!(
+            "--- the portal's initialisation with debug logs (errors and warnings)\n{}",
+            shown.collect::<Vec<_>>().join("\n")
+        )
     }
 
     /// POSTs JSON to the node over HTTP/1.0 (so that nginx answers unchunked); status and body.

@@ -353,6 +353,46 @@ fn a_newer_configuration_refused_by_the_gate_leaves_the_old_in_force() {
     p.login("dwho");
 }
 
+/// The server checks for a newer configuration every second: one refused says so once, not
+/// every second, and once more when the situation changes (another newer number refused, then
+/// one accepted).
+#[test]
+fn a_refused_configuration_is_logged_once_while_it_stays() {
+    let p = Portal::start();
+    let save = |num: u64, auth: &str| {
+        let mut next = default_conf();
+        next.insert("cfgNum".into(), json!(num));
+        next.insert("authentication".into(), json!(auth));
+        std::fs::write(
+            p.data().join("conf").join(format!("lmConf-{num}.json")),
+            serde_json::to_vec(&Value::Object(next)).unwrap(),
+        )
+        .unwrap();
+    };
+    let count = |text: &str| p.log().matches(text).count();
+    let wait_for = |text: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while count(text) == 0 {
+            assert!(std::time::Instant::now() < deadline, "{}", p.log());
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    save(2, "LDAP");
+    wait_for("configuration 2 rejected");
+    // Three more rounds of the reload loop.
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    assert_eq!(count("configuration 2 rejected"), 1, "{}", p.log());
+    assert_eq!(count("authentication = LDAP is not supported"), 1);
+    save(3, "Kerberos");
+    wait_for("configuration 3 rejected");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert_eq!(count("configuration 3 rejected"), 1, "{}", p.log());
+    assert_eq!(count("configuration 2 rejected"), 1, "{}", p.log());
+    save(4, "Demo");
+    wait_for("configuration 4 is now in force");
+    assert_eq!(count("rejected"), 2, "{}", p.log());
+}
+
 #[test]
 fn config_check_names_disabled_relying_parties() {
     let mut conf = default_conf();

@@ -63,8 +63,8 @@ fn cli_add_list_delete_purge() {
         assert!(out.contains("REFA\tdone 2023-11-14"), "{b:?}: {out}");
         assert_eq!(
             run(&["purge-done"], None).0,
-            Some(1),
-            "--before is required"
+            Some(2),
+            "--before is required: a usage error, found before anything is opened"
         );
         let (code, out, _) = run(&["purge-done", "--before", "2023-11-01"], None);
         assert_eq!(

@@ -117,6 +117,54 @@ fn sessions_command_line() {
     assert_eq!(run(&["frobnicate"]).0, Some(2));
 }
 
+/// `limette sessions list | head -1`: the reader goes away after what it wanted, and the
+/// command ends quietly with its exit code, never a panic on the broken pipe. The closed end
+/// is a socket whose peer is gone before the command writes (a write there fails as on a pipe
+/// that `head` closed, without a race on when `head` exits).
+#[test]
+fn a_closed_stdout_ends_a_listing_without_a_panic() {
+    let p = builder().start();
+    for user in ["dwho", "rtyler", "msmith"] {
+        p.login(user);
+    }
+    let ini = p.data().join("limette.ini");
+    for args in [
+        &["sessions", "list"][..],
+        &["sessions", "offline"],
+        &["config", "list"],
+        &["config", "export"],
+        &["--help"],
+    ] {
+        let (gone, stdout) = std::os::unix::net::UnixStream::pair().unwrap();
+        drop(gone);
+        let out = std::process::Command::new(bin())
+            .arg("-c")
+            .arg(&ini)
+            .arg("--data")
+            .arg(p.data())
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::os::fd::OwnedFd::from(stdout))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+    // Through a real pipe and `head`, as a user types it.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" -c \"$1\" --data \"$2\" sessions list | head -1")
+        .arg(bin())
+        .arg(&ini)
+        .arg(p.data())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}
+
 /// A keeps its REST session server behind `restUser`/`restPassword` (a salted hash): B, whose
 /// session store names the right `user` and `password`, logs users in and A reads them; a B
 /// with a wrong password gets nothing stored (A answers 401).

@@ -207,15 +207,27 @@ impl Nginx {
             .stdout(out.try_clone().unwrap())
             .stderr(out)
             .process_group(0);
-        let child = cmd.spawn().expect("start nginx");
-        let nginx = Nginx(child);
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("start nginx (.ci/setup.d/tls.sh installs it): {e}"));
+        let mut nginx = Nginx(child);
         let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "nginx never listened:\n{}\n{}",
+        let said = || {
+            format!(
+                "{}\n{}",
                 std::fs::read_to_string(d.join("nginx.out")).unwrap_or_default(),
                 std::fs::read_to_string(d.join("error.log")).unwrap_or_default()
+            )
+        };
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            // An nginx that refused its configuration has exited: its own words, at once.
+            if let Ok(Some(status)) = nginx.0.try_wait() {
+                panic!("nginx exited ({status}):\n{}", said());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "nginx never listened:\n{}",
+                said()
             );
             std::thread::sleep(Duration::from_millis(50));
         }

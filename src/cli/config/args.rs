@@ -264,6 +264,20 @@ fn after_verb(args: &[String]) -> Result<(Vec<String>, Option<String>, bool), St
 
 /// The command of one verb from its positional arguments.
 fn parse_verb(spec: &'static Verb, a: Vec<String>) -> Result<Command, String> {
+    // A verb without free values takes no option but its own: a dashed word is an option
+    // misspelt or misplaced, and says so (`set` and the others take values that may start
+    // with a dash).
+    let fixed = matches!(
+        spec.name,
+        "check" | "info" | "list" | "save" | "rotate-keys" | "export"
+    );
+    let own = |w: &str| spec.name == "check" && w == "--json";
+    if let Some(bad) = a
+        .iter()
+        .find(|w| fixed && w.len() > 1 && w.starts_with('-') && !own(w))
+    {
+        return Err(format!("unknown option {bad} for {}", spec.name));
+    }
     let n = a.len();
     let cmd = match (spec.name, n) {
         ("check", 0) => Command::Check(false),
@@ -291,7 +305,11 @@ fn parse_verb(spec: &'static Verb, a: Vec<String>) -> Result<Command, String> {
                 .map_err(|_| format!("not a configuration number: {text}"))?;
             Command::Export(Some(num))
         }
-        (name, _) => return Err(format!("wrong number of arguments for {name}")),
+        (name, 0) => return Err(format!("{name} needs an argument")),
+        (name, _) => {
+            let extra = a.last().map(String::as_str).unwrap_or_default();
+            return Err(format!("unexpected argument {extra} for {name}"));
+        }
     };
     Ok(cmd)
 }
@@ -390,5 +408,14 @@ mod tests {
         assert!(err("-frob 1 info").contains("unknown option -frob"));
         assert!(err("-cfgNum x info").contains("-cfgNum expects"));
         assert!(err("-log").contains("needs a value"));
+    }
+
+    #[test]
+    fn a_misplaced_option_is_named() {
+        assert!(err("check --bogus").starts_with("unknown option --bogus for check"));
+        assert!(err("info -x").starts_with("unknown option -x for info"));
+        assert!(err("list extra").starts_with("unexpected argument extra for list"));
+        assert!(err("import").starts_with("import needs an argument"));
+        assert_eq!(cmd("check --json"), Command::Check(true));
     }
 }

@@ -284,11 +284,11 @@ pub fn run(local: &LocalConf, args: &[String]) -> i32 {
         [] => false,
         [flag] if flag == "--json" => true,
         [flag] if flag == "--help" || flag == "-h" => {
-            println!("{HELP}");
+            crate::cli::out::line(HELP);
             return 0;
         }
         _ => {
-            eprintln!("limette config check: {HELP}");
+            crate::cli::out::err(&format!("limette config check: {HELP}"));
             return 2;
         }
     };
@@ -322,10 +322,25 @@ fn load(local: &LocalConf) -> Result<Vec<Finding>, String> {
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    let conf = Conf::build(stored, &local.overrides, "")
-        .and_then(|c| crate::router::area_settings(&c).map(|()| c))
-        .map_err(|e| format!("lmConf-{num}: {e}"))?;
+    let (built, logged) = crate::log::collect(|| {
+        Conf::build(stored, &local.overrides, "")
+            .and_then(|c| crate::router::area_settings(&c).map(|()| c))
+    });
+    let conf = built.map_err(|e| format!("lmConf-{num}: {e}"))?;
     let mut local = local.clone();
     local.adopt_conf_storage(&conf.stored);
-    Ok(findings(&local, &conf))
+    let list = findings(&local, &conf);
+    // Parsing logged each disabled relying party, which the listing says too: once is enough.
+    let listed: Vec<String> = conf
+        .area::<crate::oidc::Settings>()
+        .disabled
+        .iter()
+        .map(|d| crate::log::redact(&format!("relying party {} disabled: {}", d.name, d.reason)))
+        .collect();
+    let rest: Vec<crate::log::Line> = logged
+        .into_iter()
+        .filter(|l| !listed.contains(&l.text))
+        .collect();
+    crate::log::replay(&rest);
+    Ok(list)
 }

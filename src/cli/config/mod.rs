@@ -14,7 +14,7 @@ pub mod hash;
 pub mod show;
 pub mod write;
 
-use crate::cli::Options;
+use crate::cli::{out, Options};
 use crate::config::local::LocalConf;
 use crate::config::{as_i64, defaults, value_string};
 use crate::config_proxy::keys;
@@ -48,12 +48,12 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     let (mut flags, cmd) = match args::parse(args) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("limette config: {e}");
+            out::err(&format!("limette config: {e}"));
             return 2;
         }
     };
     if let Command::Help(verb) = cmd {
-        print!("{}", args::help(verb));
+        out::text(&args::help(verb));
         return 0;
     }
     if flags.log.is_none() {
@@ -62,7 +62,7 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
     let local = match local_for(&flags, local, opts) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("limette config: {e}");
+            out::err(&format!("limette config: {e}"));
             return 2;
         }
     };
@@ -94,15 +94,15 @@ fn local_for(flags: &Flags, local: &LocalConf, opts: &Options) -> Result<LocalCo
 /// Prints an outcome; returns the exit code.
 fn report(res: Result<Output>) -> i32 {
     match res {
-        Ok(out) => {
-            print!("{}", out.stdout);
-            for note in &out.notes {
-                eprintln!("{note}");
+        Ok(done) => {
+            out::text(&done.stdout);
+            for note in &done.notes {
+                out::err(note);
             }
-            out.code
+            done.code
         }
         Err(e) => {
-            eprintln!("limette config: {}", message(&e));
+            out::err(&format!("limette config: {}", message(&e)));
             match e {
                 Error::BadRequest(_) | Error::NotFound(_) => 2,
                 _ => 1,

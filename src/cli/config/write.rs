@@ -128,7 +128,7 @@ fn confirm(question: &str) -> Result<()> {
     } else {
         // After the unanswered question, the message starts on its own line.
         if !line.ends_with('\n') {
-            println!();
+            crate::cli::out::line("");
         }
         Err(Error::Conflict("Aborting: nothing saved".into()))
     }
