@@ -11,6 +11,7 @@ mod cookies;
 mod form_token;
 mod headers;
 mod hooks;
+mod languages;
 mod pending;
 mod redirects;
 
