@@ -14,6 +14,7 @@ mod hooks;
 mod languages;
 mod pending;
 mod redirects;
+mod skin;
 
 use common::{Client, Portal, Resp};
 
