@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint run static bench bench-tools soak fuzz clean conformance
+.PHONY: build test test-tools lint run static bench bench-tools soak fuzz clean conformance screenshots
 
 build:
 	$(CARGO) build --release
@@ -17,6 +17,13 @@ test: test-tools
 
 test-tools:
 	@LIMETTE_VENV="$(abspath $(VENV))" bash .ci/setup.d/all
+
+# Every portal page in headless Chromium, English and French, saved at 1280 and 360 px wide
+# into target/screenshots/ for review (tests/browser/pages.py; the same run checks them).
+screenshots: test-tools
+	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" LIMETTE_SCREENSHOTS="$(abspath target/screenshots)" \
+		$(CARGO) test --test browser every_page_in_both_languages
+	@ls target/screenshots | wc -l | xargs echo "screenshots in target/screenshots:"
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -1,7 +1,9 @@
 //! Build script: records what `limette --version` reports of the build itself, which only
 //! Cargo knows at compile time: the target triple, the profile and the enabled Cargo features
 //! (every `CARGO_FEATURE_*` variable, so a feature added to `Cargo.toml` is listed without
-//! touching the code). It generates no code and links nothing.
+//! touching the code); and the list of the portal's languages, one `static/languages/<code>.json`
+//! each (`OUT_DIR/languages.rs`, read by `web::messages`), so that adding a language is adding
+//! its file. It links nothing.
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".into());
@@ -22,4 +24,41 @@ fn main() {
     // Target, profile and features are part of Cargo's fingerprint already: a change to any of
     // them reruns this script; source edits need not.
     println!("cargo:rerun-if-changed=build.rs");
+    languages();
+}
+
+/// `LANGUAGES: &[(&str, &str)]`: each language file's code (its name without `.json`) and its
+/// text, English first, the others in order of their codes.
+fn languages() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("static/languages");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut codes: Vec<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter_map(|n| n.strip_suffix(".json").map(str::to_string))
+                .filter(|c| {
+                    !c.is_empty() && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    codes.sort_by_key(|c| (c != "en", c.clone()));
+    let mut out =
+        String::from("/// The shipped languages: code and language file, English first.\n");
+    out.push_str("pub const LANGUAGES: &[(&str, &str)] = &[\n");
+    for c in &codes {
+        let path = dir.join(format!("{c}.json"));
+        println!("cargo:rerun-if-changed={}", path.display());
+        out.push_str(&format!(
+            "    ({c:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    out.push_str("];\n");
+    let dest =
+        std::path::Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("languages.rs");
+    if let Err(e) = std::fs::write(&dest, out) {
+        panic!("cannot write {}: {e}", dest.display());
+    }
 }

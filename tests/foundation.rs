@@ -197,9 +197,13 @@ fn html_login_needs_the_csrf_token_and_lands_on_the_portal() {
         &[("user", "dwho"), ("password", "dwho"), ("token", &token)],
         &[],
     );
-    assert_eq!(ok.status, 200);
-    assert!(ok.text().contains("Doctor Who"));
-    assert!(ok.cookie("lemonldap").unwrap().len() == 64);
+    // Post/redirect/get: the login answers with a redirect to the landing page.
+    assert_eq!(ok.status, 302);
+    assert!(ok.header("location").unwrap().ends_with('/'));
+    let sid = ok.cookie("lemonldap").unwrap();
+    assert!(sid.len() == 64);
+    let landing = c.get("/", &[("Cookie", &format!("lemonldap={sid}"))]);
+    assert!(landing.text().contains("Doctor Who"));
 }
 
 #[test]

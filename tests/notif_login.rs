@@ -155,7 +155,31 @@ fn full_flow(p: &Portal) {
         ],
     );
     assert_eq!(partial.status, 200);
-    assert!(partial.text().contains("You must check every box"));
+    let again = partial.text();
+    assert!(again.contains("You must check every box"));
+    // The ticks are kept; the missing box is named, marked and explained.
+    assert!(
+        again.contains("id=\"1x1x1\" value=\"accepted\" checked>"),
+        "{again}"
+    );
+    assert!(
+        again.contains("id=\"1x2x1\" value=\"accepted\" checked>"),
+        "{again}"
+    );
+    assert!(
+        again.contains("id=\"1x1x2\" value=\"accepted\" aria-invalid=\"true\""),
+        "{again}"
+    );
+    let missing = again.split("id=\"missing\">").nth(1).unwrap_or_default();
+    let label = again
+        .split("<label for=\"1x1x2\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .unwrap();
+    assert!(
+        missing.split("</p>").next().unwrap().contains(label),
+        "{again}"
+    );
     assert!(jar.sso().is_none());
     // Everything checked: cookie released, off to the original URL.
     let done = jar.post(
@@ -369,7 +393,7 @@ fn cancel_abandons_and_a_restart_keeps_the_pending_login() {
             ("check1x1x1", "accepted"),
         ],
     );
-    assert_eq!(done.status, 200, "{}", done.text());
+    assert_eq!(done.status, 302, "{}", done.text());
     let sso = jar2.sso().cloned().expect("an SSO cookie after accepting");
     // Accepting again is harmless: the used token is refused, the session stays as it is.
     let again = jar2.post(
@@ -455,7 +479,7 @@ fn xml_format_renders_the_same_content() {
             ("check1x1x2", "accepted"),
         ],
     );
-    assert_eq!(done.status, 200);
+    assert_eq!(done.status, 302);
     assert!(jar.sso().is_some());
 }
 

@@ -430,6 +430,41 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "default display condition",
     ),
     KeyInfo::new("oldNotifFormat", Implemented, "XML notifications"),
+    KeyInfo::new(
+        "showLanguages",
+        Implemented,
+        "the language switch on every page (?lang=, remembered in the llnglanguage cookie)",
+    ),
+    KeyInfo::new(
+        "portalSkin",
+        Implemented,
+        "bootstrap is Limette's own look; another skin adds its <skin>/css/styles.css (no templates)",
+    ),
+    KeyInfo::new(
+        "portalSkinRules",
+        Implemented,
+        "rules choosing the skin, on the session or the visitor's ipAddr and _url",
+    ),
+    KeyInfo::new(
+        "portalMainLogo",
+        Implemented,
+        "a file under /static/ (the data folder's static/); the default is Limette's logo",
+    ),
+    KeyInfo::new(
+        "portalFavicon",
+        Implemented,
+        "a file under /static/; the default is Limette's icon",
+    ),
+    KeyInfo::new(
+        "portalSkinBackground",
+        Implemented,
+        "a picture of /static/common/backgrounds/, through /static/portal.css",
+    ),
+    KeyInfo::new(
+        "portalCustomCss",
+        Implemented,
+        "one more stylesheet under /static/",
+    ),
     KeyInfo::new("fileNameSeparator", Implemented, "notification file names"),
 ];
 
@@ -622,8 +657,8 @@ mod tests {
     fn support_classifies() {
         assert_eq!(support("authentication").unwrap().support, Implemented);
         assert_eq!(support("singleSession").unwrap().support, Refused);
-        let i = support("portalSkin").unwrap();
-        assert_eq!((i.key, i.support), ("portalSkin", Ignored));
+        let i = support("scrollTop").unwrap();
+        assert_eq!((i.key, i.support), ("scrollTop", Ignored));
         assert!(support("portalSkn").is_none());
     }
 

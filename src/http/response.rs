@@ -74,6 +74,8 @@ impl Response {
     /// A 302 redirect. Bytes outside printable ASCII (a U+2028 in a `url=` target, a raw
     /// space) are percent-encoded, as a URL on the wire must be (RFC 3986 §2.1): a header
     /// never carries them raw.
+    /// Also the answer to a form posted with success (post/redirect/get: browsers follow a
+    /// 302 with a GET, so reloading the page it leads to posts nothing again).
     pub fn redirect(location: &str) -> Response {
         Response::empty(302).with_header("Location", &wire_url(location))
     }

@@ -53,19 +53,34 @@ fn condition_holds(n: &Notification, session: &Session) -> bool {
 /// True when the form names every shown notification (`reference1x<i>`) and checks every one
 /// of its boxes (`check1x<i>x<j>` = `accepted`).
 pub fn all_accepted(shown: &[Notification], form: &[(String, String)]) -> bool {
+    shown.iter().all(|n| named(n, form)) && ticked(shown, form).iter().flatten().all(|t| *t)
+}
+
+/// For each shown notification, which of its boxes the form ticked (found by reference, so a
+/// renumbered form counts): what an incomplete form shows again, ticks kept.
+pub fn ticked(shown: &[Notification], form: &[(String, String)]) -> Vec<Vec<bool>> {
     let get = |k: &str| form.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    shown.iter().all(|n| {
-        let index = form.iter().find_map(|(k, v)| {
-            let i = k.strip_prefix("reference1x")?;
-            (v == &n.reference).then(|| i.to_string())
-        });
-        match index {
-            Some(i) => {
-                (1..=n.check.len()).all(|j| get(&format!("check1x{i}x{j}")) == Some("accepted"))
-            }
-            None => false,
-        }
-    })
+    shown
+        .iter()
+        .map(|n| {
+            let index = form.iter().find_map(|(k, v)| {
+                let i = k.strip_prefix("reference1x")?;
+                (v == &n.reference).then(|| i.to_string())
+            });
+            (1..=n.check.len())
+                .map(|j| {
+                    index
+                        .as_ref()
+                        .is_some_and(|i| get(&format!("check1x{i}x{j}")) == Some("accepted"))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn named(n: &Notification, form: &[(String, String)]) -> bool {
+    form.iter()
+        .any(|(k, v)| k.starts_with("reference1x") && v == &n.reference)
 }
 
 #[cfg(test)]
@@ -131,6 +146,10 @@ mod tests {
             ("reference1x2", "B"),
         ]);
         assert!(!all_accepted(&shown, &partial));
+        assert_eq!(
+            ticked(&shown, &partial),
+            vec![vec![true, false], Vec::<bool>::new()]
+        );
         let missing_ref = f(&[
             ("reference1x1", "A"),
             ("check1x1x1", "accepted"),

@@ -35,6 +35,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(
+            &super::portal::frame(conf, req, &s),
             req,
             &accepted(
                 &persistent,
@@ -57,7 +58,7 @@ pub fn accepted(persistent: &Map<String, Value>, max: usize) -> Vec<(String, i64
     out
 }
 
-fn list(req: &Request, items: &[(String, i64)]) -> Response {
+fn list(page: &crate::web::Page, req: &Request, items: &[(String, i64)]) -> Response {
     let msg = match items.len() {
         0 => "noNotification",
         1 => "myNotification",
@@ -77,19 +78,29 @@ fn list(req: &Request, items: &[(String, i64)]) -> Response {
     let mut rows = String::new();
     for (r, e) in items {
         rows.push_str(&format!(
-            "<tr><td class=\"data-epoch\">{e}</td><td>{}</td><td><a class=\"button\" href=\"/mynotifications/{}?epoch={e}\">{}</a></td></tr>\n",
+            "<tr><td class=\"data-epoch\" data-epoch=\"{e}\">{}</td><td>{}</td><td><a class=\"button\" href=\"/mynotifications/{}?epoch={e}\">{}</a></td></tr>\n",
+            page.date(*e),
             html_escape(r),
             crate::util::url_encode(r),
-            word("verify")
+            page.fill("verifyRef", &[("ref", &html_escape(r))])
         ));
     }
+    let table = if items.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<table class=\"table\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n",
+            page.word("date"),
+            page.word("reference"),
+            page.word("actions")
+        )
+    };
     let body = format!(
-        "<h1 id=\"msg\" trspan=\"{msg}\">{}</h1>\n<table class=\"table\"><thead><tr><th>{}</th><th>{}</th><th></th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n<p><a class=\"button secondary\" href=\"/\">Portal</a></p>",
-        word(msg),
-        word("date"),
-        word("reference")
+        "<h1 id=\"msg\" trspan=\"{msg}\">{}</h1>\n{table}<p><a class=\"button secondary\" href=\"/\">{}</a></p>",
+        page.word(msg),
+        page.word("goToPortal")
     );
-    Response::html(200, crate::web::layout("Limette: notifications", &body))
+    Response::html(200, page.render(&page.raw(msg), &body))
 }
 
 fn one(
@@ -104,7 +115,7 @@ fn one(
         return Err(Error::bad("Missing epoch parameter"));
     };
     let found = accepted_notification(app, conf, s, persistent, reference, epoch.trim())?;
-    let fragment = found.map(|n| super::form::fragment(1, &n, true));
+    let fragment = found.map(|n| super::form::fragment(1, &n, super::form::Boxes::Done));
     if req.wants_json() {
         return Ok(Response::json(
             200,
@@ -114,18 +125,23 @@ fn one(
             },
         ));
     }
-    match fragment {
-        Some(f) => Ok(Response::html(
-            200,
-            crate::web::layout(
-                "Limette: notification",
-                &format!(
-                    "{f}<p><a class=\"button secondary\" href=\"/mynotifications\">Back</a></p>"
-                ),
-            ),
-        )),
-        None => Err(Error::not_found("Unknown notification")),
-    }
+    let Some(f) = fragment else {
+        return Err(Error::not_found("Unknown notification"));
+    };
+    let page = super::portal::frame(conf, req, s);
+    let title = crate::web::messages::fill(&page.raw("notificationRef"), &[("ref", reference)]);
+    let when = epoch
+        .trim()
+        .parse()
+        .map(|e| page.date(e))
+        .unwrap_or_default();
+    let body = format!(
+        "<h1>{}</h1>\n<p class=\"accepted\">{}</p>\n<div class=\"notif-detail\">{f}</div><p><a class=\"button secondary\" href=\"/mynotifications\">{}</a></p>",
+        html_escape(&title),
+        page.fill("acceptedOn", &[("date", &when)]),
+        page.word("back")
+    );
+    Ok(Response::html(200, page.render(&title, &body)))
 }
 
 /// The notification `reference` the user accepted at `epoch`, when the persistent session
@@ -153,10 +169,6 @@ fn accepted_notification(
         )?,
     };
     Ok(record.as_ref().and_then(super::portal::readable))
-}
-
-fn word(key: &str) -> String {
-    html_escape(&crate::web::messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
 }
 
 #[cfg(test)]

@@ -6,11 +6,22 @@
 //! HTML-escaped after any markup was stripped; nothing else of a notification is shown.
 use super::model::Notification;
 use crate::util::html_escape;
-use crate::web::messages;
+use crate::web::Page;
 
-/// The inner fragment of one notification; `done` renders the boxes checked and disabled
-/// (explorer).
-pub fn fragment(i: usize, n: &Notification, done: bool) -> String {
+/// How the boxes of a notification are shown.
+#[derive(Debug, Clone, Copy)]
+pub enum Boxes<'a> {
+    /// Unticked: the first showing.
+    Fresh,
+    /// Ticked and disabled: an accepted notification (explorer).
+    Done,
+    /// Again after an incomplete form: the ticks kept, each missing box marked invalid with
+    /// `hint` (HTML) tied to it.
+    Again(&'a [bool], &'a str),
+}
+
+/// The inner fragment of notification `i` (1-based).
+pub fn fragment(i: usize, n: &Notification, boxes: Boxes) -> String {
     let mut out = format!("<div class=\"notif\" id=\"notif{i}\">\n");
     out.push_str(&format!(
         "<input type=\"hidden\" name=\"reference1x{i}\" value=\"{}\">\n",
@@ -25,11 +36,21 @@ pub fn fragment(i: usize, n: &Notification, done: bool) -> String {
     for t in &n.text {
         out.push_str(&format!("<p class=\"notifText\">{}</p>\n", shown(t)));
     }
-    let state = if done { " checked disabled" } else { "" };
     for (j, c) in n.check.iter().enumerate() {
         let id = format!("1x{i}x{}", j + 1);
+        let (state, hint) = match boxes {
+            Boxes::Fresh => (String::new(), String::new()),
+            Boxes::Done => (" checked disabled".to_string(), String::new()),
+            Boxes::Again(ticks, _) if ticks.get(j).copied().unwrap_or(false) => {
+                (" checked".to_string(), String::new())
+            }
+            Boxes::Again(_, hint) => (
+                format!(" aria-invalid=\"true\" aria-describedby=\"hint{id}\""),
+                format!(" <span class=\"hint\" id=\"hint{id}\">{hint}</span>"),
+            ),
+        };
         out.push_str(&format!(
-            "<p class=\"notifCheck\"><input type=\"checkbox\" name=\"check{id}\" id=\"{id}\" value=\"accepted\"{state}> <label for=\"{id}\">{}</label></p>\n",
+            "<p class=\"notifCheck\"><input type=\"checkbox\" name=\"check{id}\" id=\"{id}\" value=\"accepted\"{state}> <label for=\"{id}\">{}</label>{hint}</p>\n",
             shown(c)
         ));
     }
@@ -37,39 +58,59 @@ pub fn fragment(i: usize, n: &Notification, done: bool) -> String {
     out
 }
 
-/// The whole page: the notifications, the bound token, Accept and Cancel.
-pub fn page(list: &[Notification], token: &str, must_check_all: bool) -> String {
-    let msg = if must_check_all {
-        format!(
-            "<p class=\"error\" id=\"msg\">{}</p>\n",
-            word("mustCheckAll")
-        )
-    } else {
-        String::new()
+/// The whole page: the notifications, the bound token, Accept and Cancel. `ticks`: the boxes
+/// an incomplete form ticked (per notification), shown again with the missing ones named.
+pub fn page(
+    page: &Page,
+    list: &[Notification],
+    token: &str,
+    ticks: Option<&[Vec<bool>]>,
+) -> String {
+    let hint = page.word("checkRequired");
+    let msg = match ticks {
+        None => String::new(),
+        Some(ticks) => {
+            let missing: Vec<String> = list
+                .iter()
+                .zip(ticks)
+                .flat_map(|(n, t)| {
+                    n.check
+                        .iter()
+                        .zip(t)
+                        .filter(|(_, ticked)| !**ticked)
+                        .map(|(c, _)| format!("« {} »", shown(c)))
+                })
+                .collect();
+            format!(
+                "<div class=\"error\" role=\"alert\" id=\"msg\"><p>{}</p><p id=\"missing\">{}</p></div>\n",
+                page.word("mustCheckAll"),
+                page.fill("missingChecks", &[("boxes", &missing.join(", "))])
+            )
+        }
     };
     let mut body = format!(
         "<h1 trspan=\"gotNewMessages\">{}</h1>\n{msg}<form action=\"/notifback\" method=\"post\" class=\"notif\">\n<input type=\"hidden\" name=\"token\" value=\"{}\">\n",
-        word("gotNewMessages"),
+        page.word("gotNewMessages"),
         html_escape(token)
     );
     for (i, n) in list.iter().enumerate() {
-        body.push_str(&fragment(i + 1, n, false));
+        let boxes = match ticks.and_then(|t| t.get(i)) {
+            Some(t) => Boxes::Again(t, &hint),
+            None => Boxes::Fresh,
+        };
+        body.push_str(&fragment(i + 1, n, boxes));
     }
     body.push_str(&format!(
-        "<p><button type=\"submit\">{}</button> <a class=\"button secondary\" id=\"goback\" href=\"/notifback?cancel=1\">{}</a></p>\n</form>",
-        word("accept"),
-        word("cancel")
+        "<p class=\"actions\"><button type=\"submit\">{}</button> <button type=\"submit\" name=\"cancel\" value=\"1\" class=\"secondary\" id=\"goback\" formnovalidate>{}</button></p>\n</form>",
+        page.word("accept"),
+        page.word("cancel")
     ));
-    crate::web::layout("Limette: new messages", &body)
+    page.render(&page.raw("gotNewMessages"), &body)
 }
 
 /// A text as shown: markup stripped and HTML-escaped, once (`model::display` does both).
 fn shown(s: &str) -> String {
     super::model::display(s)
-}
-
-fn word(key: &str) -> String {
-    html_escape(&messages::lookup("en", key).unwrap_or_else(|| key.to_string()))
 }
 
 #[cfg(test)]
@@ -83,7 +124,7 @@ mod tests {
             "",
         )
         .unwrap()[0];
-        let html = fragment(1, n, false);
+        let html = fragment(1, n, Boxes::Fresh);
         assert!(
             html.contains("<h2 class=\"notifText\">x &amp; &quot;y&quot;</h2>"),
             "{html}"

@@ -37,11 +37,9 @@ pub fn intercept(
             &json!({"result": 0, "error": "36", "ciphered_id": p.id}),
         )
     } else {
-        let page = Response::html(
-            200,
-            super::form::page(&list, &pending::token(conf, &p.id), false),
-        );
-        with_target(page, url)
+        let frame = frame(conf, req, s);
+        let html = super::form::page(&frame, &list, &pending::token(conf, &p.id), None);
+        with_target(Response::html(200, html), url)
     };
     Ok(Some(resp.with_cookie(&cookie)))
 }
@@ -90,9 +88,12 @@ fn accept_form(
     release: Release,
 ) -> Result<Response> {
     let list = due_for(app, conf, &p.session)?;
-    if !accept::all_accepted(&list, &req.form()) {
-        let page = super::form::page(&list, &pending::token(conf, &p.id), true);
-        return Ok(with_target(Response::html(200, page), p.url.as_deref()));
+    let form = req.form();
+    if !accept::all_accepted(&list, &form) {
+        let ticks = accept::ticked(&list, &form);
+        let frame = frame(conf, req, &p.session);
+        let html = super::form::page(&frame, &list, &pending::token(conf, &p.id), Some(&ticks));
+        return Ok(with_target(Response::html(200, html), p.url.as_deref()));
     }
     record_acceptance(app, conf, &p.session, &list)?;
     if !pending::finish(app, &p.id)? {
@@ -159,9 +160,16 @@ fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
     if let Some(id) = req.cookie(pending::COOKIE) {
         let _ = pending::finish(app, &id);
     }
-    Response::redirect(&conf.portal)
+    // The login form says why the visitor is back on it.
+    Response::redirect(&format!("{}?notifcancelled=1", conf.portal))
         .with_cookie(&cookies::portal_cookie(conf, pending::COOKIE, "0", true))
         .with_cookies(&cookies::clear_sso(conf))
+}
+
+/// The frame of this area's pages, skinned by `portalSkinRules` for the session's user.
+pub fn frame<'a>(conf: &'a Conf, req: &Request, s: &Session) -> crate::web::Page<'a> {
+    let rules = conf.area::<crate::sso::skin::SkinRules>();
+    crate::web::Page::new(conf, req).with_skin(rules.choose(Some(s), &req.ip(), None))
 }
 
 /// The form's page allows the URL the released login goes to (`form-action`).

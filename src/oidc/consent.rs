@@ -10,7 +10,7 @@ use crate::error::{OAuthCode, Result};
 use crate::http::{Method, Request, Response};
 use crate::storage::{Kind, Session};
 use crate::util::{self, html_escape};
-use crate::web::{self, csrf};
+use crate::web::csrf;
 use serde_json::{json, Value};
 
 /// What the consent step decided.
@@ -62,7 +62,8 @@ pub fn decide(
     // Once confirmed, the form's answer redirects to the relying party: its origin joins the
     // page's form-action, as LemonLDAP::NG adds the URL a form leads to.
     Ok(Outcome::Ask(
-        Response::html(200, page(conf, rp, ar, p, &binding)).with_form_target(&ar.redirect_uri),
+        Response::html(200, page(conf, req, s, rp, ar, p, &binding))
+            .with_form_target(&ar.redirect_uri),
     ))
 }
 
@@ -116,7 +117,16 @@ fn remember(app: &App, trace: &str, rp: &str, scope: &str) -> Result<()> {
         .put(Kind::Persistent, &id, &ps)
 }
 
-fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params, binding: &str) -> String {
+fn page(
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    rp: &Rp,
+    ar: &AuthRequest,
+    p: &Params,
+    binding: &str,
+) -> String {
+    let frame = super::frame(conf, req, Some(s));
     let hidden: String =
         p.0.iter()
             .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"))
@@ -134,17 +144,21 @@ fn page(conf: &Conf, rp: &Rp, ar: &AuthRequest, p: &Params, binding: &str) -> St
         .map(|s| format!("<li>{}</li>", html_escape(s)))
         .collect::<Vec<_>>()
         .join("");
+    let app = format!("<strong>{}</strong>", html_escape(&rp.name));
     let body = format!(
-        "<h1>Limette</h1>\n<p id=\"consent\">The application <strong>{}</strong> asks to use your identity:</p>\n\
+        "<h1>{}</h1>\n<p id=\"consent\">{}</p>\n\
 <ul class=\"scopes\">{scopes}</ul>\n<form method=\"post\" action=\"{}oauth2/authorize\">\n{hidden}\
-<input type=\"hidden\" name=\"token\" value=\"{}\">\n\
-<button type=\"submit\" name=\"confirm\" value=\"1\">Accept</button>\n\
-<button type=\"submit\" name=\"confirm\" value=\"-1\" class=\"button secondary\">Refuse</button>\n</form>",
-        html_escape(&rp.name),
+<input type=\"hidden\" name=\"token\" value=\"{}\">\n<p class=\"actions\">\
+<button type=\"submit\" name=\"confirm\" value=\"1\">{}</button>\n\
+<button type=\"submit\" name=\"confirm\" value=\"-1\" class=\"secondary\">{}</button></p>\n</form>",
+        frame.word("consentTitle"),
+        frame.fill("consent", &[("app", &app)]),
         html_escape(&conf.portal),
         html_escape(&csrf::issue_for(conf, binding)),
+        frame.word("accept"),
+        frame.word("refuse"),
     );
-    web::layout("Limette: consent", &body)
+    frame.render(&frame.raw("consentTitle"), &body)
 }
 
 #[cfg(test)]

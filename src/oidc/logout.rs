@@ -42,7 +42,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     } else {
         // A confirmation posted without a valid token (cross-site, or too old) is refused.
         let status = if wants_confirm { 403 } else { 200 };
-        return Ok(Response::html(status, page(conf, &ask, &p, &binding)));
+        let frame = super::frame(conf, req, Some(&s));
+        return Ok(Response::html(status, page(&frame, &ask, &p, &binding)));
     };
     let reach = match req.wants_json() {
         true => Reach::ServerOnly,
@@ -201,22 +202,29 @@ fn binding(s: &SsoSession) -> String {
 /// front-channel logout URLs (`frames`) to load, the browser first gets a page that loads them
 /// in hidden iframes, then goes on to the URI by itself (Front-Channel Logout 1.0, section 4).
 fn done(conf: &Conf, req: &Request, ask: &Ask, frames: &[String]) -> Response {
-    const SIGNED_OUT: &str = "<h1>Limette</h1>\n<p id=\"loggedout\">You are signed out.</p>\n";
+    let frame = super::frame(conf, req, None);
+    let title = frame.raw("logoutTitle");
+    let signed_out = format!(
+        "<h1>{}</h1>\n<div class=\"message\" role=\"status\" id=\"loggedout\"><p>{}</p></div>\n",
+        frame.word("logoutTitle"),
+        frame.word("signedOut")
+    );
     let iframes = web::logout_frames(frames);
     let resp = match &ask.target {
         Some(url) if frames.is_empty() => Response::redirect(url),
         Some(url) => Response::html(
             200,
-            web::layout_then("Limette", &format!("{SIGNED_OUT}{iframes}"), 2, url),
+            frame.render_then(&title, &format!("{signed_out}{iframes}"), 2, url),
         ),
         None if req.wants_json() => Response::json(200, &json!({"result": 1})),
         None => Response::html(
             200,
-            web::layout(
-                "Limette",
+            frame.render(
+                &title,
                 &format!(
-                    "{SIGNED_OUT}<p><a href=\"{}\">Sign in again</a></p>\n{iframes}",
-                    html_escape(&conf.portal)
+                    "{signed_out}<p><a class=\"button\" href=\"{}\">{}</a></p>\n{iframes}",
+                    html_escape(&conf.portal),
+                    frame.word("signInAgain")
                 ),
             ),
         ),
@@ -226,7 +234,7 @@ fn done(conf: &Conf, req: &Request, ask: &Ask, frames: &[String]) -> Response {
 
 /// The confirmation page: a form that posts the request back with `confirm=1` and a token
 /// bound to the session (valid `formTimeout` seconds); "stay signed in" goes to the portal.
-fn page(conf: &Conf, ask: &Ask, p: &Params, binding: &str) -> String {
+fn page(frame: &web::Page, ask: &Ask, p: &Params, binding: &str) -> String {
     const KEPT: [&str; 4] = [
         "id_token_hint",
         "post_logout_redirect_uri",
@@ -244,22 +252,27 @@ fn page(conf: &Conf, ask: &Ask, p: &Params, binding: &str) -> String {
         })
         .collect();
     let asker = match ask.rp {
-        Some(rp) => format!(
-            "The application <strong>{}</strong> asks you to sign out.",
-            html_escape(&rp.name)
-        ),
-        None => "A page asks you to sign out.".to_string(),
+        Some(rp) => {
+            let app = format!("<strong>{}</strong>", html_escape(&rp.name));
+            frame.fill("logoutAskedByApp", &[("app", &app)])
+        }
+        None => frame.word("logoutAskedByPage"),
     };
-    let portal = html_escape(&conf.portal);
+    let conf_portal = frame.portal();
+    let portal = html_escape(conf_portal);
     let body = format!(
-        "<h1>Limette</h1>\n<p id=\"logout-confirm\">{asker} Do you want to sign out?</p>\n\
+        "<h1>{}</h1>\n<p id=\"logout-confirm\">{asker} {}</p>\n\
 <form method=\"post\" action=\"{portal}oauth2/logout\">\n{hidden}\
-<input type=\"hidden\" name=\"token\" value=\"{}\">\n\
-<button type=\"submit\" name=\"confirm\" value=\"1\">Sign out</button>\n\
-<a class=\"button secondary\" href=\"{portal}\">Stay signed in</a>\n</form>",
-        html_escape(&csrf::issue_for(conf, binding)),
+<input type=\"hidden\" name=\"token\" value=\"{}\">\n<p class=\"actions\">\
+<button type=\"submit\" name=\"confirm\" value=\"1\">{}</button>\n\
+<a class=\"button secondary\" href=\"{portal}\">{}</a></p>\n</form>",
+        frame.word("logoutTitle"),
+        frame.word("logoutConfirm"),
+        html_escape(&csrf::issue_for(frame.conf(), binding)),
+        frame.word("logout"),
+        frame.word("stayConnected"),
     );
-    web::layout("Limette: sign out", &body)
+    frame.render(&frame.raw("logoutTitle"), &body)
 }
 
 #[cfg(test)]

@@ -202,6 +202,17 @@ pub fn access_record_id(settings: &Settings, token: &str) -> Option<String> {
     verified.get("jti")?.as_str().map(str::to_string)
 }
 
+/// The frame of the provider's pages (consent, logout, form post), skinned by
+/// `portalSkinRules` for the session's user.
+pub fn frame<'a>(
+    conf: &'a Conf,
+    req: &Request,
+    s: Option<&crate::storage::Session>,
+) -> crate::web::Page<'a> {
+    let rules = conf.area::<crate::sso::skin::SkinRules>();
+    crate::web::Page::new(conf, req).with_skin(rules.choose(s, &req.ip(), None))
+}
+
 /// The issuer: `oidcServiceMetaDataIssuer`, else the portal URL with its trailing slash, as
 /// LemonLDAP::NG.
 pub fn issuer(conf: &Conf) -> String {

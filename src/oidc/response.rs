@@ -148,7 +148,14 @@ fn form_post(redirect_uri: &str, params: &[(&str, &str)]) -> Response {
          <script src=\"/static/form_post.js\"></script>",
         html_escape(redirect_uri)
     );
-    let mut r = Response::html(200, crate::web::layout("Continue", &body));
+    // The page lives a moment (its script posts at once): English, in the portal's stylesheet.
+    let page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Continue</title>\
+<link rel=\"stylesheet\" href=\"/static/limette.css\"></head>\n<body><main class=\"box\">\
+<h1>Continue</h1>\n{body}\n</main></body></html>\n"
+    );
+    let mut r = Response::html(200, page);
     r.form_targets.push(redirect_uri.to_string());
     r
 }

@@ -20,7 +20,7 @@ pub const MAX_PASSWORD: usize = 4096;
 /// `POST /` or `POST /oauth2/` with `user` and `password`.
 pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Response> {
     let json = req.wants_json();
-    if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
+    if let CookieState::Valid(_) = session::from_request(app, conf, req)? {
         // Already authenticated: LemonLDAP::NG refuses a second login on the same session.
         if json {
             return Err(Error::Portal {
@@ -28,10 +28,9 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
                 status: 400,
             });
         }
-        return Ok(match pending_url(conf, req) {
-            Some(u) => Response::redirect(&u),
-            None => Response::html(200, pages::landing(conf, &s)),
-        });
+        return Ok(Response::redirect(
+            &pending_url(conf, req).unwrap_or_else(|| conf.portal.clone()),
+        ));
     }
     if !json && conf.get_bool("requireToken") {
         if let Some(code) = refuse_token(app, conf, req)? {
@@ -186,7 +185,8 @@ fn locked_page(conf: &Conf, req: &Request, seconds: i64) -> Response {
         let body = json!({"result": 0, "error": PortalCode::Wait.as_str(), "lockTime": seconds});
         super::with_sso_challenge(Response::json(401, &body), 401, &conf.portal)
     } else {
-        Response::html(200, pages::locked(seconds))
+        let page = pages::frame(conf, req, None);
+        Response::html(200, pages::locked(&page, seconds))
     };
     resp.with_header("Retry-After", &seconds.to_string())
 }
@@ -225,7 +225,8 @@ pub fn finish(
 }
 
 /// Stores the session and answers with the SSO cookie: JSON `{"result":1,"error":"0","id":..}`,
-/// a redirect to the pending URL, or the landing page. The login is recorded in the user's
+/// else a redirect to the pending URL or to the portal's landing page (post/redirect/get: the
+/// answer to a posted form is never a page a reload would post again). The login is recorded in the user's
 /// history (and the history copied into the session, as LemonLDAP::NG does); a session this
 /// login replaces (the browser's SSO cookie, or the one a re-authentication set aside in
 /// [`crate::sso::RENEW_COOKIE`]) is ended on the server, so its id is worth nothing any more.
@@ -251,10 +252,8 @@ pub fn release(
     let replaced = end_replaced(app, conf, req, &id)?;
     let resp = if req.wants_json() {
         Response::json(200, &json!({"result": 1, "error": "0", "id": id}))
-    } else if let Some(u) = url {
-        Response::redirect(u)
     } else {
-        Response::html(200, pages::landing(conf, &s))
+        Response::redirect(url.unwrap_or(&conf.portal))
     };
     let state = crate::sso::browser_state(&conf.key, &id);
     let resp = resp.with_cookies(&cookies::sso(conf, &id, &state));

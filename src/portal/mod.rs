@@ -11,6 +11,7 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
+use crate::storage::Session;
 use crate::web::{cookies, csrf};
 use base64::Engine;
 use serde_json::json;
@@ -39,11 +40,44 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             if let Some(u) = url {
                 return Ok(Response::redirect(&u));
             }
-            Ok(Response::html(200, pages::landing(conf, &s)))
+            Ok(landing(conf, req, &s))
         }
         CookieState::Unknown => Ok(login_page(conf, req, PortalCode::SessionExpired, 401)
             .with_cookies(&cookies::clear_sso(conf))),
         CookieState::Absent => Ok(login_page(conf, req, PortalCode::FirstAccess, 401)),
+    }
+}
+
+/// The landing page of a connected user.
+pub fn landing(conf: &Conf, req: &Request, s: &Session) -> Response {
+    let page = pages::frame(conf, req, Some(s));
+    let html = pages::landing(&page, s, &logout_token(conf, s));
+    Response::html(200, html)
+}
+
+/// A token of the sign-out form, bound to the session and the action: a logout that carries
+/// it is the portal's own, and needs no confirmation.
+pub fn logout_token(conf: &Conf, s: &Session) -> String {
+    csrf::issue_for(conf, &logout_binding(s))
+}
+
+fn logout_binding(s: &Session) -> String {
+    let sid = s
+        .get("_session_id")
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    format!("portal-logout:{sid}")
+}
+
+/// What the login form of a first visit says: why the visitor came back, when the query says
+/// (after a logout, after the notifications were declined).
+fn notice_of(req: &Request) -> pages::Notice {
+    if req.has_query("loggedout") {
+        pages::Notice::Code(47)
+    } else if req.has_query("notifcancelled") {
+        pages::Notice::Key("notifCancelled")
+    } else {
+        pages::Notice::None
     }
 }
 
@@ -57,13 +91,14 @@ pub fn login_page(conf: &Conf, req: &Request, code: PortalCode, json_status: u16
     let url = req.param("url").filter(|u| decode_url(u).is_some());
     let user = req.form_param("user").unwrap_or_default();
     let shown = if code == PortalCode::FirstAccess {
-        0
+        notice_of(req)
     } else {
-        code as u16
+        pages::Notice::Code(code as u16)
     };
+    let frame = pages::frame(conf, req, None);
     let page = Response::html(
         200,
-        pages::login_form(conf, shown, url.as_deref(), &csrf::issue(conf), &user),
+        pages::login_form(&frame, shown, url.as_deref(), &csrf::issue(conf), &user),
     );
     match pending_url(conf, req) {
         Some(target) => page.with_form_target(&target),
@@ -78,26 +113,54 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
         return login_page(conf, req, PortalCode::FirstAccess, 401);
     }
     let b64 = base64::engine::general_purpose::STANDARD.encode(target);
-    let form = pages::login_form(conf, 0, Some(&b64), &csrf::issue(conf), "");
+    let frame = pages::frame(conf, req, None);
+    let form = pages::login_form(
+        &frame,
+        pages::Notice::None,
+        Some(&b64),
+        &csrf::issue(conf),
+        "",
+    );
     Response::html(200, form).with_form_target(target)
 }
 
-/// Ends the session; the page loads the front-channel logout URLs of the relying parties the
-/// session used (a JSON client gets none: it shows no page).
+/// `/?logout=1`: ends the session when the request carries the portal's own token (the
+/// sign-out form, `logout_token`), else asks first: a link from another site reaches here with
+/// the SSO cookie (`SameSite=Lax` travels on a top-level navigation), as an RP-initiated logout
+/// does. The answer goes on to `/?loggedout=1` (post/redirect/get); when relying parties must
+/// be told through the browser, a page first loads their front-channel logout URLs. A JSON
+/// client (which no cross-site navigation can be) logs out at once and shows no page.
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let json = req.wants_json();
     let mut frames = Vec::new();
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
-        let reach = match req.wants_json() {
+        let own = csrf::check_for(conf, req.param("token").as_deref(), &logout_binding(&s)).is_ok();
+        if !json && !own {
+            let page = pages::frame(conf, req, Some(&s));
+            let html = pages::confirm_logout(&page, &logout_token(conf, &s));
+            return Ok(Response::html(200, html));
+        }
+        let reach = match json {
             true => crate::app::Reach::ServerOnly,
             false => crate::app::Reach::Browser,
         };
         frames = crate::sso::logout(app, &s, reach)?;
     }
-    let resp = if req.wants_json() {
+    let done = format!("{}?loggedout=1", conf.portal);
+    let resp = if json {
         Response::json(200, &json!({"result": 1, "error": "47"}))
+    } else if frames.is_empty() {
+        Response::redirect(&done)
     } else {
-        let page = pages::logged_out(conf, &csrf::issue(conf), &frames);
-        Response::html(200, page).with_frame_sources(&frames)
+        let page = pages::frame(conf, req, None);
+        let body = format!(
+            "<h1>{}</h1>\n<div class=\"message\" role=\"status\" id=\"msg\" trmsg=\"47\"><p>{}</p></div>\n{}",
+            page.word("logoutTitle"),
+            page.error_text(47),
+            crate::web::logout_frames(&frames)
+        );
+        let html = page.render_then(&page.raw("logoutTitle"), &body, 2, &done);
+        Response::html(200, html).with_frame_sources(&frames)
     };
     Ok(resp.with_cookies(&cookies::clear_sso(conf)))
 }

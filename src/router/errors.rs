@@ -1,11 +1,14 @@
 //! THE error -> response table, at the top with the router that picks the flavour. One exhaustive match, no catch-all arm: a new error variant
 //! does not compile until it has a wire form here. The flavour (JSON or HTML) follows the
 //! `Accept` header, except for the REST servers, which always answer JSON.
+use crate::config::Conf;
 use crate::error::{Error, OAuthCode};
 use crate::http::{Request, Response};
 use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
+use crate::web::Page;
 use serde_json::json;
+use std::sync::OnceLock;
 
 /// How an error must look on the wire for this request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +23,10 @@ pub enum Flavour {
 pub const REST_REALM: &str = "Limette REST servers";
 
 /// Turns an error into the response the client sees. 5xx details go to the log, with the
-/// request id, never to the client.
-pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -> Response {
+/// request id, never to the client. `conf` is the configuration in force (`None` where none is
+/// at hand: a page in the default look).
+pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&Conf>) -> Response {
+    let conf = conf.unwrap_or_else(|| fallback_conf());
     let json_wanted = flavour == Flavour::Json || req.wants_json();
     let (status, text): (u16, String) = match err {
         Error::BadRequest(m) => (400, m.clone()),
@@ -40,7 +45,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
         Error::PayloadTooLarge => (413, "Request body too large".into()),
         Error::RequestTimeout => (408, "Request timeout".into()),
         Error::Overloaded => (503, "Server busy, try again".into()),
-        Error::Portal { code, status } => return portal_error(*code, *status, req, portal),
+        Error::Portal { code, status } => return portal_error(*code, *status, req, conf),
         Error::OAuth {
             code,
             status,
@@ -64,7 +69,10 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, portal: &str) -
     let resp = if json_wanted {
         Response::json(status, &json!({ "error": text }))
     } else {
-        Response::html(status, error_page(status, &text))
+        Response::html(
+            status,
+            error_page(&Page::new(conf, req), status, &text, req.id),
+        )
     };
     if let Error::OnlyMethods(allowed) = err {
         return resp.with_header("Allow", allowed);
@@ -86,17 +94,28 @@ fn portal_error(
     code: crate::error::PortalCode,
     status: u16,
     req: &Request,
-    portal: &str,
+    conf: &Conf,
 ) -> Response {
     if req.wants_json() {
-        return portal_json(code, status, portal);
+        return portal_json(code, status, &conf.portal);
     }
-    let msg = crate::web::messages::text("en", code as u16);
-    with_sso_challenge(
-        Response::html(status, error_page(status, &msg)),
-        status,
-        portal,
-    )
+    let page = Page::new(conf, req);
+    let msg = crate::web::messages::text(page.lang, code as u16);
+    let html = error_page(&page, status, &msg, req.id);
+    with_sso_challenge(Response::html(status, html), status, &conf.portal)
+}
+
+/// The configuration of an error page when none is at hand: the defaults.
+fn fallback_conf() -> &'static Conf {
+    static CONF: OnceLock<Conf> = OnceLock::new();
+    CONF.get_or_init(|| {
+        let empty = serde_json::Map::new();
+        match Conf::build(empty.clone(), &empty, "") {
+            Ok(c) => c,
+            // The defaults always parse (a unit test builds them); no page is worth a panic.
+            Err(e) => unreachable!("the default configuration does not parse: {e}"),
+        }
+    })
 }
 
 /// RFC 6749 5.2 error JSON; `WWW-Authenticate: Basic` only when Basic credentials were sent.
@@ -137,20 +156,34 @@ fn soap_fault(client: bool, message: &str) -> Response {
     Response::bytes(500, "text/xml; charset=utf-8", body)
 }
 
-/// The fixed HTML error page, titled by status as LemonLDAP::NG does.
-pub fn error_page(status: u16, text: &str) -> String {
-    let title = match status {
-        500.. => "Server error",
-        403 => "Forbidden",
-        401 => "Authentication required",
-        400 => "Bad request",
-        404 => "Not found",
-        _ => "Error",
+/// The HTML error page, in the page's language: what happened in plain words (by status),
+/// what to do next, the detail in small print (a 5xx's is generic: the detail is in the log,
+/// under the reference given), and a way back to the portal.
+pub fn error_page(page: &Page, status: u16, detail: &str, request_id: u64) -> String {
+    let key = match status {
+        500.. => "500",
+        400 | 401 | 403 | 404 | 405 | 413 => "",
+        _ => "-",
     };
-    format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"/static/limette.css\"></head>\n<body><main class=\"box\"><h1>{title}</h1>\n<p class=\"error\">{}</p>\n<p><a href=\"/\">Back to the portal</a></p></main></body></html>\n",
-        html_escape(text)
-    )
+    let (title, help) = match key {
+        "" => (format!("errorTitle{status}"), format!("errorHelp{status}")),
+        "-" => ("errorTitle".to_string(), "errorHelp".to_string()),
+        k => (format!("errorTitle{k}"), format!("errorHelp{k}")),
+    };
+    let title = page.raw(&title);
+    let small = if status >= 500 {
+        page.fill("errorReference", &[("id", &request_id.to_string())])
+    } else {
+        page.fill("errorDetail", &[("detail", &html_escape(detail))])
+    };
+    let body = format!(
+        "<h1>{}</h1>\n<div class=\"error\" role=\"alert\" id=\"msg\"><p>{}</p></div>\n\
+<p class=\"detail\">{small}</p>\n<p><a class=\"button\" href=\"/\">{}</a></p>",
+        html_escape(&title),
+        page.word(&help),
+        page.word("goToPortal"),
+    );
+    page.render(&title, &body)
 }
 
 #[cfg(test)]
@@ -165,21 +198,21 @@ mod tests {
             &Error::not_found("Unknown key K"),
             &req,
             Flavour::Negotiated,
-            "p/",
+            None,
         );
         assert_eq!(r.status, 404);
         assert_eq!(r.json_body(), json!({"error": "Unknown key K"}));
         let req = Request::new(Method::Get, "/x");
-        let r = to_response(&Error::not_found("<x>"), &req, Flavour::Negotiated, "p/");
+        let r = to_response(&Error::not_found("<x>"), &req, Flavour::Negotiated, None);
         assert!(String::from_utf8_lossy(&r.body).contains("&lt;x&gt;"));
-        let r = to_response(&Error::not_found("x"), &req, Flavour::Json, "p/");
+        let r = to_response(&Error::not_found("x"), &req, Flavour::Json, None);
         assert_eq!(r.json_body(), json!({"error": "x"}));
     }
 
     #[test]
     fn internal_errors_say_nothing_internal() {
         let req = Request::new(Method::Get, "/x").with_header("Accept", "application/json");
-        let r = to_response(&Error::storage("/secret/path"), &req, Flavour::Json, "p/");
+        let r = to_response(&Error::storage("/secret/path"), &req, Flavour::Json, None);
         assert_eq!(r.status, 500);
         assert!(!String::from_utf8_lossy(&r.body).contains("secret"));
     }
@@ -192,16 +225,16 @@ mod tests {
             status: 401,
             basic: true,
         };
-        let r = to_response(&e, &req, Flavour::Json, "p/");
+        let r = to_response(&e, &req, Flavour::Json, None);
         assert_eq!(r.status, 401);
         assert_eq!(r.header("www-authenticate"), Some("Basic"));
-        let r = to_response(&Error::Bearer(None), &req, Flavour::Json, "p/");
+        let r = to_response(&Error::Bearer(None), &req, Flavour::Json, None);
         assert_eq!(r.header("www-authenticate"), Some("Bearer"));
         let r = to_response(
             &Error::Bearer(Some(OAuthCode::InvalidToken)),
             &req,
             Flavour::Json,
-            "p/",
+            None,
         );
         assert_eq!(
             r.header("www-authenticate"),

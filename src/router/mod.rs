@@ -15,11 +15,24 @@ pub fn dispatch(app: &App, req: &Request) -> Response {
     let (flavour, res) = route(app, req, &conf);
     let mut resp = match res {
         Ok(r) => r,
-        Err(e) => to_response(&e, req, flavour, &conf.portal),
+        Err(e) => to_response(&e, req, flavour, Some(&conf)),
     };
+    remember_language(&conf, req, &mut resp);
     let policy = conf.area::<crate::web::headers::Policy>();
     crate::web::headers::apply(&policy, &mut resp, client_https(app, req, &conf));
     resp
+}
+
+/// A page answering a language switch (`?lang=`) remembers the choice in LemonLDAP::NG's
+/// `llnglanguage` cookie, whichever area answered.
+fn remember_language(conf: &Conf, req: &Request, resp: &mut Response) {
+    let page = resp
+        .header("Content-Type")
+        .is_some_and(|t| t.starts_with("text/html"));
+    if let (true, Some(lang)) = (page, crate::web::lang::remembered(req)) {
+        let cookie = crate::web::lang::cookie(conf, lang);
+        resp.headers.push(("Set-Cookie".into(), cookie));
+    }
 }
 
 /// Whether the client reached the portal over https: what a trusted proxy says in
@@ -50,6 +63,8 @@ pub fn area_settings(conf: &Conf) -> Result<(), String> {
     conf.try_area::<crate::portal::macros::Compiled>()?;
     conf.try_area::<crate::web::headers::Policy>()?;
     conf.try_area::<crate::sso::history::Settings>()?;
+    conf.try_area::<crate::web::skin::Skin>()?;
+    conf.try_area::<crate::sso::skin::SkinRules>()?;
     Ok(())
 }
 
@@ -185,7 +200,7 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
             Flavour::Negotiated,
             notifications::portal::handle(app, req, conf, portal::login::release),
         ),
-        Area::Static => (Flavour::Negotiated, portal::assets::serve(req)),
+        Area::Static => (Flavour::Negotiated, portal::assets::serve(app, req, conf)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),
     }
 }

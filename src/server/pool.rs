@@ -155,7 +155,7 @@ fn dispatch_guarded(handler: &Handler, req: &Request) -> Response {
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown".into());
             let err = Error::Internal(format!("handler panicked: {what}"));
-            to_response(&err, req, Flavour::Negotiated, "")
+            to_response(&err, req, Flavour::Negotiated, None)
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod form_token;
 pub mod history;
 pub mod pending;
+pub mod skin;
 
 use crate::app::{App, Reach};
 use crate::config::Conf;

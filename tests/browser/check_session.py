@@ -126,6 +126,12 @@ def main(portal, rp_port, other_port):
         rp_tab = driver.current_window_handle
         driver.switch_to.new_window("tab")
         driver.get(portal + "/?logout=1")
+        # The portal asks first (a link from another site must not end the session).
+        driver.find_element(By.ID, "logout").click()
+        try:
+            WebDriverWait(driver, 5).until(lambda d: d.get_cookie("lemonldapopbs") is None)
+        except WebDriverException:
+            pass
         check(driver.get_cookie("lemonldapopbs") is None, "logout must clear the browser state")
         driver.switch_to.window(rp_tab)
         got = answer_after(driver, "rp " + ss, 4)

@@ -285,6 +285,24 @@ impl Portal {
         assert_eq!(r.status, 200, "login of {user}: {}", r.text());
         r.json()["id"].as_str().unwrap().to_string()
     }
+    /// Signs session `sid` out as a browser does from a link: `GET /?logout=1` asks first (it
+    /// must: the page is checked), then the confirmation is posted with the page's token. The
+    /// answer to the confirmation.
+    pub fn logout_confirmed(&self, sid: &str) -> Resp {
+        let cookie = format!("lemonldap={sid}");
+        let c = self.client();
+        let ask = c.get("/?logout=1", &[("Cookie", &cookie)]);
+        assert_eq!(ask.status, 200, "{}", ask.text());
+        let html = ask.text();
+        assert!(html.contains("id=\"logout-confirm\""), "{html}");
+        let token = html
+            .split("name=\"token\" value=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_else(|| panic!("no token in {html}"))
+            .to_string();
+        c.post_form("/?logout=1", &[("token", &token)], &[("Cookie", &cookie)])
+    }
 }
 
 impl Drop for Portal {

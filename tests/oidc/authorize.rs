@@ -52,7 +52,11 @@ fn authorize_client_errors_are_never_redirected() {
     let sid = p.login("dwho");
     let json = [("Accept", "application/json")];
     let cases = [
-        (query("nope", ""), "107", "Unknown relying party"),
+        (
+            query("nope", ""),
+            "107",
+            "This application is not known to the portal",
+        ),
         (
             query("rp1", "").replace(&enc(CB), &enc("http://evil.example/cb")),
             "108",

@@ -140,7 +140,7 @@ fn every_logout_clears_the_browser_state() {
     // The portal's logout.
     let (sid, _) = login(&p);
     let cookie = format!("lemonldap={sid}");
-    let out = c.get("/?logout=1", &[("Cookie", &cookie)]);
+    let out = p.logout_confirmed(&sid);
     cleared(&out, "portal logout");
     // The check-session page, asked with the ended session's cookie, clears them too: the
     // browser state then no longer gives the old session_state.

@@ -109,9 +109,7 @@ fn implicit_with_an_access_token() {
     assert_eq!(u.status, 200, "{}", u.text());
     assert_eq!(u.json()["email"], "dwho@badwolf.org");
     // The token dies with the session, as the token endpoint's do.
-    let r = p
-        .client()
-        .get("/?logout=1", &[("Cookie", &format!("lemonldap={sid}"))]);
+    let r = p.logout_confirmed(&sid);
     assert!(r.status < 400, "{}", r.text());
     let u = p
         .client()

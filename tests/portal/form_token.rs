@@ -28,7 +28,7 @@ fn a_form_older_than_form_timeout_is_refused_with_error_82() {
     assert_ne!(fresh, stale);
     clock::advance(&p, 25);
     let r = post_login(&c, "dwho", &fresh);
-    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.status, 302, "{}", r.text());
     assert_eq!(shown_error(&r.text()), None, "{}", r.text());
     let sid = r
         .cookie("lemonldap")

@@ -11,8 +11,10 @@ mod cookies;
 mod form_token;
 mod headers;
 mod hooks;
+mod languages;
 mod pending;
 mod redirects;
+mod skin;
 
 use common::{Client, Portal, Resp};
 

@@ -53,7 +53,7 @@ fn an_expired_pending_login_releases_no_session() {
     // The user logs in again and gets through.
     let (pending, token) = held_login(&p);
     let r = accept(&p, &pending, &token);
-    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.status, 302, "{}", r.text());
     assert!(r.cookie("lemonldap").is_some());
 }
 
@@ -63,7 +63,7 @@ fn a_pending_login_within_its_lifetime_is_released() {
     let (pending, token) = held_login(&p);
     clock::advance(&p, 590);
     let r = accept(&p, &pending, &token);
-    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.status, 302, "{}", r.text());
     assert_eq!(shown_error(&r.text()), None, "{}", r.text());
     let sid = r.cookie("lemonldap").expect("SSO cookie once accepted");
     let me = p
@@ -80,7 +80,7 @@ fn a_long_form_timeout_lengthens_the_pending_lifetime() {
     let (late, late_token) = held_login(&p);
     clock::advance(&p, 3000);
     let r = accept(&p, &early, &early_token);
-    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.status, 302, "{}", r.text());
     assert!(r.cookie("lemonldap").is_some());
 
     clock::advance(&p, 601);

@@ -25,9 +25,14 @@ fn login_to(p: &Portal, url: &str) -> Option<String> {
         &[],
     );
     assert!(r.cookie("lemonldap").is_some(), "login: {}", r.text());
+    // A refused target leaves the user on the portal's landing page (post/redirect/get: a
+    // redirect too); `None` then.
+    let portal = p.url("/");
     match r.status {
-        302 => r.header("location").map(str::to_string),
-        200 => None,
+        302 => r
+            .header("location")
+            .filter(|l| *l != portal || url == portal)
+            .map(str::to_string),
         s => panic!("unexpected {s}: {}", r.text()),
     }
 }

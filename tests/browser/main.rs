@@ -1,0 +1,83 @@
+//! Every portal page in a real headless Chromium, in English and French (tests/browser/pages.py):
+//! the language switch, keyboard-only sign-in, the notification form that keeps its ticks, the
+//! explorer, consent, both logout confirmations, an error page; on each, axe-core (installed
+//! from the npm registry by `make test-tools`, injected by the test) must find no serious or
+//! critical violation, the policy no violation, and nothing may scroll sideways at 320 px.
+//! `make screenshots` runs it with LIMETTE_SCREENSHOTS set: each page at 1280 and 360 px.
+#[path = "../common/mod.rs"]
+mod common;
+mod python;
+
+use common::oidc::rp;
+use common::Portal;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// axe.min.js: LIMETTE_AXE, else where `.ci/setup.d/axe.sh` installs it.
+fn axe() -> PathBuf {
+    let path = std::env::var_os("LIMETTE_AXE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/target/axe/node_modules/axe-core/axe.min.js"
+            ))
+        });
+    assert!(
+        path.is_file(),
+        "no axe-core at {}: run `make test-tools` once (it installs axe-core from the npm \
+         registry), or point LIMETTE_AXE at axe.min.js",
+        path.display()
+    );
+    path
+}
+
+fn portal() -> Portal {
+    let app = rp(
+        "app",
+        json!({"BypassConsent": null, "DisplayName": "Application", "PostLogoutRedirectUris": null}),
+    );
+    let p = common::oidc::builder(&[("app", app)])
+        .conf("notification", json!(1))
+        .conf("notificationsExplorer", json!(1))
+        .conf("notificationServer", json!(1))
+        .start();
+    for (uid, lang) in [("dwho", "en"), ("rtyler", "fr")] {
+        let r = p.client().send_json(
+            "POST",
+            "/notifications",
+            &json!([{"uid": uid, "date": "2024-01-01", "reference": format!("TERMS-{lang}"),
+                "title": "Terms of use", "subtitle": "Version 2",
+                "text": "Please read and accept the new terms.",
+                "check": ["I have read the terms", "I accept them"]}]),
+        );
+        assert_eq!(r.status, 200, "insert: {}", r.text());
+    }
+    p
+}
+
+#[test]
+fn every_page_in_both_languages() {
+    let p = portal();
+    let mut cmd = std::process::Command::new(python::python());
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/browser/pages.py"
+    ))
+    .arg(p.url(""))
+    .arg(axe());
+    if let Some(dir) = std::env::var_os("LIMETTE_SCREENSHOTS") {
+        cmd.arg(dir);
+    }
+    let out = cmd
+        .output()
+        .expect("the tests' python3 starts (make test builds it)");
+    // The pages visited, for the test's output (`--nocapture`).
+    println!("{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "browser pages failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
