@@ -50,6 +50,7 @@ pub fn area_settings(conf: &Conf) -> Result<(), String> {
     conf.try_area::<crate::portal::macros::Compiled>()?;
     conf.try_area::<crate::web::headers::Policy>()?;
     conf.try_area::<crate::sso::history::Settings>()?;
+    conf.try_area::<crate::rules::location::Rules>()?;
     Ok(())
 }
 
