@@ -28,10 +28,10 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
                 status: 400,
             });
         }
-        return Ok(match pending_url(conf, req) {
-            Some(u) => Response::redirect(&u),
-            None => Response::html(200, pages::landing(conf, &s)),
-        });
+        return match pending_url(conf, req) {
+            Some(u) => Ok(Response::redirect(&u)),
+            None => super::menu::page(app, conf, req, &s, crate::web::messages::DEFAULT),
+        };
     }
     if !json && conf.get_bool("requireToken") {
         if let Some(code) = refuse_token(app, conf, req)? {
@@ -254,7 +254,7 @@ pub fn release(
     } else if let Some(u) = url {
         Response::redirect(u)
     } else {
-        Response::html(200, pages::landing(conf, &s))
+        super::menu::page(app, conf, req, &s, crate::web::messages::DEFAULT)?
     };
     let resp = resp.with_cookie(&cookies::sso(conf, &id));
     Ok(if replaced {

@@ -1,9 +1,11 @@
-//! The portal itself: `GET /` (who am I, login form), `POST /` and `POST /oauth2/` (login),
+//! The portal itself: `GET /` (the connected user's menu, `menu`, or the login form),
+//! `POST /` and `POST /oauth2/` (login), `POST /` with `revokeConsent` (the menu's form),
 //! `GET /?logout=1`. JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
 pub mod login;
 pub mod macros;
+pub mod menu;
 pub mod pages;
 pub mod session;
 
@@ -11,7 +13,7 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
-use crate::web::{cookies, csrf};
+use crate::web::{cookies, csrf, messages};
 use base64::Engine;
 use serde_json::json;
 use session::CookieState;
@@ -23,6 +25,9 @@ pub fn handle_root(app: &App, req: &Request, conf: &Conf, hold: login::Hold) -> 
     }
     match req.method {
         Method::Get | Method::Head => show(app, req, conf),
+        Method::Post if req.form_param("revokeConsent").is_some() => {
+            menu::revoke(app, conf, req, messages::DEFAULT)
+        }
         Method::Post => login::post(app, req, conf, hold),
         _ => Err(Error::MethodNotAllowed),
     }
@@ -39,7 +44,7 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             if let Some(u) = url {
                 return Ok(Response::redirect(&u));
             }
-            Ok(Response::html(200, pages::landing(conf, &s)))
+            menu::page(app, conf, req, &s, messages::DEFAULT)
         }
         CookieState::Unknown => Ok(login_page(conf, req, PortalCode::SessionExpired, 401)
             .with_cookie(&cookies::clear_sso(conf))),

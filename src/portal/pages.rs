@@ -1,7 +1,6 @@
-//! The portal's HTML pages: login form, landing page, logout page. Plain HTML and CSS, every
-//! dynamic value escaped.
+//! The portal's HTML pages: login form, logout page, lock page (the connected user's page is
+//! `menu`). Plain HTML and CSS, every dynamic value escaped.
 use crate::config::Conf;
-use crate::storage::Session;
 use crate::util::html_escape;
 use crate::web::{layout, messages};
 
@@ -70,23 +69,6 @@ pub fn locked(seconds: i64) -> String {
         word("goToPortal"),
     );
     layout("Limette: sign in", &body)
-}
-
-/// The landing page of a connected user.
-pub fn landing(conf: &Conf, s: &Session) -> String {
-    let name = s
-        .get("cn")
-        .or_else(|| s.get("_whatToTrace"))
-        .map(crate::config::value_string)
-        .unwrap_or_default();
-    let body = format!(
-        "<h1>Limette</h1>\n<p id=\"connected\">{} <strong>{}</strong></p>\n<p><a class=\"button\" href=\"{}?logout=1\">{}</a></p>",
-        word("connectedAs"),
-        html_escape(&name),
-        html_escape(&conf.portal),
-        word("logout")
-    );
-    layout("Limette", &body)
 }
 
 fn word(key: &str) -> String {
