@@ -9,6 +9,7 @@ mod authorize;
 mod channels;
 mod claims;
 mod clients;
+mod consent;
 mod directory;
 mod file_processes;
 mod flows;
