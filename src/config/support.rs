@@ -198,6 +198,38 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "login history in the persistent session (_loginHistory)",
     ),
     KeyInfo::new(
+        "applicationList",
+        Implemented,
+        "the menu's applications: categories, display auto (locationRules) / on / off / a rule; \
+logos only as absolute URLs; sp: rules hide the application",
+    ),
+    KeyInfo::new(
+        "portalDisplayOrder",
+        Implemented,
+        "the menu's tabs in order: Appslist, LoginHistory, OidcConsents, Logout (ChangePassword: \
+no such page)",
+    ),
+    KeyInfo::new(
+        "portalDisplayAppslist",
+        Implemented,
+        "rule: the menu's applications tab",
+    ),
+    KeyInfo::new(
+        "portalDisplayLoginHistory",
+        Implemented,
+        "rule: the menu's login history tab (with loginHistoryEnabled)",
+    ),
+    KeyInfo::new(
+        "portalDisplayOidcConsents",
+        Implemented,
+        "rule: the menu's tab of relying parties consented to, each revocable",
+    ),
+    KeyInfo::new(
+        "portalDisplayLogout",
+        Implemented,
+        "rule: the menu's logout button",
+    ),
+    KeyInfo::new(
         "successLoginNumber",
         Implemented,
         "successful logins kept in the history",

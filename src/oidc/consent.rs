@@ -1,17 +1,20 @@
 //! The consent step of `/oauth2/authorize`: skipped for RPs that bypass it, remembered per
-//! user and RP in the persistent session (`_oidcConsents`, a JSON list of `{rp, epoch, scope}`
-//! as LemonLDAP::NG keeps it), otherwise a page with the scopes and a CSRF-protected form that
-//! posts the authorization request back with `confirm=1` (accept) or `confirm=-1` (refuse).
+//! user, RP and scope set in the persistent session (`sso::consents`: `_oidcConsents` as
+//! LemonLDAP::NG keeps and checks it), otherwise a page in the user's language with the RP's
+//! display name and logo, the signed-in account, each scope as a sentence (LemonLDAP::NG's
+//! `oidcGiveConsent`: known scopes by their message, others as "other information" with the
+//! name) and the raw scope names in small print, and a CSRF-protected form that posts the
+//! authorization request back with `confirm=1` (accept) or `confirm=-1` (refuse).
 use super::authorize::AuthRequest;
 use super::{Params, Rp};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{OAuthCode, Result};
 use crate::http::{Method, Request, Response};
-use crate::storage::{Kind, Session};
-use crate::util::{self, html_escape};
-use crate::web::csrf;
-use serde_json::{json, Value};
+use crate::sso::consents;
+use crate::storage::Session;
+use crate::util::html_escape;
+use crate::web::{csrf, Page};
 
 /// What the consent step decided.
 #[derive(Debug)]
@@ -46,14 +49,15 @@ pub fn decide(
         req.method == Method::Post && csrf::check_for(conf, p.get("token"), &binding).is_ok();
     match p.get("confirm") {
         Some("1") if token_ok => {
-            remember(app, &trace, &rp.name, &ar.scope)?;
+            consents::remember(app, &trace, &rp.name, &ar.scope)?;
             return Ok(Outcome::Granted);
         }
         Some("-1") if token_ok => return Ok(Outcome::Refused(OAuthCode::AccessDenied)),
         _ => {}
     }
     let forced = ar.prompt.iter().any(|x| x == "consent");
-    if !forced && covered(&consents(app, &trace)?, &rp.name, &ar.scope) {
+    let (_, persistent) = crate::sso::persistent(app, &trace)?;
+    if !forced && consents::covers(&consents::of(&persistent), &rp.name, &ar.scope) {
         return Ok(Outcome::Granted);
     }
     if ar.prompt.iter().any(|x| x == "none") {
@@ -74,47 +78,6 @@ fn binding(s: &Session, rp: &Rp) -> String {
         .map(crate::config::value_string)
         .unwrap_or_default();
     format!("oidc-consent:{sid}:{}", rp.client_id)
-}
-
-/// True when a remembered consent for this RP covers every requested scope.
-pub fn covered(list: &[Value], rp: &str, scope: &str) -> bool {
-    list.iter().any(|c| {
-        let given: Vec<&str> = c
-            .get("scope")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
-        c.get("rp").and_then(Value::as_str) == Some(rp)
-            && scope.split_whitespace().all(|s| given.contains(&s))
-    })
-}
-
-fn consents(app: &App, trace: &str) -> Result<Vec<Value>> {
-    let (_, ps) = crate::sso::persistent(app, trace)?;
-    Ok(parse_list(ps.get("_oidcConsents")))
-}
-
-/// LemonLDAP::NG stores the list as a JSON string; accept an array too.
-fn parse_list(v: Option<&Value>) -> Vec<Value> {
-    match v {
-        Some(Value::Array(a)) => a.clone(),
-        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
-fn remember(app: &App, trace: &str, rp: &str, scope: &str) -> Result<()> {
-    let (id, mut ps) = crate::sso::persistent(app, trace)?;
-    let mut list: Vec<Value> = parse_list(ps.get("_oidcConsents"));
-    list.retain(|c| c.get("rp").and_then(Value::as_str) != Some(rp));
-    list.push(json!({"rp": rp, "epoch": util::now(), "scope": scope}));
-    ps.insert(
-        "_oidcConsents".into(),
-        json!(Value::Array(list).to_string()),
-    );
-    app.sessions(Kind::Persistent)
-        .put(Kind::Persistent, &id, &ps)
 }
 
 fn page(
@@ -138,21 +101,33 @@ fn page(
                 )
             })
             .collect();
-    let scopes: String = ar
-        .scope
-        .split(' ')
-        .map(|s| format!("<li>{}</li>", html_escape(s)))
-        .collect::<Vec<_>>()
-        .join("");
-    let app = format!("<strong>{}</strong>", html_escape(&rp.name));
+    let account = s
+        .get("cn")
+        .or_else(|| s.get("_whatToTrace"))
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    let logo = rp
+        .icon
+        .as_deref()
+        .map(|u| {
+            format!(
+                "<img src=\"{}\" alt=\"\" width=\"64\" height=\"64\">\n",
+                html_escape(u)
+            )
+        })
+        .unwrap_or_default();
     let body = format!(
-        "<h1>{}</h1>\n<p id=\"consent\">{}</p>\n\
-<ul class=\"scopes\">{scopes}</ul>\n<form method=\"post\" action=\"{}oauth2/authorize\">\n{hidden}\
+        "<h1>{}</h1>\n<p id=\"connected\">{} <strong>{}</strong></p>\n{logo}\
+<h2 id=\"consent\">{}</h2>\n<ul class=\"scopes\">{}</ul>\n\
+<form method=\"post\" action=\"{}oauth2/authorize\">\n{hidden}\
 <input type=\"hidden\" name=\"token\" value=\"{}\">\n<p class=\"actions\">\
 <button type=\"submit\" name=\"confirm\" value=\"1\">{}</button>\n\
 <button type=\"submit\" name=\"confirm\" value=\"-1\" class=\"secondary\">{}</button></p>\n</form>",
         frame.word("consentTitle"),
-        frame.fill("consent", &[("app", &app)]),
+        frame.word("connectedAs"),
+        html_escape(&account),
+        frame.fill("consent", &[("app", &html_escape(&rp.display_name))]),
+        sentences(&frame, &ar.scope),
         html_escape(&conf.portal),
         html_escape(&csrf::issue_for(conf, binding)),
         frame.word("accept"),
@@ -161,18 +136,59 @@ fn page(
     frame.render(&frame.raw("consentTitle"), &body)
 }
 
+/// The message of a standard scope (LemonLDAP::NG's `oidcGiveConsent` list).
+fn scope_message(scope: &str) -> Option<&'static str> {
+    Some(match scope {
+        "openid" => "yourIdentity",
+        "profile" => "yourProfile",
+        "email" => "yourEmail",
+        "address" => "yourAddress",
+        "phone" => "yourPhone",
+        "offline_access" => "yourOffline",
+        _ => return None,
+    })
+}
+
+/// One list item per requested scope: its sentence, the raw name in small print.
+fn sentences(page: &Page, scope: &str) -> String {
+    scope
+        .split_whitespace()
+        .map(|name| {
+            let key = scope_message(name).unwrap_or("anotherInformation");
+            format!(
+                "<li data-scope=\"{n}\">{} <small>({n})</small></li>",
+                page.word(key),
+                n = html_escape(name)
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn conf() -> Conf {
+        let serde_json::Value::Object(m) = serde_json::json!({"cfgNum": 1, "portal": "http://p/"})
+        else {
+            unreachable!()
+        };
+        Conf::build(m, &serde_json::Map::new(), "k").unwrap()
+    }
+
     #[test]
-    fn remembered_consent_must_cover_the_scopes() {
-        let list = parse_list(Some(&json!(
-            r#"[{"rp":"a","epoch":1,"scope":"openid email"}]"#
-        )));
-        assert!(covered(&list, "a", "openid"));
-        assert!(covered(&list, "a", "openid email"));
-        assert!(!covered(&list, "a", "openid profile"));
-        assert!(!covered(&list, "b", "openid"));
+    fn each_scope_reads_as_a_sentence_with_its_name() {
+        let c = conf();
+        let fr = Page::new(&c, &Request::new(Method::Get, "/?lang=fr"));
+        let html = sentences(&fr, "openid email custom");
+        assert!(
+            html.contains("Connaître votre identité <small>(openid)</small>"),
+            "{html}"
+        );
+        assert!(html.contains("Connaître votre adresse électronique <small>(email)</small>"));
+        assert!(html.contains("Une autre information : <small>(custom)</small>"));
+        let en = Page::new(&c, &Request::new(Method::Get, "/"));
+        assert_eq!(sentences(&en, "a<b").matches("<li").count(), 1);
+        assert!(sentences(&en, "a<b").contains("(a&lt;b)"));
     }
 }

@@ -1,9 +1,11 @@
-//! The portal itself: `GET /` (who am I, login form), `POST /` and `POST /oauth2/` (login),
+//! The portal itself: `GET /` (the connected user's menu, `menu`, or the login form),
+//! `POST /` and `POST /oauth2/` (login), `POST /` with `revokeConsent` (the menu's form),
 //! `GET /?logout=1`. JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
 pub mod login;
 pub mod macros;
+pub mod menu;
 pub mod pages;
 pub mod session;
 
@@ -24,6 +26,7 @@ pub fn handle_root(app: &App, req: &Request, conf: &Conf, hold: login::Hold) -> 
     }
     match req.method {
         Method::Get | Method::Head => show(app, req, conf),
+        Method::Post if req.form_param("revokeConsent").is_some() => menu::revoke(app, conf, req),
         Method::Post => login::post(app, req, conf, hold),
         _ => Err(Error::MethodNotAllowed),
     }
@@ -40,19 +43,12 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             if let Some(u) = url {
                 return Ok(Response::redirect(&u));
             }
-            Ok(landing(conf, req, &s))
+            menu::page(app, conf, req, &s)
         }
         CookieState::Unknown => Ok(login_page(conf, req, PortalCode::SessionExpired, 401)
             .with_cookies(&cookies::clear_sso(conf))),
         CookieState::Absent => Ok(login_page(conf, req, PortalCode::FirstAccess, 401)),
     }
-}
-
-/// The landing page of a connected user.
-pub fn landing(conf: &Conf, req: &Request, s: &Session) -> Response {
-    let page = pages::frame(conf, req, Some(s));
-    let html = pages::landing(&page, s, &logout_token(conf, s));
-    Response::html(200, html)
 }
 
 /// A token of the sign-out form, bound to the session and the action: a logout that carries

@@ -1,5 +1,5 @@
-//! The portal's HTML pages: login form, landing page, logout confirmation and logout page, in
-//! the frame `web::Page` gives (language, skin). Plain HTML and CSS, every dynamic value
+//! The portal's HTML pages: login form, lock page, sign-out form, logout confirmation (the
+//! connected user's page is `menu`), in the frame `web::Page` gives (language, skin). Plain HTML and CSS, every dynamic value
 //! escaped; messages in a live region (`role="alert"` for errors, `role="status"` otherwise).
 use crate::config::Conf;
 use crate::http::Request;
@@ -94,23 +94,6 @@ pub fn locked(page: &Page, seconds: i64) -> String {
         page.word("goToPortal"),
     );
     page.render(&page.raw("signInTitle"), &body)
-}
-
-/// The landing page of a connected user; `logout_token` is the token of its sign-out form.
-pub fn landing(page: &Page, s: &Session, logout_token: &str) -> String {
-    let name = s
-        .get("cn")
-        .or_else(|| s.get("_whatToTrace"))
-        .map(crate::config::value_string)
-        .unwrap_or_default();
-    let body = format!(
-        "<h1>{}</h1>\n<p id=\"connected\">{} <strong>{}</strong></p>\n{}",
-        page.word("portalTitle"),
-        page.word("connectedAs"),
-        html_escape(&name),
-        logout_form(page, logout_token, "")
-    );
-    page.render(&page.raw("portalTitle"), &body)
 }
 
 /// The sign-out button: a form posted to `/?logout=1` with `token` (bound to the session:

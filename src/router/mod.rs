@@ -65,6 +65,7 @@ pub fn area_settings(conf: &Conf) -> Result<(), String> {
     conf.try_area::<crate::sso::history::Settings>()?;
     conf.try_area::<crate::web::skin::Skin>()?;
     conf.try_area::<crate::sso::skin::SkinRules>()?;
+    conf.try_area::<crate::rules::location::Rules>()?;
     Ok(())
 }
 

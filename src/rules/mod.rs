@@ -10,11 +10,12 @@
 //! `YYYYMMDDHHMMSS` UTC), and the words `accept` / `deny` for rules. A rule ([`Rule::parse`])
 //! or a value expression ([`Expression::parse`]) is parsed once when the configuration loads;
 //! evaluation walks a finite tree and cannot panic, loop or run code. This module knows
-//! nothing of HTTP or of what a rule protects: callers hand it an [`Env`] built from plain
-//! values.
+//! nothing of HTTP: callers hand it an [`Env`] built from plain values. `location` holds the
+//! one rule set it knows by name, `locationRules` (per virtual host and path).
 mod env;
 mod eval;
 mod lexer;
+pub mod location;
 mod parser;
 
 pub use env::Env;

@@ -1,9 +1,8 @@
 //! The REST session server (`rest`, which checks `__secret` with `crypto::secret`), the
-//! connected user's endpoints (`my`), the access rules they evaluate (`access`), which keys
+//! connected user's endpoints (`my`, whose `authorizationfor` asks `rules::location`), which keys
 //! leave the server (`export`) and the purge of expired ones (`purge`). The `limette sessions`
 //! command is the top's (`cli::sessions`).
 //! `Settings` is parsed once per configuration: rules are compiled here, not per request.
-pub mod access;
 pub mod export;
 pub mod my;
 pub mod purge;
@@ -11,7 +10,6 @@ pub mod rest;
 
 use crate::config::{as_i64, truthy, value_string};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// Session-server and access-rule settings parsed from the configuration.
 #[derive(Debug, Default)]
@@ -26,12 +24,10 @@ pub struct Settings {
     pub exported: Vec<String>,
     /// `restClockTolerance`, seconds.
     pub clock_tolerance: i64,
-    /// Compiled `locationRules`, by lowercase virtual host.
-    pub vhosts: HashMap<String, access::VhostRules>,
 }
 
 impl Settings {
-    /// Parses `locationRules`, `exportedAttr`, `hiddenAttributes`, `restSessionServer`,
+    /// Parses `exportedAttr`, `hiddenAttributes`, `restSessionServer`,
     /// `restExportSecretKeys` and `restClockTolerance`. A rule that does not compile is logged
     /// and denies; it does not reject the configuration.
     pub fn from_conf(raw: &Map<String, Value>) -> Result<Settings, String> {
@@ -46,7 +42,6 @@ impl Settings {
             hidden: export::hidden_list(&s("hiddenAttributes")),
             exported: export::exported_list(&s("exportedAttr")),
             clock_tolerance: tolerance,
-            vhosts: access::compile_all(raw.get("locationRules")),
         })
     }
 }

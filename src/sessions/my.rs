@@ -3,11 +3,12 @@
 //! with `?authorizationfor=<base64 url>` (the `locationRules` verdict) or `?whoami`. Without a
 //! usable SSO cookie every route answers as the portal does (401 `"9"` in JSON, the login page
 //! in HTML).
-use super::{access, export, Settings};
+use super::{export, Settings};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
+use crate::rules::location;
 use crate::sso::SsoSession;
 use crate::storage::{Kind, Session};
 use crate::web::cookies;
@@ -35,13 +36,7 @@ pub fn handle(
             req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
             &req.ip(),
         );
-        let value = mysession(
-            &conf.area::<crate::sessions::Settings>(),
-            conf,
-            &s,
-            &req.query_pairs(),
-            &env,
-        )?;
+        let value = mysession(conf, &s, &req.query_pairs(), &env)?;
         return Ok(Response::json(200, &value));
     }
     let parts = req.segments_after("/session/my");
@@ -100,7 +95,6 @@ pub fn my_attributes(st: &Settings, s: &Session, key: Option<&str>) -> Value {
 /// from `env`, the request asking, as LemonLDAP::NG's portal does); `?whoami` ->
 /// `{"result":"<whatToTrace>"}`.
 pub fn mysession(
-    st: &Settings,
     conf: &Conf,
     s: &Session,
     query: &[(String, String)],
@@ -109,7 +103,8 @@ pub fn mysession(
     let param = |n: &str| query.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
     if let Some(b64) = param("authorizationfor") {
         let url = decode_target(b64)?;
-        let allowed = access::authorize(&st.vhosts, &url, s, env);
+        let rules = conf.area::<location::Rules>();
+        let allowed = location::authorize(&rules.0, &url, s, env);
         return Ok(json!({"result": i32::from(allowed)}));
     }
     if param("whoami").is_some() {
@@ -124,7 +119,7 @@ pub fn mysession(
 }
 
 /// Decodes the base64 URL of `authorizationfor` (standard or URL-safe alphabet).
-fn decode_target(b64: &str) -> Result<access::Url> {
+fn decode_target(b64: &str) -> Result<location::Url> {
     let b64 = b64.trim();
     let ok = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_');
     if !b64.bytes().all(ok) {
@@ -136,7 +131,7 @@ fn decode_target(b64: &str) -> Result<access::Url> {
         .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(unpadded))
         .map_err(|_| Error::bad("Value must be in BASE64"))?;
     let text = String::from_utf8_lossy(&bytes).to_string();
-    access::Url::parse(&text).ok_or_else(|| {
+    location::Url::parse(&text).ok_or_else(|| {
         let shown: String = text.chars().filter(|c| !c.is_control()).take(200).collect();
         Error::bad(format!("Bad URL {shown}"))
     })

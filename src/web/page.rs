@@ -101,6 +101,20 @@ impl<'a> Page<'a> {
         ))
     }
 
+    /// An epoch as `date` writes it, in a `<time>` element with its machine-readable value
+    /// (`YYYY-MM-DDTHH:MM:SSZ`).
+    pub fn time(&self, epoch: i64) -> String {
+        let secs = epoch.rem_euclid(86_400);
+        format!(
+            "<time datetime=\"{}T{:02}:{:02}:{:02}Z\">{}</time>",
+            util::date10(epoch),
+            secs / 3600,
+            (secs / 60) % 60,
+            secs % 60,
+            self.date(epoch)
+        )
+    }
+
     /// The whole page: `title` (text) and `body` (HTML).
     pub fn render(&self, title: &str, body: &str) -> String {
         self.render_head(title, "", body)
@@ -246,6 +260,10 @@ mod tests {
         assert_eq!(p.date(0), "1 janvier 1970 à 00:00 UTC");
         let en = Page::new(&c, &Request::new(Method::Get, "/"));
         assert_eq!(en.date(86_400 * 40 + 3_660), "February 10, 1970, 01:01 UTC");
+        assert_eq!(
+            en.time(1_709_629_622),
+            "<time datetime=\"2024-03-05T09:07:02Z\">March 5, 2024, 09:07 UTC</time>"
+        );
         assert!(en.render("T", "").contains("href=\"/?lang=fr\""));
     }
 }

@@ -1,6 +1,7 @@
 //! Every portal page in a real headless Chromium, in English and French (tests/browser/pages.py):
 //! the language switch, keyboard-only sign-in, the notification form that keeps its ticks, the
-//! explorer, consent, both logout confirmations, an error page; on each, axe-core (installed
+//! menu (applications, login history, a consent given then revoked), the explorer, consent, both
+//! logout confirmations, an error page; on each, axe-core (installed
 //! from the npm registry by `make test-tools`, injected by the test) must find no serious or
 //! critical violation, the policy no violation, and nothing may scroll sideways at 320 px.
 //! `make screenshots` runs it with LIMETTE_SCREENSHOTS set: each page at 1280 and 360 px.
@@ -41,6 +42,15 @@ fn portal() -> Portal {
         .conf("notification", json!(1))
         .conf("notificationsExplorer", json!(1))
         .conf("notificationServer", json!(1))
+        .conf("loginHistoryEnabled", json!(1))
+        .conf(
+            "locationRules",
+            json!({
+                "wiki.example.com": {"default": "accept"},
+                "admin.example.com": {"default": "$uid eq \"dwho\""}
+            }),
+        )
+        .conf("applicationList", applications())
         .start();
     for (uid, lang) in [("dwho", "en"), ("rtyler", "fr")] {
         let r = p.client().send_json(
@@ -54,6 +64,19 @@ fn portal() -> Portal {
         assert_eq!(r.status, 200, "insert: {}", r.text());
     }
     p
+}
+
+/// Two categories of applications, one reachable by dwho only.
+fn applications() -> serde_json::Value {
+    let app = |name: &str, uri: &str, desc: &str| json!({"type": "application", "options": {"name": name, "uri": uri, "description": desc}});
+    json!({
+        "1tools": {"type": "category", "catname": "Tools",
+            "wiki": app("Wiki", "http://wiki.example.com/", "Team documentation"),
+            "admin": app("Administration", "http://admin.example.com/", "Servers and accounts")},
+        "2help": {"type": "category", "catname": "Help",
+            "support": {"type": "application", "options": {"name": "Support",
+                "uri": "http://support.example.com/", "display": "on"}}}
+    })
 }
 
 #[test]

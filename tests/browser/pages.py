@@ -3,9 +3,11 @@
 
 Usage: pages.py BASE_URL AXE_JS [SCREENSHOT_DIR]
 For each language a user signs in with the keyboard (one wrong password first), meets the
-notification form (sent once incomplete: the ticks must be kept), lands on the portal, opens the
-notification explorer and one notification, the consent page of an OpenID Connect application,
-its logout confirmation, an error page, the portal's logout confirmation and the signed-out page.
+notification form (sent once incomplete: the ticks must be kept), lands on the portal's menu
+(applications, login history), opens the notification explorer and one notification, the consent
+page of an OpenID Connect application (accepted), the menu with that consent, then revoked from it,
+the application's logout confirmation, an error page, the portal's logout confirmation and the
+signed-out page.
 On every page: `lang` is the language chosen with the switch, the portal's Content-Security-Policy
 reports nothing, axe-core (injected by the test) finds no serious or critical violation, and at
 320 px nothing scrolls sideways. With SCREENSHOT_DIR, each page is saved at 1280 and 360 px as
@@ -146,6 +148,10 @@ def tour(driver, c, base, lang):
     loaded(driver, lambda: driver.find_element(By.CSS_SELECTOR, "form.notif button[type=submit]").click())
     check(driver.find_elements(By.ID, "connected"), "landing page expected")
     check(driver.get_cookie("lemonldap"), "SSO cookie after acceptance")
+    check(driver.find_elements(By.CSS_SELECTOR, "#appslist li.application"), "the menu's applications")
+    check(driver.find_elements(By.CSS_SELECTOR, "#failedLogins tbody tr"), "the failed login in the history")
+    check(driver.find_elements(By.CSS_SELECTOR, "#successLogins tbody tr"), "the login in the history")
+    check(not driver.find_elements(By.ID, "oidcConsents"), "no consent yet")
     c.page(lang, "landing")
     go(driver, base + "/mynotifications")
     c.page(lang, "explorer")
@@ -155,6 +161,16 @@ def tour(driver, c, base, lang):
        "&redirect_uri=" + CB.replace(":", "%3A").replace("/", "%2F") + "&state=s")
     check(driver.find_elements(By.ID, "consent"), "consent page: " + driver.page_source[:1500])
     c.page(lang, "consent")
+    # Accepting sends the browser to the application (which does not answer here).
+    driver.find_element(By.CSS_SELECTOR, "button[name=confirm][value='1']").click()
+    WebDriverWait(driver, 10).until(lambda d: d.current_url.startswith(CB))
+    go(driver, base + "/")
+    check(driver.find_elements(By.CSS_SELECTOR, "#oidcConsents tr.consent"), "the consent in the menu")
+    c.page(lang, "menu-consents")
+    loaded(driver, lambda: driver.find_element(By.CSS_SELECTOR, "tr.consent button").click())
+    check(driver.current_url == base + "/#oidcConsents", "back to the menu: " + driver.current_url)
+    check(not driver.find_elements(By.CSS_SELECTOR, "tr.consent"), "the consent is revoked")
+    c.page(lang, "menu-revoked")
     go(driver, base + "/oauth2/logout?client_id=app")
     check(driver.find_elements(By.ID, "logout-confirm"), "RP logout confirmation")
     c.page(lang, "oidc-logout")

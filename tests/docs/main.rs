@@ -75,6 +75,7 @@ pages! {
     notifications_login_page => "notifications-login.md",
     notifications_page => "notifications.md",
     oidc_page => "oidc.md",
+    portal_page => "portal.md",
     security_page => "security.md",
     sessions_page => "sessions.md",
     users_in_ldap_page => "users-in-ldap.md",

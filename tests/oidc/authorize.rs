@@ -246,7 +246,7 @@ fn consent_is_asked_then_remembered() {
     assert_eq!(r.status, 200);
     let page = r.text();
     assert!(
-        page.contains("id=\"consent\"") && page.contains("<li>email</li>"),
+        page.contains("id=\"consent\"") && page.contains("<small>(email)</small>"),
         "{page}"
     );
     // The confirmed form redirects to the relying party: its origin is in form-action.

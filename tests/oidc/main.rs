@@ -10,6 +10,7 @@ mod channels;
 mod check_session;
 mod claims;
 mod clients;
+mod consent;
 mod directory;
 mod file_processes;
 mod flows;

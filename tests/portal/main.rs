@@ -1,7 +1,7 @@
 //! The portal's edges as its users and attackers meet them: the login form's token ageing out,
 //! a login held back by notifications expiring, the SSO cookie's attributes, the security
-//! headers, the redirect targets after login, the debug routes off by default, and 413 on
-//! every endpoint that takes a body.
+//! headers, the redirect targets after login, the debug routes off by default, 413 on every
+//! endpoint that takes a body, and the menu after login.
 #[path = "../common/mod.rs"]
 mod common;
 
@@ -12,6 +12,7 @@ mod form_token;
 mod headers;
 mod hooks;
 mod languages;
+mod menu;
 mod pending;
 mod redirects;
 mod skin;

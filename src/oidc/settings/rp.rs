@@ -17,6 +17,11 @@ use serde_json::{Map, Value};
 pub struct Rp {
     /// Its configuration key (`oidcRPMetaDataOptions/<name>`).
     pub name: String,
+    /// `oidcRPMetaDataOptionsDisplayName`, else the key: what users read on the consent page.
+    pub display_name: String,
+    /// `oidcRPMetaDataOptionsIcon` when it is an absolute http(s) URL (LemonLDAP::NG reads
+    /// any other value as a file of its own static folder, which Limette does not have).
+    pub icon: Option<String>,
     /// `client_id`.
     pub client_id: String,
     /// `client_secret` (the key of HS* signatures).
@@ -146,8 +151,17 @@ pub(super) fn parse_rp(
         return Err(reason(&key("ClientSecret"), &v("ClientSecret"), why));
     }
     let words = |k: &str| s(k).split_whitespace().map(str::to_string).collect();
+    let icon = s("Icon").trim().to_string();
+    let absolute = ["http://", "https://"].iter().any(|p| {
+        icon.get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    });
     Ok(Rp {
         name: name.to_string(),
+        display_name: Some(s("DisplayName").trim().to_string())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| name.to_string()),
+        icon: absolute.then_some(icon),
         client_id,
         secret: Secret::new(s("ClientSecret")),
         id_alg,

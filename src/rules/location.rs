@@ -1,13 +1,32 @@
 //! `locationRules`: per virtual host, an ordered list of (path regex, rule) and a default, as
 //! LemonLDAP::NG's handler compiles them: keys other than `default` are tried in sorted order
 //! (a leading `(?#comment)` exists to steer that order), the first regex that matches the path
-//! decides, `default` (deny when absent) otherwise. Compiled once per configuration; a key or
-//! rule that does not compile is logged and denies.
+//! decides, `default` (deny when absent) otherwise. Compiled once per configuration
+//! ([`Rules`], kept with it); a key or rule that does not compile is logged and denies. Both
+//! `/mysession?authorizationfor` and the portal's menu of applications ask [`Rules::allows`].
+use super::{Env, Rule};
 use crate::log;
-use crate::rules::{Env, Rule};
 use regex_lite::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+
+/// The compiled `locationRules` of a configuration (`Conf::area`), by lowercase virtual host.
+#[derive(Debug, Default)]
+pub struct Rules(pub HashMap<String, VhostRules>);
+
+impl crate::config::AreaSettings for Rules {
+    fn from_conf(raw: &Map<String, Value>) -> Result<Self, String> {
+        Ok(Rules(compile_all(raw.get("locationRules"))))
+    }
+}
+
+impl Rules {
+    /// Whether the user with these attributes may reach the absolute `url` (false for a URL
+    /// that does not parse or names an unknown virtual host).
+    pub fn allows(&self, url: &str, attrs: &Map<String, Value>, env: &Env) -> bool {
+        Url::parse(url).is_some_and(|u| authorize(&self.0, &u, attrs, env))
+    }
+}
 
 /// What a location rule says.
 #[derive(Debug, Clone)]

@@ -1,0 +1,323 @@
+//! The page of a connected user, LemonLDAP::NG's menu (`Main/Menu.pm`, `menu.tpl`): who is
+//! connected, a link to the notification explorer when it has something to show, then the
+//! tabs that `portalDisplayOrder` lists and whose `portalDisplay<Tab>` rule holds for the user:
+//! `Appslist` (the applications the user may reach, `apps`), `LoginHistory` (with
+//! `loginHistoryEnabled`: the last successful and failed logins of the persistent session),
+//! `OidcConsents` (the relying parties consented to, each revocable by a form) and `Logout`.
+//! Rules read the SSO session with the persistent session's keys over it, as LemonLDAP::NG's
+//! `userData` holds them. Without script the tabs are sections of one page, linked from a list.
+//!
+//! The page is in the request's language, in the portal's frame (`pages::frame`: language,
+//! skin); the logout tab is the portal's sign-out form (`pages::logout_form`).
+//!
+//! `POST /` with `revokeConsent=<rp>` and the page's token (bound to the session) forgets a
+//! consent and answers with a redirect back to the menu (post/redirect/get).
+pub mod apps;
+mod render;
+
+use crate::app::App;
+use crate::config::{value_string, Conf};
+use crate::error::{PortalCode, Result};
+use crate::http::{Request, Response};
+use crate::rules::{location, Env, Rule};
+use crate::sso::{consents, history};
+use crate::storage::Session;
+use crate::web::csrf;
+use serde_json::{Map, Value};
+
+/// A tab of the menu, by its name in `portalDisplayOrder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    /// `Appslist`: the applications.
+    Appslist,
+    /// `LoginHistory`: the last logins.
+    LoginHistory,
+    /// `OidcConsents`: the relying parties consented to.
+    OidcConsents,
+    /// `Logout`.
+    Logout,
+}
+
+impl Tab {
+    /// The tab of a name; `None` for a tab Limette does not have (`ChangePassword`, custom).
+    fn parse(name: &str) -> Option<Tab> {
+        Some(match name {
+            "Appslist" => Tab::Appslist,
+            "LoginHistory" => Tab::LoginHistory,
+            "OidcConsents" => Tab::OidcConsents,
+            "Logout" => Tab::Logout,
+            _ => return None,
+        })
+    }
+
+    /// The key of its display rule.
+    fn rule_key(self) -> &'static str {
+        match self {
+            Tab::Appslist => "portalDisplayAppslist",
+            Tab::LoginHistory => "portalDisplayLoginHistory",
+            Tab::OidcConsents => "portalDisplayOidcConsents",
+            Tab::Logout => "portalDisplayLogout",
+        }
+    }
+}
+
+/// The tabs shown, in order: `portalDisplayOrder` (split on commas and spaces, a repeated
+/// name counted once), each kept when its `portalDisplay<Tab>` rule holds (an absent key is
+/// true, as LemonLDAP::NG's `// 1`; a rule that does not parse hides its tab).
+pub fn tabs(raw: &Map<String, Value>, attrs: &Map<String, Value>, env: &Env) -> Vec<Tab> {
+    let order = raw.get("portalDisplayOrder").map(value_string);
+    let mut out = Vec::new();
+    for name in order.as_deref().unwrap_or("").split([',', ' ', '\t', '\n']) {
+        let Some(tab) = Tab::parse(name) else {
+            continue;
+        };
+        let rule = raw.get(tab.rule_key()).map_or("1".into(), value_string);
+        if !out.contains(&tab) && Rule::parse(&rule).is_ok_and(|r| r.eval_with(attrs, env)) {
+            out.push(tab);
+        }
+    }
+    out
+}
+
+/// One section of the page.
+#[derive(Debug)]
+enum Section {
+    Apps(Vec<apps::Category>),
+    History {
+        success: Vec<Login>,
+        failed: Vec<Login>,
+    },
+    Consents(Vec<Consented>),
+    Logout,
+}
+
+/// A login of the history.
+#[derive(Debug)]
+struct Login {
+    epoch: i64,
+    ip: String,
+    error: Option<u16>,
+}
+
+/// A relying party consented to.
+#[derive(Debug)]
+struct Consented {
+    rp: String,
+    name: String,
+    epoch: i64,
+    scope: String,
+}
+
+/// What the page shows.
+#[derive(Debug)]
+struct Menu {
+    user: String,
+    explorer: Option<String>,
+    sections: Vec<Section>,
+    error: u16,
+}
+
+/// The menu of the connected user whose SSO session is `s`, in the request's language.
+pub fn page(app: &App, conf: &Conf, req: &Request, s: &Session) -> Result<Response> {
+    page_with(app, conf, req, s, 0)
+}
+
+/// `POST /` with `revokeConsent`: forgets the user's consent to that relying party, then
+/// sends the browser back to the menu. A missing or stale token changes nothing and shows the
+/// menu with the portal error that says so.
+pub fn revoke(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
+    let crate::sso::CookieState::Valid(s) = super::session::from_request(app, conf, req)? else {
+        return Ok(super::login_page(conf, req, PortalCode::FirstAccess, 401));
+    };
+    let token = req.form_param("token");
+    if let Err(why) = csrf::check_for(conf, token.as_deref(), &binding(&s)) {
+        let code = match why {
+            csrf::Refusal::Missing => PortalCode::NoToken,
+            csrf::Refusal::Expired => PortalCode::TokenExpired,
+        };
+        return page_with(app, conf, req, &s, code as u16);
+    }
+    let rp = req.form_param("revokeConsent").unwrap_or_default();
+    if consents::revoke(app, &s.trace(), &rp)? {
+        let user: String = s.trace().chars().filter(|c| !c.is_control()).collect();
+        let rp_shown: String = rp.chars().filter(|c| !c.is_control()).take(64).collect();
+        crate::log::audit("consent_revoked", &[("user", &user), ("rp", &rp_shown)]);
+    }
+    Ok(Response::redirect(&format!("{}#oidcConsents", conf.portal)))
+}
+
+fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> Result<Response> {
+    let trace = s.get("_whatToTrace").map(value_string).unwrap_or_default();
+    let ps = match trace.is_empty() {
+        true => Map::new(),
+        false => crate::sso::persistent(app, &trace)?.1,
+    };
+    let attrs = user_data(s, &ps);
+    let env = Env::from_request(
+        req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        &req.ip(),
+    );
+    let sections = tabs(&conf.raw, &attrs, &env)
+        .into_iter()
+        .filter_map(|tab| section(conf, tab, &attrs, &env, &ps))
+        .collect();
+    let explorer = (conf.get_bool("notificationsExplorer")
+        && ps.keys().any(|k| k.starts_with("notification_")))
+    .then(|| format!("{}mynotifications", conf.portal));
+    let user = s
+        .get("cn")
+        .or_else(|| s.get("_whatToTrace"))
+        .map(value_string)
+        .unwrap_or_default();
+    let menu = Menu {
+        user,
+        explorer,
+        sections,
+        error,
+    };
+    let tokens = render::Tokens {
+        revoke: csrf::issue_for(conf, &binding(s)),
+        logout: super::logout_token(conf, s),
+    };
+    let frame = super::pages::frame(conf, req, Some(s));
+    Ok(Response::html(200, render::page(&frame, &menu, &tokens)))
+}
+
+fn section(
+    conf: &Conf,
+    tab: Tab,
+    attrs: &Map<String, Value>,
+    env: &Env,
+    ps: &Session,
+) -> Option<Section> {
+    Some(match tab {
+        Tab::Appslist => {
+            let rules = conf.area::<location::Rules>();
+            let reach = |url: &str| rules.allows(url, attrs, env);
+            let list = conf.raw.get("applicationList").unwrap_or(&Value::Null);
+            Section::Apps(apps::visible(list, attrs, env, &reach))
+        }
+        Tab::LoginHistory if conf.area::<history::Settings>().enabled => {
+            let h = ps.get(history::KEY);
+            Section::History {
+                success: logins(h.and_then(|h| h.get("successLogin"))),
+                failed: logins(h.and_then(|h| h.get("failedLogin"))),
+            }
+        }
+        Tab::LoginHistory => return None,
+        Tab::OidcConsents => {
+            let mut list = consents::of(ps);
+            list.sort_by(|a, b| a.rp.cmp(&b.rp));
+            let rows = list
+                .into_iter()
+                .map(|c| Consented {
+                    name: rp_display_name(conf, &c.rp),
+                    rp: c.rp,
+                    epoch: c.epoch,
+                    scope: c.scope,
+                })
+                .collect();
+            Section::Consents(rows)
+        }
+        Tab::Logout => Section::Logout,
+    })
+}
+
+/// The SSO session with the persistent session's keys over it (but its own id, kind and
+/// times), as LemonLDAP::NG's `setPersistentSessionInfo` and `updatePersistentSession` keep
+/// the user's data.
+fn user_data(s: &Session, ps: &Session) -> Map<String, Value> {
+    let mut out = s.clone();
+    for (k, v) in ps {
+        if !matches!(
+            k.as_str(),
+            "_utime" | "_session_id" | "_session_uid" | "_session_kind"
+        ) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+fn logins(v: Option<&Value>) -> Vec<Login> {
+    let Some(Value::Array(list)) = v else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|e| {
+            Some(Login {
+                epoch: e.get("_utime").and_then(crate::config::as_i64)?,
+                ip: e.get("ipAddr").map(value_string).unwrap_or_default(),
+                error: e
+                    .get("error")
+                    .and_then(crate::config::as_i64)
+                    .and_then(|n| u16::try_from(n).ok()),
+            })
+        })
+        .collect()
+}
+
+/// `oidcRPMetaDataOptionsDisplayName` of a relying party, its key when unset (as `mkOidcConsent`).
+fn rp_display_name(conf: &Conf, rp: &str) -> String {
+    conf.raw
+        .get("oidcRPMetaDataOptions")
+        .and_then(|o| o.get(rp))
+        .and_then(|o| o.get("oidcRPMetaDataOptionsDisplayName"))
+        .map(value_string)
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| rp.to_string())
+}
+
+/// What the page's token is bound to: this SSO session and the revocation.
+fn binding(s: &Session) -> String {
+    let sid = s.get("_session_id").map(value_string).unwrap_or_default();
+    format!("menu-revoke-consent:{sid}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn the_order_and_the_rules_choose_the_tabs() {
+        let defaults = crate::config::defaults::defaults();
+        let user = map(json!({"uid": "dwho"}));
+        let env = Env::empty();
+        assert_eq!(
+            tabs(&defaults, &user, env),
+            vec![Tab::Appslist, Tab::LoginHistory, Tab::Logout],
+            "no consent: no consent tab (its default rule)"
+        );
+        let with = map(json!({"uid": "dwho", "_oidcConsents": "[{\"rp\":\"a\"}]"}));
+        assert!(tabs(&defaults, &with, env).contains(&Tab::OidcConsents));
+        let empty = map(json!({"uid": "dwho", "_oidcConsents": "[]"}));
+        assert!(!tabs(&defaults, &empty, env).contains(&Tab::OidcConsents));
+        let raw = map(json!({
+            "portalDisplayOrder": "Logout,Appslist  Logout ChangePassword Nope",
+            "portalDisplayAppslist": "$uid eq \"rtyler\"",
+            "portalDisplayLogout": 1
+        }));
+        assert_eq!(tabs(&raw, &user, env), vec![Tab::Logout]);
+        let rtyler = map(json!({"uid": "rtyler"}));
+        assert_eq!(tabs(&raw, &rtyler, env), vec![Tab::Logout, Tab::Appslist]);
+        let off = map(json!({"portalDisplayOrder": "Logout", "portalDisplayLogout": "0"}));
+        assert!(tabs(&off, &user, env).is_empty());
+        let broken = map(json!({"portalDisplayOrder": "Logout", "portalDisplayLogout": "$uid eq"}));
+        assert!(tabs(&broken, &user, env).is_empty(), "a broken rule hides");
+    }
+
+    #[test]
+    fn persistent_keys_join_the_user_data() {
+        let s = map(json!({"_session_id": "sso", "uid": "dwho", "_utime": 5}));
+        let ps = map(json!({"_session_id": "p", "_utime": 1, "_oidcConsents": "[]"}));
+        let d = user_data(&s, &ps);
+        assert_eq!(d["_session_id"], "sso");
+        assert_eq!(d["_utime"], 5);
+        assert_eq!(d["_oidcConsents"], "[]");
+    }
+}
