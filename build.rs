@@ -50,9 +50,11 @@ fn languages() {
     for c in &codes {
         let path = dir.join(format!("{c}.json"));
         println!("cargo:rerun-if-changed={}", path.display());
+        // Named from the crate's own directory when it is compiled, not as an absolute path
+        // of this run: a target directory copied from another checkout keeps this script's
+        // output, and must still read this checkout's files.
         out.push_str(&format!(
-            "    ({c:?}, include_str!({:?})),\n",
-            path.display().to_string()
+            "    ({c:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/static/languages/{c}.json\"))),\n"
         ));
     }
     out.push_str("];\n");
