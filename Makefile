@@ -6,14 +6,17 @@ VENV ?= target/venv
 
 .PHONY: build test test-tools lint run static bench bench-tools soak fuzz clean conformance screenshots
 
+# The release and static builds carry the PostgreSQL stores (the postgres feature).
+FEATURES ?= postgres
+
 build:
-	$(CARGO) build --release
+	$(CARGO) build --release --features "$(FEATURES)"
 
 # The tests need system tools (Chromium, LemonLDAP::NG's packages, slapd, nginx, Perl modules,
 # openssl, curl) and a Python virtual environment: test-tools installs what is missing when run
 # as root, and otherwise names the packages and stops (.ci/setup.d/all).
 test: test-tools
-	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test --no-fail-fast
+	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test --features "$(FEATURES)" --no-fail-fast
 
 test-tools:
 	@LIMETTE_VENV="$(abspath $(VENV))" bash .ci/setup.d/all
@@ -28,14 +31,15 @@ screenshots: test-tools
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features "$(FEATURES)" -- -D warnings
 
 run:
-	$(CARGO) run --release
+	$(CARGO) run --release --features "$(FEATURES)"
 
 static:
 	@rustup target list --installed | grep -q $(MUSL_TARGET) || rustup target add $(MUSL_TARGET)
 	@command -v musl-gcc >/dev/null || (apt-get update -qq && apt-get install -y -qq musl-tools)
-	CC_x86_64_unknown_linux_musl=musl-gcc CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C relocation-model=static -C target-feature=+crt-static" $(CARGO) build --release --target $(MUSL_TARGET)
+	CC_x86_64_unknown_linux_musl=musl-gcc CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C relocation-model=static -C target-feature=+crt-static" $(CARGO) build --release --features "$(FEATURES)" --target $(MUSL_TARGET)
 	@ls -l target/$(MUSL_TARGET)/release/limette
 	@file target/$(MUSL_TARGET)/release/limette 2>/dev/null || true
 
@@ -54,14 +58,14 @@ conformance:
 # Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
 # side (bench/run.sh; docs/benchmarks.md).
 bench: bench-tools static
-	$(CARGO) build --release --bin limette --example ceiling --example head_parsers
+	$(CARGO) build --release --features "$(FEATURES)" --bin limette --example ceiling --example head_parsers
 	bash bench/run.sh
 
 # 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow
 # headers and idle connections from 127.0.0.2 and .3 while a user at 127.0.0.1 is timed
 # (bench/hostile.sh; not in CI, whose short version is tests/hostile/soak.rs).
 soak: bench-tools
-	$(CARGO) build --release --bin limette
+	$(CARGO) build --release --features "$(FEATURES)" --bin limette
 	bash bench/soak.sh
 	bash bench/hostile.sh
 

@@ -31,12 +31,41 @@ proc() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.0f%%", 100 * a / b; else printf "-" }'; }
 
-# instance NAME STORAGE(File|SQLite) BINARY [PARENT]: writes a configuration and starts
-# Limette on it, its data in PARENT/NAME (PARENT: $WORK by default).
+# pg_start: a throw-away PostgreSQL cluster of the distribution's server in its own folder
+# (initdb, its Unix socket in that folder, no TCP listener; as the postgres user when root,
+# which the server requires); sets PG_CHAIN, the `DBI:Pg:` chain of its database. False when
+# the server is not installed (.ci/setup.d/postgres.sh installs it).
+pg_start() {
+  PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || return 1
+  PG_AS=(); [ "$(id -u)" = 0 ] && PG_AS=(runuser -u postgres --)
+  PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/limette-bench-pg.XXXXXX")
+  [ "$(id -u)" = 0 ] && chown postgres: "$PG_DIR"
+  "${PG_AS[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U limette --auth=trust -E UTF8 --no-sync >/dev/null
+  "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+    -o "-k $PG_DIR -c listen_addresses='' -c max_connections=200" start >/dev/null
+  PG_CHAIN="DBI:Pg:dbname=postgres;host=$PG_DIR"
+}
+
+# pg_stop: stops and removes the cluster of pg_start.
+pg_stop() {
+  [ -n "${PG_DIR:-}" ] || return 0
+  "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -w -m fast stop >/dev/null 2>&1 || true
+  rm -rf "$PG_DIR"; PG_DIR=""
+}
+
+# instance NAME STORAGE(File|SQLite|PostgreSQL) BINARY [PARENT]: writes a configuration and
+# starts Limette on it, its data in PARENT/NAME (PARENT: $WORK by default). PostgreSQL: the
+# sessions and notifications in the cluster of pg_start (tables made by `limette db init`).
 instance() {
   local name=$1 storage=$2 bin=$3 dir=${4:-$WORK}/$1 sess notif=""
   mkdir -p "$dir/conf"; cp conf/lmConf-1.json "$dir/conf/"
-  if [ "$storage" = SQLite ]; then
+  if [ "$storage" = PostgreSQL ]; then
+    sess="Apache::Session::Browseable::PgJSON
+globalStorageOptions = {\"DataSource\": \"$PG_CHAIN\", \"UserName\": \"limette\"}"
+    notif="notificationStorage = DBI
+notificationStorageOptions = {\"dbiChain\": \"$PG_CHAIN\", \"dbiUser\": \"limette\"}"
+  elif [ "$storage" = SQLite ]; then
     sess="SQLite
 globalStorageOptions = {\"DataSource\": \"$dir/sessions.db\"}"
     notif="notificationStorage = SQLite
@@ -65,6 +94,7 @@ notificationServer = 1
 notificationServerDELETE = 1
 $notif
 EOF
+  [ "$storage" != PostgreSQL ] || "$bin" -c "$dir/limette.ini" --data "$dir" db init >/dev/null
   # Two more relying parties like demo, signing with RS256 and ES256. Their keys are generated
   # and saved at the first start, which is not the one measured (RSA generation takes a while).
   local rp args=()

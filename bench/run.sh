@@ -285,6 +285,22 @@ endpoints SQLite 0
 SQL_PEAK=$(proc "$PID" VmHWM)
 stop "$PID"
 
+# The same rows on PostgreSQL (docs/cluster.md): a local cluster of the distribution's
+# server on its Unix socket, sessions in the PgJSON table, notifications in the DBI table.
+echo "== Limette, PostgreSQL storage (local cluster, Unix socket)"
+if pg_start; then
+  trap 'pg_stop; cleanup' EXIT
+  instance pg PostgreSQL "$BIN"
+  PG_IDLE=$IDLE_KIB
+  endpoints PostgreSQL 0
+  PG_PEAK=$(proc "$PID" VmHWM)
+  stop "$PID"
+  pg_stop
+else
+  skip "PostgreSQL rows" "PostgreSQL's server is not installed: .ci/setup.d/postgres.sh"
+  PG_IDLE=""; PG_PEAK=""
+fi
+
 # The build comparison. Every File row on the glibc build and on each static
 # build, alternating (see run). Their data lives in memory: on this machine's shared disk, the
 # rows that create files (logins, codes and tokens, notifications) moved by a factor of three
@@ -342,6 +358,8 @@ idle RSS (glibc, SQLite)|$(mib "$SQL_IDLE")
 peak RSS under load (File)|$(mib "$FILE_PEAK")
 peak RSS after 10,000 notifications in one request (File)|$(mib "$BULK_PEAK")
 peak RSS under load (SQLite)|$(mib "$SQL_PEAK")
+idle RSS (glibc, PostgreSQL)|$([ -n "$PG_IDLE" ] && mib "$PG_IDLE" || echo n/a)
+peak RSS under load (PostgreSQL)|$([ -n "$PG_PEAK" ] && mib "$PG_PEAK" || echo n/a)
 open descriptors after the File run|$FILE_FDS
 time to first answer (Limette, File)|$FILE_FIRST ms
 time to first answer (ceiling)|$CEIL_FIRST ms

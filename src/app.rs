@@ -303,7 +303,7 @@ fn seed(local: &LocalConf, store: &dyn ConfStore) -> Result<()> {
     use config::local::ConfBackend;
     if !matches!(
         local.conf_backend,
-        ConfBackend::File { .. } | ConfBackend::Sqlite { .. }
+        ConfBackend::File { .. } | ConfBackend::Sqlite { .. } | ConfBackend::Pg { .. }
     ) {
         return Ok(());
     }

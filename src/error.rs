@@ -153,6 +153,9 @@ pub enum Error {
     Upstream(String),
     /// A storage backend failed; logged, shown generically.
     Storage(String),
+    /// 503: a storage backend is out of reach for now (a database stopped or restarting, a
+    /// statement over its timeout); logged, shown generically, worth retrying.
+    Unavailable(String),
     /// A bug or an unexpected state; logged, shown generically.
     Internal(String),
 }
@@ -217,6 +220,7 @@ impl fmt::Display for Error {
             Error::SoapFault { message, .. } => write!(f, "soap fault: {message}"),
             Error::Upstream(m) => write!(f, "upstream failed: {m}"),
             Error::Storage(m) => write!(f, "storage failed: {m}"),
+            Error::Unavailable(m) => write!(f, "storage unavailable: {m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }

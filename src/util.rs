@@ -239,6 +239,15 @@ pub fn is_safe_id(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
+/// An SQL identifier Limette puts in a statement unquoted (a table name from the settings):
+/// letters, digits and `_`, not starting with a digit, at most 63 bytes (PostgreSQL's limit).
+pub fn is_sql_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && !s.as_bytes()[0].is_ascii_digit()
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// `YYYY-MM-DD` with an optional time part cut off; `None` for an impossible date.
 pub fn parse_date(s: &str) -> Option<String> {
     let d = s.trim();

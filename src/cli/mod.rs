@@ -1,10 +1,11 @@
 //! The command line, parsed in two stages: global options (getopts), then the subcommand.
 //! `limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]`, and the administration
-//! subcommands `config`, `sessions`, `notifications`. The command is read whole before
+//! subcommands `config`, `sessions`, `notifications`, `db`. The command is read whole before
 //! anything is opened or written. Bad flags or a bad configuration: one clear line on stderr
 //! and exit code 2. Output goes through `out`, which never panics on a closed pipe. The verbs
 //! of each subcommand live in `config`, `sessions` and `notifications` below.
 pub mod config;
+pub mod db;
 pub mod notifications;
 pub mod out;
 pub mod sessions;
@@ -23,7 +24,8 @@ const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--d
                delKey KEY SUBKEY... | save | restore FILE|- | list | export [N] | import FILE|-
          limette config VERB --help: the usage of one verb
        limette sessions list|get ID|delete ID|purge|offline [USER]|offline-revoke ID
-       limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE";
+       limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE
+       limette db init";
 
 /// Parsed global options.
 #[derive(Debug, Default)]
@@ -127,6 +129,8 @@ pub fn main(args: Vec<String>) -> i32 {
 enum Cmd {
     /// `config ...`: its own syntax, read by `config::args`; it opens only the store.
     Config,
+    /// `db init`: creates the PostgreSQL tables the settings name.
+    Db,
     /// A command that opens the whole application.
     App(AppCmd),
 }
@@ -144,6 +148,9 @@ fn command(opts: &Options) -> Result<Cmd, String> {
         None | Some("serve") if rest.is_empty() => Ok(Cmd::App(AppCmd::Serve)),
         None | Some("serve") => Err(format!("limette: unexpected argument {}", rest[0])),
         Some("config") => Ok(Cmd::Config),
+        Some("db") => db::parse(rest)
+            .map(|_| Cmd::Db)
+            .map_err(|e| in_context("db", e)),
         Some("sessions") => sessions::parse(rest)
             .map(|c| Cmd::App(AppCmd::Sessions(c)))
             .map_err(|e| in_context("sessions", e)),
@@ -184,6 +191,7 @@ fn run(opts: Options) -> i32 {
             let rest: Vec<String> = opts.free.iter().skip(1).cloned().collect();
             return config::run(&local, &rest, &opts);
         }
+        Cmd::Db => return db::run(&local),
         Cmd::App(c) => c,
     };
     let checks = crate::app::Checks {

@@ -21,9 +21,11 @@ pub const SESSION_STORAGE: &[&str] = &[
     "Apache::Session::Browseable::File",
     "Apache::Session::SQLite3",
     "Apache::Session::Browseable::SQLite",
+    "Apache::Session::Browseable::PgJSON",
     "Lemonldap::NG::Common::Apache::Session::REST",
     "File",
     "SQLite",
+    "PgJSON",
     "REST",
 ];
 /// Notification storage types.
@@ -94,13 +96,27 @@ pub fn session_storage(key: &str, module: &str, options: Option<&Value>) -> Resu
             .unwrap_or_default();
         plain_http(&format!("{key}Options baseUrl"), &url)?;
     }
+    let opt = |k: &str| options.and_then(|o| o.get(k)).map(value_string);
     if module.contains("SQLite") {
-        let source = options
-            .and_then(|o| o.get("DataSource"))
-            .map(value_string)
-            .unwrap_or_default();
+        let source = opt("DataSource").unwrap_or_default();
         crate::config::stores::dbi_sqlite_path(&source)
             .map_err(|e| format!("{key}Options DataSource: {e}"))?;
+    }
+    if module.ends_with("PgJSON") {
+        let source = opt("DataSource").unwrap_or_default();
+        crate::config::stores::dbi_pg_source(
+            &source,
+            opt("UserName").as_deref(),
+            opt("Password").as_deref(),
+        )
+        .map_err(|e| format!("{key}Options DataSource: {e}"))?;
+        if let Some(t) = opt("TableName") {
+            if !crate::util::is_sql_name(&t) {
+                return Err(format!(
+                    "{key}Options TableName = {t} is not supported (letters, digits and _ only)"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -133,13 +149,32 @@ fn notification_storage(raw: &Map<String, Value>) -> Result<(), String> {
         return Err(e);
     }
     if kind != "File" {
-        let chain = raw
-            .get("notificationStorageOptions")
-            .and_then(|o| o.get("dbiChain"))
-            .map(value_string)
-            .unwrap_or_default();
-        crate::config::stores::dbi_sqlite_path(&chain)
+        let opts = raw.get("notificationStorageOptions");
+        let opt = |k: &str| opts.and_then(|o| o.get(k)).map(value_string);
+        let chain = opt("dbiChain").unwrap_or_default();
+        if crate::config::stores::is_dbi_pg(&chain) {
+            if kind != "DBI" {
+                return Err(format!(
+                    "notificationStorage = {kind} is not supported with a DBI:Pg: chain (supported: DBI)"
+                ));
+            }
+            crate::config::stores::dbi_pg_source(
+                &chain,
+                opt("dbiUser").as_deref(),
+                opt("dbiPassword").as_deref(),
+            )
             .map_err(|e| format!("notificationStorageOptions dbiChain: {e}"))?;
+        } else {
+            crate::config::stores::dbi_sqlite_path(&chain)
+                .map_err(|e| format!("notificationStorageOptions dbiChain: {e}"))?;
+        }
+        if let Some(t) = opt("dbiTable") {
+            if !crate::util::is_sql_name(&t) {
+                return Err(format!(
+                    "notificationStorageOptions dbiTable = {t} is not supported (letters, digits and _ only)"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -347,7 +382,24 @@ mod tests {
             "Apache::Session::Browseable::SQLite",
             Some(&pg),
         );
-        assert!(e.unwrap_err().contains("driver Pg"));
+        assert!(
+            e.unwrap_err().contains("driver Pg"),
+            "a SQLite module takes no Pg chain"
+        );
+        let ok = session_storage(
+            "globalStorage",
+            "Apache::Session::Browseable::PgJSON",
+            Some(&pg),
+        );
+        assert_eq!(ok.is_ok(), cfg!(feature = "postgres"), "{ok:?}");
+        let tls = json!({"DataSource": "DBI:Pg:dbname=sso;host=db;sslmode=require"});
+        let e = session_storage("globalStorage", "PgJSON", Some(&tls)).unwrap_err();
+        assert!(
+            e.contains("sslmode=require is not supported") || !cfg!(feature = "postgres"),
+            "{e}"
+        );
+        let bad = json!({"DataSource": "DBI:Pg:dbname=sso", "TableName": "s; drop"});
+        assert!(session_storage("globalStorage", "PgJSON", Some(&bad)).is_err());
         assert_eq!(
             crate::config::stores::dbi_sqlite_path("DBI:SQLite:dbname=/x/s.db").unwrap(),
             "/x/s.db"
@@ -363,6 +415,9 @@ mod tests {
         assert!(crate::config::stores::dbi_sqlite_path("dbi:mysql:database=x").is_err());
         let r = refusals(&raw(json!({"notificationStorage": "DBI",
             "notificationStorageOptions": {"dbiChain": "DBI:Pg:database=n"}})));
+        assert_eq!(r.is_empty(), cfg!(feature = "postgres"), "{r:?}");
+        let r = refusals(&raw(json!({"notificationStorage": "DBI",
+            "notificationStorageOptions": {"dbiChain": "DBI:mysql:database=n"}})));
         assert!(
             r[0].starts_with("notificationStorageOptions dbiChain"),
             "{r:?}"

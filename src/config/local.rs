@@ -14,6 +14,11 @@ pub enum ConfBackend {
     File { dir: PathBuf },
     /// A SQLite file with an `lmConfig`-like table.
     Sqlite { path: PathBuf, table: String },
+    /// LemonLDAP::NG's `CDBI` layout on PostgreSQL: `lmConfig(cfgNum, data)`.
+    Pg {
+        source: crate::config::stores::PgSource,
+        table: String,
+    },
     /// A remote `/config` (read-only).
     Rest {
         base_url: String,
@@ -95,6 +100,8 @@ const CONFIGURATION_KEYS: &[&str] = &[
     "dirName",
     "dbiChain",
     "dbiTable",
+    "dbiUser",
+    "dbiPassword",
     "baseUrl",
     "User",
     "Password",
@@ -108,8 +115,6 @@ const LLNG_INI_KEYS: &[&str] = &[
     "prettyPrint",
     "localStorage",
     "localStorageOptions",
-    "dbiUser",
-    "dbiPassword",
     "templateDir",
     "languages",
     "staticPrefix",
@@ -312,11 +317,15 @@ fn conf_backend(
         "SQLite" | "CDBI" | "RDBI" => {
             let chain = get("dbiChain")
                 .ok_or_else(|| err("dbiChain", format!("required for type {ty}")))?;
+            let table = get("dbiTable").unwrap_or_else(|| "lmConfig".into());
+            if crate::config::stores::is_dbi_pg(&chain) && ty != "SQLite" {
+                return pg_conf(&ty, &chain, table, &get, err);
+            }
             let path =
                 crate::config::stores::dbi_sqlite_path(&chain).map_err(|e| err("dbiChain", e))?;
             Ok(ConfBackend::Sqlite {
                 path: path.into(),
-                table: get("dbiTable").unwrap_or_else(|| "lmConfig".into()),
+                table,
             })
         }
         "REST" => {
@@ -348,6 +357,39 @@ fn conf_backend(
             ),
         )),
     }
+}
+
+/// `[configuration]` on PostgreSQL: LemonLDAP::NG's `CDBI` layout, one JSON document a row.
+/// `RDBI` (one row a key, whose values LemonLDAP::NG decodes by knowing each key's type) is
+/// refused rather than read as something else.
+fn pg_conf(
+    ty: &str,
+    chain: &str,
+    table: String,
+    get: &dyn Fn(&str) -> Option<String>,
+    err: &dyn Fn(&str, String) -> ConfError,
+) -> Result<ConfBackend, ConfError> {
+    if ty == "RDBI" {
+        return Err(err(
+            "type",
+            "RDBI is not supported on PostgreSQL (one row a key; use CDBI, one JSON document \
+             a configuration: `lemonldap-ng-cli` can copy a configuration from one to the other)"
+                .into(),
+        ));
+    }
+    if !crate::util::is_sql_name(&table) {
+        return Err(err(
+            "dbiTable",
+            format!("{table}: letters, digits and _ only"),
+        ));
+    }
+    let source = crate::config::stores::dbi_pg_source(
+        chain,
+        get("dbiUser").as_deref(),
+        get("dbiPassword").as_deref(),
+    )
+    .map_err(|e| err("dbiChain", e))?;
+    Ok(ConfBackend::Pg { source, table })
 }
 
 /// An override's value: JSON when it parses, text otherwise; text that looks like JSON (an

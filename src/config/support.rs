@@ -60,12 +60,12 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "globalStorage",
         Implemented,
-        "Apache::Session::File, ::Browseable::File, SQLite (DBI:SQLite), REST",
+        "Apache::Session::File, ::Browseable::File, SQLite (DBI:SQLite), ::Browseable::PgJSON (DBI:Pg), REST",
     ),
     KeyInfo::new(
         "globalStorageOptions",
         Implemented,
-        "Directory, DataSource, baseUrl, user, password",
+        "Directory, DataSource, UserName, Password, TableName (PgJSON), baseUrl, user, password",
     ),
     KeyInfo::new("persistentStorage", Implemented, "as globalStorage"),
     KeyInfo::new(
@@ -76,12 +76,12 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "notificationStorage",
         Implemented,
-        "File, DBI with a DBI:SQLite chain",
+        "File, DBI with a DBI:SQLite or DBI:Pg chain",
     ),
     KeyInfo::new(
         "notificationStorageOptions",
         Implemented,
-        "dirName, dbiChain, dbiTable",
+        "dirName, dbiChain, dbiTable, dbiUser, dbiPassword",
     ),
     KeyInfo::new("cfgNum", Implemented, "configuration metadata"),
     KeyInfo::new("cfgAuthor", Implemented, "configuration metadata"),

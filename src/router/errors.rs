@@ -61,6 +61,13 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
             log_detail(req, m);
             (500, "Storage error".into())
         }
+        Error::Unavailable(m) => {
+            log_detail(req, m);
+            (
+                503,
+                "Storage unavailable, try again in a few seconds".into(),
+            )
+        }
         Error::Internal(m) => {
             log_detail(req, m);
             (500, "Internal error".into())
@@ -76,6 +83,9 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
     };
     if let Error::OnlyMethods(allowed) = err {
         return resp.with_header("Allow", allowed);
+    }
+    if let Error::Unavailable(_) = err {
+        return resp.with_header("Retry-After", "5");
     }
     if status == 405 {
         return resp.with_header("Allow", "GET, HEAD, POST, PUT, DELETE");

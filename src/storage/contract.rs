@@ -1,5 +1,6 @@
 //! The storage contract: one suite of behaviours every `SessionStore` backend must show, run
-//! against the file and SQLite backends (the REST client is covered end to end by the
+//! against the file, SQLite, memory and (with the `postgres` feature) PostgreSQL backends, the
+//! last on a throw-away cluster of its own (the REST client is covered end to end by the
 //! integration tests, against a real server).
 use super::file::sessions::FileSessions;
 use super::sqlite::sessions::SqliteSessions;
@@ -36,8 +37,11 @@ fn session(uid: &str) -> Session {
     }
 }
 
-/// Every backend under test, each in its own folder.
-fn backends() -> Vec<(Tmp, Arc<dyn SessionStore>)> {
+/// What a backend needs kept alive while it is tested (a folder, a database cluster).
+type Keep = Box<dyn std::any::Any>;
+
+/// Every backend under test, each in its own folder (or cluster).
+fn backends() -> Vec<(Keep, Arc<dyn SessionStore>)> {
     let f = Tmp::new("file");
     let file: Arc<dyn SessionStore> = Arc::new(FileSessions::open(&f.0).unwrap());
     let s = Tmp::new("sqlite");
@@ -45,7 +49,15 @@ fn backends() -> Vec<(Tmp, Arc<dyn SessionStore>)> {
         Arc::new(SqliteSessions::open(&s.0.join("sessions.db")).unwrap());
     let m = Tmp::new("memory");
     let memory: Arc<dyn SessionStore> = Arc::new(super::memory::MemorySessions::new());
-    vec![(f, file), (s, sqlite), (m, memory)]
+    #[allow(unused_mut)]
+    let mut all: Vec<(Keep, Arc<dyn SessionStore>)> = vec![
+        (Box::new(f), file),
+        (Box::new(s), sqlite),
+        (Box::new(m), memory),
+    ];
+    #[cfg(feature = "postgres")]
+    all.push(super::pg::tests::sessions());
+    all
 }
 
 fn each(test: impl Fn(&str, &dyn SessionStore)) {

@@ -2,7 +2,8 @@
 //! notifications (`notifications`), opened from their settings here: the configuration store
 //! first (`open_conf`, it names the others), then every other one at once (`open_stores`).
 //! Backends: `file` (one JSON document per record, atomic temp-file-and-rename writes),
-//! `sqlite` (the only rusqlite user), `rest` (a remote session server, and `rest::conf` a
+//! `sqlite` (the only rusqlite user), `pg` (PostgreSQL in LemonLDAP::NG's tables, with the
+//! `postgres` feature), `rest` (a remote session server, and `rest::conf` a
 //! remote configuration, through `upstream`) and `memory` (tests, and the REST store's
 //! internal kinds); `save` is the one path that writes a configuration. Every id is validated
 //! before it can reach a path or a query: see `util::is_safe_id`.
@@ -11,6 +12,8 @@ pub mod contract;
 pub mod file;
 pub mod memory;
 pub mod notifications;
+#[cfg(feature = "postgres")]
+pub mod pg;
 pub mod rest;
 pub mod save;
 pub mod sqlite;
@@ -132,9 +135,11 @@ pub fn open_stores(
     raw: &Map<String, Value>,
     key: &str,
 ) -> std::result::Result<Stores, (&'static str, Error)> {
-    let global = open_sessions(&local.global_storage, key).map_err(|e| ("globalStorage", e))?;
-    let persistent =
-        open_sessions(&local.persistent_storage, key).map_err(|e| ("persistentStorage", e))?;
+    let size = pool_size(local);
+    let global =
+        open_sessions(&local.global_storage, key, size).map_err(|e| ("globalStorage", e))?;
+    let persistent = open_sessions(&local.persistent_storage, key, size)
+        .map_err(|e| ("persistentStorage", e))?;
     let notifications = crate::config::stores::notification_store_of(raw)
         .map_err(Error::bad)
         .and_then(|(choice, sep)| notifications::open(local, choice.as_ref(), &sep))
@@ -156,6 +161,12 @@ pub fn open_conf(local: &crate::config::local::LocalConf) -> Result<Arc<dyn Conf
         crate::config::local::ConfBackend::Sqlite { path, table } => {
             Arc::new(sqlite::conf::SqliteConf::open(path, table)?)
         }
+        #[cfg(feature = "postgres")]
+        crate::config::local::ConfBackend::Pg { source, table } => {
+            Arc::new(pg::conf::PgConf::open(source, table, pool_size(local))?)
+        }
+        #[cfg(not(feature = "postgres"))]
+        crate::config::local::ConfBackend::Pg { .. } => return Err(no_postgres()),
         crate::config::local::ConfBackend::Rest {
             base_url,
             user,
@@ -170,8 +181,20 @@ pub fn open_conf(local: &crate::config::local::LocalConf) -> Result<Arc<dyn Conf
     })
 }
 
-/// Opens a session store from its spec; `key` is the configuration key for the REST protocol.
-pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionStore>> {
+/// The connections a database pool may open: one a worker, plus the purge and reload threads.
+pub fn pool_size(local: &crate::config::local::LocalConf) -> usize {
+    local.threads + 2
+}
+
+/// The refusal of a PostgreSQL store by a build without the client.
+#[cfg(not(feature = "postgres"))]
+pub fn no_postgres() -> Error {
+    Error::bad("this build has no PostgreSQL client (build with the postgres feature)")
+}
+
+/// Opens a session store from its spec; `key` is the configuration key for the REST protocol,
+/// `size` the connections a database pool may open.
+pub fn open_sessions(spec: &StorageSpec, key: &str, size: usize) -> Result<Arc<dyn SessionStore>> {
     let opt = |k: &str| {
         spec.options
             .get(k)
@@ -192,6 +215,26 @@ pub fn open_sessions(spec: &StorageSpec, key: &str) -> Result<Arc<dyn SessionSto
             )?))
         }
         "rest" => Ok(Arc::new(rest::RestSessions::new(&spec.options, key)?)),
+        "pg" => {
+            let source =
+                opt("DataSource").ok_or_else(|| Error::bad("DataSource option is required"))?;
+            let source = crate::config::stores::dbi_pg_source(
+                &source,
+                opt("UserName").as_deref(),
+                opt("Password").as_deref(),
+            )
+            .map_err(Error::bad)?;
+            let table = opt("TableName").unwrap_or_else(|| "sessions".into());
+            #[cfg(feature = "postgres")]
+            return Ok(Arc::new(pg::sessions::PgSessions::open(
+                &source, &table, size,
+            )?));
+            #[cfg(not(feature = "postgres"))]
+            {
+                let _ = (source, table, size);
+                Err(no_postgres())
+            }
+        }
         other => Err(Error::bad(format!("unknown storage type {other}"))),
     }
 }

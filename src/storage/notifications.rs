@@ -121,22 +121,37 @@ pub fn open(
     choice: Option<&StorageChoice>,
     separator: &str,
 ) -> Result<Arc<dyn NotificationStore>> {
-    open_choice(&resolve(local, choice, separator))
+    open_sized(
+        &resolve(local, choice, separator),
+        crate::storage::pool_size(local),
+    )
 }
 
-/// Opens a resolved storage choice.
+/// Opens a resolved storage choice (a database pool of a few connections: the CLI, tests).
 pub fn open_choice(choice: &StorageChoice) -> Result<Arc<dyn NotificationStore>> {
+    open_sized(choice, 4)
+}
+
+/// Opens a resolved storage choice; `size`: the connections a database pool may open.
+pub fn open_sized(choice: &StorageChoice, size: usize) -> Result<Arc<dyn NotificationStore>> {
+    let _ = size;
     Ok(match choice {
         StorageChoice::File { dir, separator } => {
             Arc::new(FileNotifications::open(dir, separator)?)
         }
         StorageChoice::Sqlite { path, table } => Arc::new(SqliteNotifications::open(path, table)?),
+        #[cfg(feature = "postgres")]
+        StorageChoice::Pg { source, table } => Arc::new(
+            crate::storage::pg::notifications::PgNotifications::open(source, table, size)?,
+        ),
+        #[cfg(not(feature = "postgres"))]
+        StorageChoice::Pg { .. } => return Err(crate::storage::no_postgres()),
     })
 }
 
 /// The storage in force: `notificationStorage` when set, else beside the configuration store
 /// (a `notifications` folder next to the configuration folder, or a `notifications` table in
-/// the configuration database; with a REST configuration, a folder in the data folder).
+/// the configuration database, SQLite or PostgreSQL; with a REST configuration, a folder in the data folder).
 pub fn resolve(
     local: &LocalConf,
     choice: Option<&StorageChoice>,
@@ -155,6 +170,10 @@ pub fn resolve(
         }
         ConfBackend::Sqlite { path, .. } => StorageChoice::Sqlite {
             path: path.clone(),
+            table: "notifications".into(),
+        },
+        ConfBackend::Pg { source, .. } => StorageChoice::Pg {
+            source: source.clone(),
             table: "notifications".into(),
         },
         ConfBackend::Rest { .. } => StorageChoice::File {

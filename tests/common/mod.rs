@@ -9,6 +9,7 @@ pub mod hostile;
 pub mod http;
 pub mod notifications;
 pub mod oidc;
+pub mod pg;
 pub mod sessions;
 
 use serde_json::{Map, Value};

@@ -131,7 +131,8 @@ fn unsupported_stores_and_drivers_are_refused_by_name() {
         o.stderr
     );
 
-    // A configuration store on PostgreSQL: refused by its driver, not opened as SQLite.
+    // LemonLDAP::NG's one-row-a-key layout on PostgreSQL: refused by name, not read as the
+    // one-document layout (CDBI, which is implemented: tests/cluster.rs).
     let dir = TempDir::new("pgconf");
     let ini = dir.path().join("limette.ini");
     std::fs::write(
@@ -142,11 +143,26 @@ fn unsupported_stores_and_drivers_are_refused_by_name() {
     let o = run(&ini, dir.path(), &[]);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
     assert!(
-        o.stderr.contains("dbiChain: DBI:Pg:database=lemonldap-ng;host=127.0.0.1 is not supported (driver Pg; supported: SQLite)"),
+        o.stderr
+            .contains("type: RDBI is not supported on PostgreSQL"),
         "{}",
         o.stderr
     );
     assert!(!o.stderr.contains("bad request"), "{}", o.stderr);
+    // A TLS-only connection is refused, never made in clear.
+    std::fs::write(
+        &ini,
+        "[configuration]\ntype = CDBI\ndbiChain = DBI:Pg:dbname=sso;host=db.example;sslmode=require\n",
+    )
+    .unwrap();
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    let why = if cfg!(feature = "postgres") {
+        "sslmode=require is not supported"
+    } else {
+        "this build has no PostgreSQL client"
+    };
+    assert!(o.stderr.contains(why), "{}", o.stderr);
 }
 
 #[test]

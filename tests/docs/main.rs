@@ -69,6 +69,7 @@ macro_rules! pages {
 
 pages! {
     benchmarks_page => "benchmarks.md",
+    cluster_page => "cluster.md",
     config_page => "config.md",
     differences_page => "differences.md",
     llng_configuration_page => "llng-configuration.md",

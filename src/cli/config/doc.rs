@@ -28,16 +28,13 @@ pub fn document() -> String {
     for (key, values) in modules {
         d.push_str(&format!("| `{key}` | {values} |\n"));
     }
-    d.push_str(&format!(
-        "\nSQL stores (`dbiChain`, `DataSource`) accept the driver{} {}; any other driver is \
-         refused by name.\n",
-        if crate::storage::DBI_DRIVERS.len() > 1 {
-            "s"
-        } else {
-            ""
-        },
-        crate::storage::DBI_DRIVERS.join(", ")
-    ));
+    // The same page for every build: the drivers of the release and static builds, with the
+    // feature that brings PostgreSQL named.
+    d.push_str(
+        "\nSQL stores (`dbiChain`, `DataSource`) accept the drivers SQLite and Pg (PostgreSQL, \
+         in the builds with the `postgres` feature: the release and static builds; see \
+         docs/cluster.md); any other driver is refused by name.\n",
+    );
     table(
         &mut d,
         "Keys Limette honours",

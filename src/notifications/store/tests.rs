@@ -38,6 +38,40 @@ fn refs(list: &[Record]) -> Vec<String> {
 #[test]
 fn contract() {
     for (s, base) in stores() {
+        check_contract(s.as_ref());
+        let _ = std::fs::remove_dir_all(base);
+    }
+}
+
+/// The contract on LemonLDAP::NG's table in a throw-away PostgreSQL cluster.
+#[cfg(feature = "postgres")]
+#[test]
+fn contract_on_postgres() {
+    use crate::storage::pg;
+    let c = pg::cluster::Cluster::start();
+    let source = pg::tests::source(&c);
+    let ddl = pg::schema::notifications_ddl("notifications");
+    pg::schema::run(&pg::pool(&source, 2).unwrap(), &ddl).unwrap();
+    let choice = StorageChoice::Pg {
+        source,
+        table: "notifications".into(),
+    };
+    check_contract(open_choice(&choice).unwrap().as_ref());
+    // A row as LemonLDAP::NG's DBI module writes it (local time, no condition) reads back.
+    c.psql("INSERT INTO notifications (date, uid, ref, xml) VALUES ('2024-03-04', 'u', 'L', '{}')");
+    let r = open_choice(&choice)
+        .unwrap()
+        .get("u", "L")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (r.date.as_str(), r.condition.as_str(), r.done),
+        ("2024-03-04", "", None)
+    );
+}
+
+fn check_contract(s: &dyn NotificationStore) {
+    {
         let d = s.describe();
         assert_eq!(
             s.insert(&[
@@ -103,7 +137,6 @@ fn contract() {
         assert_eq!(s.delete("allusers", "G").unwrap(), 1);
         assert_eq!(s.delete("allusers", "G").unwrap(), 0);
         assert_eq!(refs(&s.all().unwrap()), ["rtyler/F"]);
-        let _ = std::fs::remove_dir_all(base);
     }
 }
 
