@@ -70,6 +70,7 @@ macro_rules! pages {
 pages! {
     benchmarks_page => "benchmarks.md",
     config_page => "config.md",
+    console_page => "console.md",
     differences_page => "differences.md",
     llng_configuration_page => "llng-configuration.md",
     notifications_login_page => "notifications-login.md",
