@@ -7,6 +7,9 @@
 //!   (`/metrics`) and `managerAllowFrom` (the console, `/manager/`): addresses and CIDR
 //!   blocks (IPv4 and IPv6) separated by spaces or commas, default `127.0.0.0/8 ::1`; `*`
 //!   opens the server to every address (a warning at start-up and in `config check`).
+//! - `managerHost`: the virtual host whose `locationRules` say which logged-in users may use
+//!   the console (LemonLDAP::NG's manager host, `manager.example.com` in its default
+//!   configuration); unset, the console lets nobody in.
 //! - `restUser`, `restPassword`: when set, the three REST servers and `/metrics` also want
 //!   these basic credentials (the console has its users' logins, a load balancer's health
 //!   probe seldom sends any). LemonLDAP::NG 2.16 has no such keys (its web server holds them), so they live
@@ -30,6 +33,7 @@ pub const KEYS: &[&str] = &[
     "statusAllowFrom",
     "metricsAllowFrom",
     "managerAllowFrom",
+    "managerHost",
     "restUser",
     "restPassword",
 ];
@@ -210,6 +214,8 @@ pub struct ServerAccess {
     pub notifications: AllowFrom,
     /// `statusAllowFrom`, `metricsAllowFrom`, `managerAllowFrom`.
     nodes: [AllowFrom; 3],
+    /// `managerHost`, lower case.
+    manager_host: Option<String>,
     user: Option<String>,
     password: Option<Password>,
 }
@@ -233,6 +239,7 @@ impl Default for ServerAccess {
             config: loopback(),
             notifications: loopback(),
             nodes: [loopback(), loopback(), loopback()],
+            manager_host: None,
             user: None,
             password: None,
         }
@@ -249,6 +256,10 @@ impl ServerAccess {
             "statusAllowFrom" => self.nodes[0] = AllowFrom::parse(v)?,
             "metricsAllowFrom" => self.nodes[1] = AllowFrom::parse(v)?,
             "managerAllowFrom" => self.nodes[2] = AllowFrom::parse(v)?,
+            "managerHost" if v.trim().is_empty() || v.contains(['/', ' ']) => {
+                return Err("expected a host name, as a key of locationRules".into())
+            }
+            "managerHost" => self.manager_host = Some(v.trim().to_ascii_lowercase()),
             "restUser" if v.is_empty() || v.contains(':') => {
                 return Err("expected a user name without ':'".into())
             }
@@ -279,6 +290,11 @@ impl ServerAccess {
             Server::Metrics => &self.nodes[1],
             Server::Manager => &self.nodes[2],
         }
+    }
+
+    /// `managerHost`: the virtual host whose `locationRules` guard the console.
+    pub fn manager_host(&self) -> Option<&str> {
+        self.manager_host.as_deref()
     }
 
     /// Whether credentials are wanted.

@@ -243,7 +243,7 @@ fn route(
         ),
         Area::Static => (Flavour::Negotiated, portal::assets::serve(app, req, conf)),
         Area::Status => (Flavour::Json, crate::status::handle(app, req, conf)),
-        Area::Manager => (Flavour::Negotiated, crate::manager::handle(app, req, conf)),
+        Area::Manager => (Flavour::Negotiated, crate::manager::handle(app, conf, req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),
     }
 }

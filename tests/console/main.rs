@@ -5,4 +5,5 @@ mod common;
 #[path = "../browser/python.rs"]
 mod python;
 
+mod manager;
 mod status;
