@@ -281,3 +281,33 @@ fn notifications_are_created_checked_marked_done_and_deleted() {
         p.log()
     );
 }
+
+#[test]
+fn config_check_says_how_to_open_the_console() {
+    use super::common::config::cli;
+    // The rules of a manager host, and no managerHost: how to open it.
+    let rules = json!({"manager.example.com": {"default": "inGroup(\"timelords\")"}});
+    let p = Portal::builder().conf("locationRules", rules).start();
+    let run = cli(&p, &["check"]);
+    assert!(
+        run.stdout
+            .contains("set [portal] managerHost = manager.example.com"),
+        "{run:?}"
+    );
+    drop(p);
+    // A managerHost without rules: nobody gets in, and check says so.
+    let p = Portal::builder()
+        .ini("managerHost = sso.example.com")
+        .start();
+    let run = cli(&p, &["check"]);
+    assert!(
+        run.stdout
+            .contains("locationRules has no rules for sso.example.com"),
+        "{run:?}"
+    );
+    drop(p);
+    // Opened as documented: nothing said.
+    let p = console().start();
+    let run = cli(&p, &["check"]);
+    assert!(!run.stdout.contains("managerHost"), "{run:?}");
+}
