@@ -69,6 +69,7 @@ impl App {
     /// Limette does not implement is refused whole (`StartError::Refused`), before any store
     /// of it is opened.
     pub fn open(mut local: LocalConf, checks: Checks) -> Result<App, StartError> {
+        crate::metrics::mark_start();
         let areas = checks.areas;
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {
@@ -178,6 +179,7 @@ impl App {
             Ok(conf) => {
                 warn_if_keyless(&conf);
                 audit_save(&conf);
+                crate::metrics::config_reloaded();
                 log::notice(&format!("configuration {latest} is now in force"));
                 if let Ok(mut w) = self.conf.write() {
                     *w = Arc::new(conf);

@@ -2,15 +2,16 @@
 //!
 //! The request path is one straight line: `server` (the reading stage and the worker pool)
 //! reads each request whole into our own `http::Request` and hands it to `router`, which picks
-//! the area module (oidc, sessions, config_proxy, notifications, portal). Areas read the running
+//! the area module (oidc, sessions, config_proxy, notifications, portal, status, and the
+//! console, `manager`, which sits at the top beside the command line). Areas read the running
 //! configuration and the stores through `app::App`, and their own settings from the
 //! configuration (`config::Conf::area`). Errors travel as `error::Error` and become responses
 //! in exactly one place, `router::errors`.
 //!
 //! Modules sit in layers, every import pointing down (README, "How it is built";
-//! `tests/layers/` checks it): top (`cli`, `router`, `server`), areas, domain (`app`,
-//! `sso`, `grants`, `directory`, `rules`), storage, base (`error`, `log`, `util`, `crypto`,
-//! `http`, `web`, `upstream`, `config`, `pause`).
+//! `tests/layers/` checks it): top (`cli`, `router`, `server`, `manager`), areas, domain
+//! (`app`, `sso`, `grants`, `directory`, `rules`), storage, base (`error`, `log`, `util`,
+//! `crypto`, `http`, `web`, `upstream`, `config`, `pause`, `metrics`).
 #![forbid(unsafe_code)]
 
 // `pub` only for what the binary, the integration tests, the example and the fuzz targets use;
@@ -26,6 +27,8 @@ pub mod error;
 pub(crate) mod grants;
 pub mod http;
 pub(crate) mod log;
+pub(crate) mod manager;
+pub(crate) mod metrics;
 pub mod notifications;
 pub mod oidc;
 pub(crate) mod pause;
@@ -35,6 +38,7 @@ pub mod rules;
 pub mod server;
 pub(crate) mod sessions;
 pub(crate) mod sso;
+pub(crate) mod status;
 pub mod storage;
 pub(crate) mod upstream;
 pub mod util;

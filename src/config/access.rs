@@ -2,11 +2,17 @@
 //! read from `[portal]` of the INI, the node's own file (where LemonLDAP::NG's web server rule
 //! lives). Closed by default: each server answers loopback only until its rule says more.
 //!
-//! - `sessionsAllowFrom`, `configAllowFrom`, `notificationsAllowFrom`: addresses and CIDR
+//! - `sessionsAllowFrom`, `configAllowFrom`, `notificationsAllowFrom`, and for the node's
+//!   own paths `statusAllowFrom` (`/portalStatus` and the health path), `metricsAllowFrom`
+//!   (`/metrics`) and `managerAllowFrom` (the console, `/manager/`): addresses and CIDR
 //!   blocks (IPv4 and IPv6) separated by spaces or commas, default `127.0.0.0/8 ::1`; `*`
 //!   opens the server to every address (a warning at start-up and in `config check`).
-//! - `restUser`, `restPassword`: when set, the three servers also want these basic
-//!   credentials. LemonLDAP::NG 2.16 has no such keys (its web server holds them), so they live
+//! - `managerHost`: the virtual host whose `locationRules` say which logged-in users may use
+//!   the console (LemonLDAP::NG's manager host, `manager.example.com` in its default
+//!   configuration); unset, the console lets nobody in.
+//! - `restUser`, `restPassword`: when set, the three REST servers and `/metrics` also want
+//!   these basic credentials (the console has its users' logins, a load balancer's health
+//!   probe seldom sends any). LemonLDAP::NG 2.16 has no such keys (its web server holds them), so they live
 //!   here. The password is the plain text or a salted hash, `{SSHA256}` or `{SSHA512}` followed
 //!   by base64 of the digest of password then salt, then the salt (OpenLDAP's layout).
 //!
@@ -24,6 +30,10 @@ pub const KEYS: &[&str] = &[
     "sessionsAllowFrom",
     "configAllowFrom",
     "notificationsAllowFrom",
+    "statusAllowFrom",
+    "metricsAllowFrom",
+    "managerAllowFrom",
+    "managerHost",
     "restUser",
     "restPassword",
 ];
@@ -40,7 +50,23 @@ pub enum Server {
     Config,
     /// `/notifications...`: the notification server (REST and SOAP).
     Notifications,
+    /// `/portalStatus` and the health path.
+    Status,
+    /// `/metrics`.
+    Metrics,
+    /// `/manager/...`: the administration console.
+    Manager,
 }
+
+/// Every server, in the order warnings name them.
+const ALL: [Server; 6] = [
+    Server::Sessions,
+    Server::Config,
+    Server::Notifications,
+    Server::Status,
+    Server::Metrics,
+    Server::Manager,
+];
 
 impl Server {
     /// The `[portal]` key of the server's address rule.
@@ -49,6 +75,25 @@ impl Server {
             Server::Sessions => "sessionsAllowFrom",
             Server::Config => "configAllowFrom",
             Server::Notifications => "notificationsAllowFrom",
+            Server::Status => "statusAllowFrom",
+            Server::Metrics => "metricsAllowFrom",
+            Server::Manager => "managerAllowFrom",
+        }
+    }
+
+    /// Whether `restUser`/`restPassword`, when set, are wanted here too.
+    fn wants_basic(self) -> bool {
+        !matches!(self, Server::Status | Server::Manager)
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Server::Sessions => "the REST session server",
+            Server::Config => "the REST configuration server",
+            Server::Notifications => "the notification server",
+            Server::Status => "/portalStatus and the health path",
+            Server::Metrics => "/metrics",
+            Server::Manager => "the administration console",
         }
     }
 }
@@ -167,6 +212,10 @@ pub struct ServerAccess {
     pub config: AllowFrom,
     /// `notificationsAllowFrom`.
     pub notifications: AllowFrom,
+    /// `statusAllowFrom`, `metricsAllowFrom`, `managerAllowFrom`.
+    nodes: [AllowFrom; 3],
+    /// `managerHost`, lower case.
+    manager_host: Option<String>,
     user: Option<String>,
     password: Option<Password>,
 }
@@ -189,6 +238,8 @@ impl Default for ServerAccess {
             sessions: loopback(),
             config: loopback(),
             notifications: loopback(),
+            nodes: [loopback(), loopback(), loopback()],
+            manager_host: None,
             user: None,
             password: None,
         }
@@ -202,6 +253,13 @@ impl ServerAccess {
             "sessionsAllowFrom" => self.sessions = AllowFrom::parse(v)?,
             "configAllowFrom" => self.config = AllowFrom::parse(v)?,
             "notificationsAllowFrom" => self.notifications = AllowFrom::parse(v)?,
+            "statusAllowFrom" => self.nodes[0] = AllowFrom::parse(v)?,
+            "metricsAllowFrom" => self.nodes[1] = AllowFrom::parse(v)?,
+            "managerAllowFrom" => self.nodes[2] = AllowFrom::parse(v)?,
+            "managerHost" if v.trim().is_empty() || v.contains(['/', ' ']) => {
+                return Err("expected a host name, as a key of locationRules".into())
+            }
+            "managerHost" => self.manager_host = Some(v.trim().to_ascii_lowercase()),
             "restUser" if v.is_empty() || v.contains(':') => {
                 return Err("expected a user name without ':'".into())
             }
@@ -228,7 +286,15 @@ impl ServerAccess {
             Server::Sessions => &self.sessions,
             Server::Config => &self.config,
             Server::Notifications => &self.notifications,
+            Server::Status => &self.nodes[0],
+            Server::Metrics => &self.nodes[1],
+            Server::Manager => &self.nodes[2],
         }
+    }
+
+    /// `managerHost`: the virtual host whose `locationRules` guard the console.
+    pub fn manager_host(&self) -> Option<&str> {
+        self.manager_host.as_deref()
     }
 
     /// Whether credentials are wanted.
@@ -238,18 +304,13 @@ impl ServerAccess {
 
     /// The warnings of the rules: each server open to every address.
     pub fn warnings(&self) -> Vec<String> {
-        [Server::Sessions, Server::Config, Server::Notifications]
-            .into_iter()
+        ALL.into_iter()
             .filter(|s| *self.rule(*s) == AllowFrom::All)
             .map(|s| {
                 format!(
                     "[portal] {} = *: {} answers every address",
                     s.key(),
-                    match s {
-                        Server::Sessions => "the REST session server",
-                        Server::Config => "the REST configuration server",
-                        Server::Notifications => "the notification server",
-                    }
+                    s.what()
                 )
             })
             .collect()
@@ -269,6 +330,9 @@ impl ServerAccess {
         let (Some(user), Some(password)) = (&self.user, &self.password) else {
             return Verdict::Allowed;
         };
+        if !server.wants_basic() {
+            return Verdict::Allowed;
+        }
         let Some((u, p)) = authorization.and_then(basic) else {
             return Verdict::Unauthorized;
         };
@@ -326,7 +390,7 @@ mod tests {
     #[test]
     fn loopback_only_by_default_and_unknown_addresses_refused() {
         let a = ServerAccess::default();
-        for s in [Server::Sessions, Server::Config, Server::Notifications] {
+        for s in ALL {
             assert_eq!(a.check(s, ip("127.0.0.1"), None), Verdict::Allowed);
             assert_eq!(a.check(s, ip("127.9.0.1"), None), Verdict::Allowed);
             assert_eq!(a.check(s, ip("::1"), None), Verdict::Allowed);
@@ -378,6 +442,16 @@ mod tests {
         assert_eq!(a.check(s, ip("10.0.0.1"), Some(&right)), Verdict::Forbidden);
         assert_eq!(a.check(s, ip("127.0.0.1"), None), Verdict::Unauthorized);
         assert_eq!(a.check(s, ip("127.0.0.1"), Some(&right)), Verdict::Allowed);
+        assert_eq!(
+            a.check(Server::Metrics, ip("::1"), None),
+            Verdict::Unauthorized
+        );
+        assert_eq!(a.check(Server::Status, ip("::1"), None), Verdict::Allowed);
+        assert_eq!(a.check(Server::Manager, ip("::1"), None), Verdict::Allowed);
+        assert_eq!(
+            a.check(Server::Manager, ip("10.0.0.1"), None),
+            Verdict::Forbidden
+        );
         for wrong in [
             auth("rest", "s3cre"),
             auth("rest", "s3cret "),

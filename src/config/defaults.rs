@@ -43,6 +43,7 @@ const DEFAULTS: &str = r#"{
   "exportedAttr": "",
   "restSessionServer": 0,
   "restConfigServer": 0,
+  "portalStatus": 0,
   "restExportSecretKeys": 0,
   "restClockTolerance": 15,
   "requireToken": 1,

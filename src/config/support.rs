@@ -282,6 +282,11 @@ no such page)",
     KeyInfo::new("restSessionServer", Implemented, "REST session server"),
     KeyInfo::new("restConfigServer", Implemented, "REST configuration server"),
     KeyInfo::new(
+        "portalStatus",
+        Implemented,
+        "`/portalStatus` (its `storage` counts; no handler status daemon)",
+    ),
+    KeyInfo::new(
         "restExportSecretKeys",
         Implemented,
         "secret keys in REST session answers",

@@ -36,6 +36,7 @@ pub fn issue(
         false => None,
     };
     if let Some(at) = &access {
+        crate::metrics::token(crate::metrics::Token::Access);
         out.push(("access_token", at.clone()));
         out.push(("token_type", "Bearer".into()));
         out.push(("expires_in", rp.access_ttl.to_string()));
@@ -53,6 +54,7 @@ pub fn issue(
             with_claims,
         )?;
         out.push(("id_token", idt));
+        crate::metrics::token(crate::metrics::Token::Id);
     }
     crate::log::info(&format!(
         "OIDC {} flow: tokens issued to {} for {}",

@@ -293,6 +293,7 @@ pub fn issue(
         }
         None => access_id,
     };
+    crate::metrics::token(crate::metrics::Token::Access);
     let mut out = Map::new();
     out.insert("access_token".into(), json!(access));
     out.insert("token_type".into(), json!("Bearer"));
@@ -305,6 +306,7 @@ pub fn issue(
         };
         store::create_as(db, RecordType::Refresh, &refresh, base, refresh_ttl)?;
         out.insert("refresh_token".into(), json!(refresh));
+        crate::metrics::token(crate::metrics::Token::Refresh);
     }
     let sub = grant.sub().unwrap_or("");
     crate::log::info(&format!("OIDC tokens issued to {} for {sub}", rp.client_id));
@@ -339,6 +341,7 @@ pub fn issue(
         &claims,
     )?;
     out.insert("id_token".into(), json!(id_token));
+    crate::metrics::token(crate::metrics::Token::Id);
     Ok(out)
 }
 

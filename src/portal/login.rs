@@ -193,6 +193,7 @@ fn locked_page(conf: &Conf, req: &Request, seconds: i64) -> Response {
 
 /// The audit line of a failed login: the user, the client's address, the module.
 fn audit_login(ok: bool, user: &str, addr: &str, module: &str) {
+    crate::metrics::login(ok);
     let user = sanitize(user);
     let fields = [
         ("user", user.as_str()),

@@ -11,8 +11,10 @@ use errors::{to_response, Flavour};
 
 /// Routes one request and turns any error into its response.
 pub fn dispatch(app: &App, req: &Request) -> Response {
+    let t0 = std::time::Instant::now();
     let conf = app.conf();
-    let (flavour, res) = route(app, req, &conf);
+    let found = area(app, req);
+    let (flavour, res) = route(app, req, &conf, found);
     let mut resp = match res {
         Ok(r) => r,
         Err(e) => to_response(&e, req, flavour, Some(&conf)),
@@ -20,6 +22,8 @@ pub fn dispatch(app: &App, req: &Request) -> Response {
     remember_language(&conf, req, &mut resp);
     let policy = conf.area::<crate::web::headers::Policy>();
     crate::web::headers::apply(&policy, &mut resp, client_https(app, req, &conf));
+    let counted = found.map_or(crate::metrics::Area::Other, |(a, _)| a.counted());
+    crate::metrics::request(counted, resp.status, t0.elapsed());
     resp
 }
 
@@ -90,10 +94,35 @@ enum Area {
     NotificationPortal,
     /// `/static/...`: embedded assets.
     Static,
+    /// `/portalStatus`, `/health`, `/metrics`: the node's state for operators and monitors.
+    Status,
+    /// `/manager/...`: the administration console.
+    Manager,
     /// `/__test/...` when test hooks are on.
     TestHook,
     /// `/`: the portal.
     Root,
+}
+
+impl Area {
+    /// The area requests are counted under in the metrics.
+    fn counted(self) -> crate::metrics::Area {
+        use crate::metrics::Area as M;
+        match self {
+            Area::Sessions => M::Sessions,
+            Area::Config => M::Config,
+            Area::ErrorRefs => M::Errors,
+            Area::MySession => M::MySession,
+            Area::Login | Area::Oidc => M::Oidc,
+            Area::NotificationServer => M::Notifications,
+            Area::NotificationPortal => M::NotificationPortal,
+            Area::Static => M::Static,
+            Area::Status => M::Status,
+            Area::Manager => M::Manager,
+            Area::TestHook => M::Other,
+            Area::Root => M::Portal,
+        }
+    }
 }
 
 /// Which area owns the request, and the path below the `pathPrefix` for the prefixed ones.
@@ -129,6 +158,8 @@ fn area<'r>(app: &App, req: &'r Request) -> Option<(Area, &'r str)> {
             (under("/notifback") || under("/mynotifications")).then_some(path),
         ),
         (Area::Static, under("/static").then_some(path)),
+        (Area::Status, crate::status::owns(path).then_some(path)),
+        (Area::Manager, under("/manager").then_some(path)),
         (
             Area::TestHook,
             (app.local.test_hooks && under("/__test")).then_some(path),
@@ -172,13 +203,22 @@ fn is_under(path: &str, p: &str) -> bool {
         .is_some_and(|r| r.is_empty() || r.starts_with('/'))
 }
 
-fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
+fn route(
+    app: &App,
+    req: &Request,
+    conf: &Conf,
+    found: Option<(Area, &str)>,
+) -> (Flavour, Result<Response>) {
     use crate::{config_proxy as proxy, notifications, portal, sessions};
-    let Some((area, rest)) = area(app, req) else {
+    let Some((area, rest)) = found else {
         return (Flavour::Negotiated, Err(Error::not_found("Not found")));
     };
     if let Err(e) = admit_server(app, req, area) {
-        return (Flavour::Json, Err(e));
+        let flavour = match area {
+            Area::Manager => Flavour::Negotiated,
+            _ => Flavour::Json,
+        };
+        return (flavour, Err(e));
     }
     match area {
         Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
@@ -202,6 +242,8 @@ fn route(app: &App, req: &Request, conf: &Conf) -> (Flavour, Result<Response>) {
             notifications::portal::handle(app, req, conf, portal::login::release),
         ),
         Area::Static => (Flavour::Negotiated, portal::assets::serve(app, req, conf)),
+        Area::Status => (Flavour::Json, crate::status::handle(app, req, conf)),
+        Area::Manager => (Flavour::Negotiated, crate::manager::handle(app, conf, req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),
     }
 }
@@ -226,15 +268,17 @@ fn password_login(
     )
 }
 
-/// The address rule and the basic credentials of the REST servers (`config::access`), applied
-/// before the server's handler runs and so before any store is touched: 403 outside the rule,
-/// then 401 without the right credentials. Other areas pass.
+/// The address rule and the basic credentials of the REST servers, the status paths and the
+/// console (`config::access`), applied before the handler runs and so before any store is
+/// touched: 403 outside the rule, then 401 without the right credentials. Other areas pass.
 fn admit_server(app: &App, req: &Request, area: Area) -> Result<()> {
     use crate::config::access::{Server, Verdict};
     let server = match area {
         Area::Sessions => Server::Sessions,
         Area::Config => Server::Config,
         Area::NotificationServer => Server::Notifications,
+        Area::Status => crate::status::server_of(&req.path),
+        Area::Manager => Server::Manager,
         _ => return Ok(()),
     };
     let client = req.client;

@@ -84,7 +84,9 @@ fn worker(rx: &Mutex<Receiver<Job>>, handler: &Handler, hub: &Hub, settings: &Se
             Err(_) => return,
         };
         let Ok(job) = next else { return };
+        crate::metrics::dequeued();
         serve_one(job, handler, hub, settings);
+        crate::metrics::worker_done();
     }
 }
 

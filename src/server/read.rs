@@ -182,7 +182,10 @@ impl Stage {
             t0,
         };
         match self.pool.submit(job) {
-            Ok(()) => self.away += 1,
+            Ok(()) => {
+                crate::metrics::enqueued();
+                self.away += 1;
+            }
             Err(job) => self.refuse(job.conn, &BUSY, Some(&head), t0),
         }
     }

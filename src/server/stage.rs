@@ -208,6 +208,7 @@ impl Stage {
             phase: Phase::Idle(Instant::now()),
         };
         self.conns.insert(id, conn);
+        crate::metrics::connection_opened();
     }
 
     /// At the ceiling: closes the connection idle the longest, or else the one stalled the
@@ -291,6 +292,7 @@ impl Stage {
             None => ("-", "-"),
         };
         log::access(method, path, r.status, t0.elapsed().as_millis());
+        crate::metrics::refused(r.status);
         conn.buf = Vec::new();
         conn.phase = Phase::Write(Box::new(pending(&self.settings, out, 0, Then::Close)));
         self.write_on(conn)
@@ -356,6 +358,7 @@ impl Stage {
             self.admit.done_reading(b.slot);
         }
         self.admit.disconnect(conn.counted);
+        crate::metrics::connection_closed();
         let _ = epoll::delete(&self.hub.epoll, &conn.stream);
     }
 
@@ -427,6 +430,7 @@ fn refusal(r: &Reject) -> Response {
 /// A connection refused at the door: the answer goes into the socket's buffer at once and
 /// the connection is closed; nothing of the client's is read.
 fn turn_away(mut stream: TcpStream, r: &Reject) {
+    crate::metrics::refused(r.status);
     let _ = stream.set_nonblocking(true);
     let _ = stream.write(&wire::serialize(&refusal(r), true, false));
     let _ = stream.shutdown(Shutdown::Write);

@@ -71,6 +71,7 @@ pages! {
     benchmarks_page => "benchmarks.md",
     cluster_page => "cluster.md",
     config_page => "config.md",
+    console_page => "console.md",
     differences_page => "differences.md",
     llng_configuration_page => "llng-configuration.md",
     notifications_login_page => "notifications-login.md",

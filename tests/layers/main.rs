@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crypto",
             "upstream",
             "pause",
+            "metrics",
             "http",
             "web",
             "config",
@@ -48,9 +49,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "notifications",
             "portal",
             "config_proxy",
+            "status",
         ],
     ),
-    ("top", &["crate", "router", "server", "cli"]),
+    ("top", &["crate", "router", "server", "cli", "manager"]),
 ];
 
 /// Upward imports, and imports from one area into another, still to remove: (from unit, to

@@ -119,6 +119,7 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
     overrides(local, conf, &mut out);
     ignored_and_unknown(conf, &mut out);
     security(conf, &mut out);
+    console(local, conf, &mut out);
     out.sort_by_key(|f| f.level);
     out
 }
@@ -242,6 +243,34 @@ fn security(conf: &Conf, out: &mut Vec<Finding>) {
             "requireToken",
             "requireToken is off: the login form has no CSRF token",
         );
+    }
+}
+
+/// How the administration console is opened: `[portal] managerHost` names the virtual host
+/// whose `locationRules` say who may use it (LemonLDAP::NG's manager host). Said when that
+/// host has no rules (nobody gets in), and when the configuration has rules for a manager
+/// host that no `managerHost` names.
+fn console(local: &LocalConf, conf: &Conf, out: &mut Vec<Finding>) {
+    let rules = conf.area::<crate::rules::location::Rules>();
+    match local.access.manager_host() {
+        Some(host) if !rules.0.contains_key(host) => out.push(finding(
+            Level::Warning,
+            "[portal] managerHost",
+            format!("[portal] managerHost = {host}: locationRules has no rules for {host}, so the administration console (/manager/) lets nobody in"),
+        )),
+        Some(_) => {}
+        None => {
+            let mut hosts: Vec<&String> =
+                rules.0.keys().filter(|h| h.starts_with("manager.")).collect();
+            hosts.sort();
+            if let Some(host) = hosts.first() {
+                out.push(finding(
+                    Level::Warning,
+                    "[portal] managerHost",
+                    format!("the administration console (/manager/) lets nobody in: set [portal] managerHost = {host} to apply the locationRules of {host} (docs/console.md)"),
+                ));
+            }
+        }
     }
 }
 

@@ -1,0 +1,214 @@
+//! The administration console under `/manager/`: server-rendered pages in the portal's frame
+//! and languages, forms without script. It sits at the top, beside the command line: like
+//! `limette sessions` and `limette notifications`, it composes the areas' functions.
+//!
+//! Access, in order (each refusal changes nothing):
+//! 1. the address rule `managerAllowFrom` (the router, before this runs);
+//! 2. a logged-in user (the portal's login page otherwise);
+//! 3. the `locationRules` of `managerHost`, LemonLDAP::NG's manager host, evaluated on the
+//!    path LemonLDAP::NG's manager has for the page (`/sessions...`, `/notifications...`,
+//!    `/confs...`, `/status` for the status page) so that its rules apply unchanged; no
+//!    `managerHost`, or no rules for it: nobody (403);
+//! 4. every `POST` carries the page's token, bound to the administrator's session
+//!    (`web::csrf::check_for`): missing or stale, 403.
+//!
+//! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
+//! Pages: `status` (the index), `sessions`, `notifications`.
+mod notifications;
+mod sessions;
+mod status;
+
+use crate::app::App;
+use crate::config::Conf;
+use crate::error::{Error, Result};
+use crate::http::{Method, Request, Response};
+use crate::sso::SsoSession;
+use crate::util::html_escape;
+use crate::web::{csrf, Page};
+
+/// The console's pages, by the first segment after `/manager/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Status,
+    Sessions,
+    Notifications,
+}
+
+impl Section {
+    fn of(path: &str) -> Option<(Section, Vec<String>)> {
+        let rest = path.strip_prefix("/manager")?;
+        let segs: Vec<String> = rest
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(crate::util::url_decode_path)
+            .collect();
+        let section = match segs.first().map(String::as_str) {
+            None | Some("status") => Section::Status,
+            Some("sessions") => Section::Sessions,
+            Some("notifications") => Section::Notifications,
+            Some(_) => return None,
+        };
+        Some((section, segs.into_iter().skip(1).collect()))
+    }
+
+    /// The path LemonLDAP::NG's manager serves this page under, which its rules name.
+    fn rule_path(self, rest: &[String]) -> String {
+        let base = match self {
+            Section::Status => "/status",
+            Section::Sessions => "/sessions",
+            Section::Notifications => "/notifications",
+        };
+        rest.iter()
+            .fold(base.to_string(), |p, s| format!("{p}/{s}"))
+    }
+
+    fn href(self) -> &'static str {
+        match self {
+            Section::Status => "/manager/",
+            Section::Sessions => "/manager/sessions",
+            Section::Notifications => "/manager/notifications",
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Section::Status => "mgrStatus",
+            Section::Sessions => "mgrSessions",
+            Section::Notifications => "mgrNotifications",
+        }
+    }
+
+    const ALL: [Section; 3] = [Section::Status, Section::Sessions, Section::Notifications];
+}
+
+/// What a console page knows of its request: the administrator and the page frame.
+pub(crate) struct Ctx<'a> {
+    app: &'a App,
+    conf: &'a Conf,
+    req: &'a Request,
+    admin: SsoSession,
+    /// The sections the administrator may open (for the navigation).
+    allowed: Vec<Section>,
+}
+
+impl Ctx<'_> {
+    /// The page frame.
+    fn page(&self) -> Page<'_> {
+        crate::portal::pages::frame(self.conf, self.req, None)
+    }
+
+    /// A fresh token for the console's forms, bound to the administrator's session.
+    fn token(&self) -> String {
+        csrf::issue_for(self.conf, &binding(&self.admin))
+    }
+
+    /// The hidden field of the token.
+    fn token_field(&self) -> String {
+        format!(
+            "<input type=\"hidden\" name=\"token\" value=\"{}\">",
+            html_escape(&self.token())
+        )
+    }
+
+    /// Writes an audit line of an action, with the administrator and the address.
+    fn audit(&self, event: &str, fields: &[(&str, &str)]) {
+        let admin = self.admin.trace();
+        let address = self.req.ip();
+        let mut all = vec![("admin", admin.as_str()), ("address", address.as_str())];
+        all.extend_from_slice(fields);
+        crate::log::audit(event, &all);
+    }
+
+    /// The whole page: the navigation, then `body`.
+    fn render(&self, title_key: &str, body: &str) -> Response {
+        let page = self.page();
+        let mut nav = format!("<nav aria-label=\"{}\"><ul>", page.word("mgrConsole"));
+        for s in &self.allowed {
+            nav.push_str(&format!(
+                "<li><a href=\"{}\">{}</a></li>",
+                s.href(),
+                page.word(s.word())
+            ));
+        }
+        nav.push_str("</ul></nav>\n");
+        let title = page.raw(title_key);
+        let html = format!(
+            "<h1>{}</h1>\n{nav}<p>{} <strong>{}</strong></p>\n{body}",
+            html_escape(&title),
+            page.word("connectedAs"),
+            html_escape(&self.admin.trace())
+        );
+        Response::html(200, page.render(&title, &html))
+    }
+}
+
+/// Serves the console.
+pub fn handle(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
+    let (section, rest) = Section::of(&req.path).ok_or_else(|| Error::not_found("Not found"))?;
+    let admin = match crate::portal::session::require_user(app, conf, req)? {
+        Ok(s) => s,
+        Err(login) => return Ok(login),
+    };
+    let may = |s: Section, rest: &[String]| allows(app, conf, req, &admin, &s.rule_path(rest));
+    if !may(section, &rest) {
+        let who: String = admin.trace().chars().filter(|c| !c.is_control()).collect();
+        crate::log::warn(&format!(
+            "{}: console refused to {who}, outside the locationRules of managerHost",
+            req.path.chars().take(200).collect::<String>()
+        ));
+        return Err(Error::Forbidden(
+            "The console's rules do not allow you this page".into(),
+        ));
+    }
+    if req.method == Method::Post {
+        let token = req.form_param("token");
+        if csrf::check_for(conf, token.as_deref(), &binding(&admin)).is_err() {
+            return Err(Error::Forbidden(
+                "The form has expired: reload the page and try again".into(),
+            ));
+        }
+    } else if !matches!(req.method, Method::Get | Method::Head) {
+        return Err(Error::OnlyMethods("GET, HEAD, POST"));
+    }
+    let allowed = Section::ALL.into_iter().filter(|s| may(*s, &[])).collect();
+    let ctx = Ctx {
+        app,
+        conf,
+        req,
+        admin,
+        allowed,
+    };
+    match section {
+        Section::Status => status::page(&ctx),
+        Section::Sessions => sessions::handle(&ctx, &rest),
+        Section::Notifications => notifications::handle(&ctx, &rest),
+    }
+}
+
+/// Whether the administrator's session may open `path` of LemonLDAP::NG's manager: the
+/// `locationRules` of `managerHost`; nobody without it or without rules for that host.
+fn allows(app: &App, conf: &Conf, req: &Request, admin: &SsoSession, path: &str) -> bool {
+    let Some(host) = app.local.access.manager_host() else {
+        return false;
+    };
+    let rules = conf.area::<crate::rules::location::Rules>();
+    if !rules.0.contains_key(host) {
+        return false;
+    }
+    let env = crate::rules::Env::from_request(
+        req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        &req.ip(),
+    );
+    let url = format!("https://{host}{path}");
+    rules.allows(&url, admin, &env)
+}
+
+/// What the console's tokens are bound to: the administrator's session and the console.
+fn binding(admin: &SsoSession) -> String {
+    format!("manager:{}", admin.id())
+}
+
+/// The answer to a form that changed something: back to `to` (post/redirect/get).
+fn done(to: &str) -> Response {
+    Response::redirect(to)
+}

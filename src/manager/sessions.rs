@@ -1,0 +1,258 @@
+//! The console's sessions page: SSO sessions searched by user (`_whatToTrace`), address
+//! (`ipAddr`) or day of start (`_startTime`); one session's keys, the secret ones hidden as the
+//! REST session server hides them (`hiddenAttributes`, `restExportSecretKeys`); deletion of one
+//! session or of all of a user's, through `sso::end`, which tells the relying parties (the
+//! session-end hook: back-channel logout where configured).
+use super::{done, Ctx};
+use crate::config::value_string;
+use crate::error::{Error, Result};
+use crate::http::{Method, Response};
+use crate::storage::{Kind, Session};
+use crate::util::{html_escape, url_encode};
+
+/// The most sessions a search lists.
+const MAX_SHOWN: usize = 500;
+
+/// Serves `/manager/sessions[/<id>]`.
+pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
+    match (ctx.req.method, rest) {
+        (Method::Post, []) => delete_user(ctx),
+        (Method::Post, [id]) => delete_one(ctx, id),
+        (_, []) => search(ctx),
+        (_, [id]) => view(ctx, id),
+        _ => Err(Error::not_found("Not found")),
+    }
+}
+
+/// What a search asks: each filter empty when not used.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    /// `_whatToTrace`, case-insensitive; a trailing `*` makes it a prefix.
+    pub user: String,
+    /// The start of `ipAddr`.
+    pub address: String,
+    /// `YYYY-MM-DD`: the day `_startTime` falls on.
+    pub date: String,
+}
+
+impl Filter {
+    /// Whether session `s` matches every filter given.
+    pub fn matches(&self, s: &Session) -> bool {
+        let field = |k: &str| s.get(k).map(value_string).unwrap_or_default();
+        let user = field("_whatToTrace").to_lowercase();
+        let wanted = self.user.trim().to_lowercase();
+        let user_ok = match wanted.strip_suffix('*') {
+            _ if wanted.is_empty() => true,
+            Some(prefix) => user.starts_with(prefix),
+            None => user == wanted,
+        };
+        let address_ok = field("ipAddr").starts_with(self.address.trim());
+        let day: String = self
+            .date
+            .trim()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        user_ok && address_ok && field("_startTime").starts_with(&day)
+    }
+}
+
+fn search(ctx: &Ctx) -> Result<Response> {
+    let page = ctx.page();
+    let q = |k: &str| ctx.req.query_param(k).unwrap_or_default();
+    let filter = Filter {
+        user: q("user"),
+        address: q("address"),
+        date: q("date"),
+    };
+    let mut body = format!(
+        "<form method=\"get\" action=\"/manager/sessions\" id=\"search\">\n\
+         <p><label for=\"user\">{}</label> <input id=\"user\" name=\"user\" value=\"{}\"></p>\n\
+         <p><label for=\"address\">{}</label> <input id=\"address\" name=\"address\" value=\"{}\"></p>\n\
+         <p><label for=\"date\">{}</label> <input id=\"date\" name=\"date\" type=\"date\" value=\"{}\"></p>\n\
+         <p><button type=\"submit\">{}</button></p>\n</form>\n",
+        page.word("mgrUser"),
+        html_escape(&filter.user),
+        page.word("mgrAddress"),
+        html_escape(&filter.address),
+        page.word("mgrDate"),
+        html_escape(&filter.date),
+        page.word("mgrSearch"),
+    );
+    let store = ctx.app.sessions(Kind::Global);
+    let ids = match store.ids(Kind::Global) {
+        Ok(ids) => ids,
+        Err(e) => {
+            crate::log::warn(&format!("console: cannot list the sessions: {e}"));
+            body.push_str(&format!(
+                "<p class=\"error\" role=\"alert\">{}</p>\n",
+                page.word("mgrCannotList")
+            ));
+            return Ok(ctx.render("mgrSessions", &body));
+        }
+    };
+    let mut found = Vec::new();
+    for id in ids {
+        if let Some(s) = store.get(Kind::Global, &id)? {
+            if filter.matches(&s) {
+                found.push((id, s));
+            }
+        }
+        if found.len() >= MAX_SHOWN {
+            break;
+        }
+    }
+    found.sort_by_key(|(_, s)| std::cmp::Reverse(s.get("_utime").and_then(crate::config::as_i64)));
+    body.push_str(&format!(
+        "<h2>{}</h2>\n<table id=\"sessions\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
+        page.fill("mgrFound", &[("count", &found.len().to_string())]),
+        page.word("mgrUser"),
+        page.word("mgrAddress"),
+        page.word("mgrStarted"),
+        page.word("mgrSession"),
+    ));
+    for (id, s) in &found {
+        let field = |k: &str| html_escape(&s.get(k).map(value_string).unwrap_or_default());
+        let started = s
+            .get("_utime")
+            .and_then(crate::config::as_i64)
+            .map(|t| page.time(t))
+            .unwrap_or_default();
+        body.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{started}</td><td><a href=\"/manager/sessions/{}\">{}…</a></td></tr>\n",
+            field("_whatToTrace"),
+            field("ipAddr"),
+            url_encode(id),
+            html_escape(&id.chars().take(8).collect::<String>()),
+        ));
+    }
+    body.push_str("</tbody></table>\n");
+    if !filter.user.trim().is_empty() && !filter.user.contains('*') && !found.is_empty() {
+        body.push_str(&format!(
+            "<form method=\"post\" action=\"/manager/sessions\" id=\"delete-user\">{}\
+             <input type=\"hidden\" name=\"user\" value=\"{}\">\
+             <p><button type=\"submit\">{}</button></p></form>\n",
+            ctx.token_field(),
+            html_escape(filter.user.trim()),
+            page.fill(
+                "mgrDeleteAllOf",
+                &[("user", &html_escape(filter.user.trim()))]
+            ),
+        ));
+    }
+    Ok(ctx.render("mgrSessions", &body))
+}
+
+fn view(ctx: &Ctx, id: &str) -> Result<Response> {
+    let page = ctx.page();
+    let s = fetch(ctx, id)?;
+    let st = ctx.conf.area::<crate::sessions::Settings>();
+    let shown = crate::sessions::export::without_secrets(&s, &st.hidden, st.export_secret);
+    let mut body = format!(
+        "<h2>{}</h2>\n<table id=\"attributes\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
+        page.word("mgrAttributes"),
+        page.word("mgrKey"),
+        page.word("mgrValue")
+    );
+    let mut keys: Vec<&String> = shown.keys().collect();
+    keys.sort();
+    for k in keys {
+        let v = shown.get(k).map(value_string).unwrap_or_default();
+        body.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>\n",
+            html_escape(k),
+            html_escape(&v)
+        ));
+    }
+    body.push_str("</tbody></table>\n");
+    body.push_str(&format!(
+        "<form method=\"post\" action=\"/manager/sessions/{}\" id=\"delete-session\">{}\
+         <p><button type=\"submit\">{}</button></p></form>\n",
+        url_encode(id),
+        ctx.token_field(),
+        page.word("mgrDeleteSession")
+    ));
+    Ok(ctx.render("mgrSessions", &body))
+}
+
+fn fetch(ctx: &Ctx, id: &str) -> Result<Session> {
+    if !crate::sso::is_session_id(id) {
+        return Err(Error::not_found("No such session"));
+    }
+    ctx.app
+        .sessions(Kind::Global)
+        .get(Kind::Global, id)?
+        .ok_or_else(|| Error::not_found("No such session"))
+}
+
+/// Ends one session (its relying parties told) and goes back to the search.
+fn delete_one(ctx: &Ctx, id: &str) -> Result<Response> {
+    let s = fetch(ctx, id)?;
+    let user = s.get("_whatToTrace").map(value_string).unwrap_or_default();
+    if crate::sso::end(ctx.app, id)? {
+        let short: String = id.chars().take(4).collect();
+        ctx.audit(
+            "manager_session_delete",
+            &[("session", &format!("{short}…")), ("user", &user)],
+        );
+    }
+    Ok(done(&format!(
+        "/manager/sessions?user={}",
+        url_encode(&user)
+    )))
+}
+
+/// Ends every session of the user named in the form.
+fn delete_user(ctx: &Ctx) -> Result<Response> {
+    let user = ctx.req.form_param("user").unwrap_or_default();
+    let user = user.trim();
+    if user.is_empty() || user.contains('*') {
+        return Err(Error::bad("A user is required"));
+    }
+    let filter = Filter {
+        user: user.to_string(),
+        ..Filter::default()
+    };
+    let store = ctx.app.sessions(Kind::Global);
+    let mut ended = 0;
+    for id in store.ids(Kind::Global)? {
+        let matches = store
+            .get(Kind::Global, &id)?
+            .is_some_and(|s| filter.matches(&s));
+        if matches && crate::sso::end(ctx.app, &id)? {
+            ended += 1;
+        }
+    }
+    ctx.audit(
+        "manager_sessions_delete_user",
+        &[("user", user), ("count", &ended.to_string())],
+    );
+    Ok(done(&format!(
+        "/manager/sessions?user={}",
+        url_encode(user)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Filter;
+    use serde_json::json;
+
+    #[test]
+    fn filters() {
+        let s =
+            json!({"_whatToTrace": "dwho", "ipAddr": "10.1.2.3", "_startTime": "20240102030405"});
+        let s = s.as_object().unwrap();
+        let f = |user: &str, address: &str, date: &str| Filter {
+            user: user.into(),
+            address: address.into(),
+            date: date.into(),
+        };
+        assert!(f("", "", "").matches(s));
+        assert!(f("DWho", "", "").matches(s));
+        assert!(f("dw*", "10.1.", "2024-01-02").matches(s));
+        assert!(!f("dw", "", "").matches(s));
+        assert!(!f("", "10.2", "").matches(s));
+        assert!(!f("", "", "2024-01-03").matches(s));
+    }
+}

@@ -1,0 +1,74 @@
+//! The console's status page (its index): the version, the uptime, the configuration in
+//! force, each store and the health path's checks, the sessions, the worker queue and the
+//! counters of `crate::metrics`.
+use super::Ctx;
+use crate::error::Result;
+use crate::http::Response;
+use crate::storage::Kind;
+use crate::util::html_escape;
+
+/// `GET /manager/` and `/manager/status`.
+pub fn page(ctx: &Ctx) -> Result<Response> {
+    let page = ctx.page();
+    let health = crate::status::health::check(ctx.app, ctx.conf);
+    let m = crate::metrics::summary();
+    let up = crate::metrics::uptime().as_secs();
+    let uptime = format!(
+        "{}d {:02}h {:02}m",
+        up / 86_400,
+        (up / 3600) % 24,
+        (up / 60) % 60
+    );
+    let count = |kind| {
+        crate::status::session_count(ctx.app, kind).map_or_else(|| "-".into(), |n| n.to_string())
+    };
+    let rows: Vec<(&str, String)> = vec![
+        ("mgrVersion", env!("CARGO_PKG_VERSION").to_string()),
+        ("mgrUptime", uptime),
+        ("mgrConfNumber", ctx.conf.num.to_string()),
+        ("mgrConfStore", ctx.app.confs.describe()),
+        ("mgrSessionStore", ctx.app.sessions(Kind::Global).describe()),
+        ("mgrNotificationStore", ctx.app.notifications.describe()),
+        ("mgrSessionsGlobal", count(Kind::Global)),
+        ("mgrSessionsPersistent", count(Kind::Persistent)),
+        ("mgrQueue", m.queued.to_string()),
+        ("mgrBusy", m.busy.to_string()),
+        ("mgrConnections", m.connections.to_string()),
+        ("mgrRequests", m.requests.to_string()),
+        ("mgrErrors", m.errors.to_string()),
+        ("mgrRefused", m.refused.to_string()),
+        ("mgrLoginsOk", m.logins_ok.to_string()),
+        ("mgrLoginsFailed", m.logins_failed.to_string()),
+        ("mgrTokens", m.access_tokens.to_string()),
+        ("mgrReloads", m.reloads.to_string()),
+    ];
+    let mut body = format!(
+        "<h2>{}</h2>\n<table id=\"status\"><tbody>\n",
+        page.word("mgrNode")
+    );
+    for (key, value) in rows {
+        body.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th><td id=\"{key}\">{}</td></tr>\n",
+            page.word(key),
+            html_escape(&value)
+        ));
+    }
+    body.push_str("</tbody></table>\n");
+    body.push_str(&format!(
+        "<h2>{}</h2>\n<table id=\"health\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
+        page.word("mgrHealth"),
+        page.word("mgrCheck"),
+        page.word("mgrResult")
+    ));
+    for c in &health.checks {
+        let word = if c.ok() { "mgrOk" } else { "mgrFailed" };
+        body.push_str(&format!(
+            "<tr><td>{}</td><td class=\"{}\">{}</td></tr>\n",
+            c.name,
+            if c.ok() { "ok" } else { "failed" },
+            page.word(word)
+        ));
+    }
+    body.push_str("</tbody></table>\n");
+    Ok(ctx.render("mgrStatus", &body))
+}

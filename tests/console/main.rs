@@ -1,0 +1,9 @@
+//! Operating a node: `/portalStatus`, the health path and `/metrics` (status.rs), and the
+//! administration console under `/manager/`, tried against the real server.
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../browser/python.rs"]
+mod python;
+
+mod manager;
+mod status;
