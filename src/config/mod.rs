@@ -6,6 +6,7 @@
 //! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
 pub mod access;
 pub mod defaults;
+pub mod diff;
 pub mod front;
 pub mod gate;
 pub mod ini;

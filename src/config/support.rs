@@ -577,6 +577,20 @@ pub struct LlngKey {
     pub default: Option<Value>,
 }
 
+/// Whether the value of `key` (a top-level key or the last segment of a nested one) is a
+/// secret that no page, finding or listing may show: LemonLDAP::NG's `password` and
+/// `RSAPrivateKey` types, and any key named as a password, a secret or a private key.
+pub fn is_secret(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    llng_keys()
+        .get(key)
+        .is_some_and(|k| k.kind == "password" || k.kind.starts_with("RSAPrivate"))
+        || lower.contains("password")
+        || lower.contains("secret")
+        || lower.contains("privatekey")
+        || lower.ends_with("pwd")
+}
+
 /// Every key LemonLDAP::NG 2.16 knows, parsed once.
 pub fn llng_keys() -> &'static BTreeMap<String, LlngKey> {
     static KEYS: OnceLock<BTreeMap<String, LlngKey>> = OnceLock::new();

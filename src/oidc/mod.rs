@@ -28,6 +28,7 @@ pub mod register;
 pub mod request_object;
 pub mod response;
 pub mod revoke;
+pub mod rp_edit;
 pub mod rp_keys;
 pub mod scopes;
 pub mod settings;

@@ -276,12 +276,7 @@ fn console(local: &LocalConf, conf: &Conf, out: &mut Vec<Finding>) {
 
 /// A value in a finding: short, one line; secrets (passwords, keys) never shown.
 fn shown(key: &str, v: &Value) -> String {
-    let secret = support::llng_keys()
-        .get(key)
-        .is_some_and(|k| k.kind == "password" || k.kind.starts_with("RSAPrivate"))
-        || key.to_ascii_lowercase().contains("password")
-        || key.to_ascii_lowercase().contains("secret");
-    if secret {
+    if support::is_secret(key) {
         "(secret)".into()
     } else {
         gate::short(v)
