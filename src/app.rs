@@ -153,6 +153,12 @@ impl App {
         }
     }
 
+    /// The areas' settings parsers this node checks every configuration with (what a writer
+    /// passes to `storage::save::check`, so that it refuses what a reload would).
+    pub fn areas(&self) -> config::CheckAreas {
+        self.areas
+    }
+
     /// Loads the latest configuration if it is newer than the one in force. A broken one is
     /// logged and the old one stays.
     pub fn reload_if_newer(&self) -> Result<bool> {

@@ -13,7 +13,11 @@
 //!    (`web::csrf::check_for`): missing or stale, 403.
 //!
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
-//! Pages: `status` (the index), `sessions`, `notifications`.
+//! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
+//! versions, their differences, and the forms that save a new one).
+mod conf;
+mod conf_edit;
+mod conf_forms;
 mod notifications;
 mod sessions;
 mod status;
@@ -32,6 +36,7 @@ enum Section {
     Status,
     Sessions,
     Notifications,
+    Conf,
 }
 
 impl Section {
@@ -46,6 +51,7 @@ impl Section {
             None | Some("status") => Section::Status,
             Some("sessions") => Section::Sessions,
             Some("notifications") => Section::Notifications,
+            Some("conf") => Section::Conf,
             Some(_) => return None,
         };
         Some((section, segs.into_iter().skip(1).collect()))
@@ -57,6 +63,7 @@ impl Section {
             Section::Status => "/status",
             Section::Sessions => "/sessions",
             Section::Notifications => "/notifications",
+            Section::Conf => "/confs",
         };
         rest.iter()
             .fold(base.to_string(), |p, s| format!("{p}/{s}"))
@@ -67,6 +74,7 @@ impl Section {
             Section::Status => "/manager/",
             Section::Sessions => "/manager/sessions",
             Section::Notifications => "/manager/notifications",
+            Section::Conf => "/manager/conf",
         }
     }
 
@@ -75,10 +83,16 @@ impl Section {
             Section::Status => "mgrStatus",
             Section::Sessions => "mgrSessions",
             Section::Notifications => "mgrNotifications",
+            Section::Conf => "mgrConf",
         }
     }
 
-    const ALL: [Section; 3] = [Section::Status, Section::Sessions, Section::Notifications];
+    const ALL: [Section; 4] = [
+        Section::Status,
+        Section::Sessions,
+        Section::Notifications,
+        Section::Conf,
+    ];
 }
 
 /// What a console page knows of its request: the administrator and the page frame.
@@ -182,6 +196,7 @@ pub fn handle(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
         Section::Status => status::page(&ctx),
         Section::Sessions => sessions::handle(&ctx, &rest),
         Section::Notifications => notifications::handle(&ctx, &rest),
+        Section::Conf => conf::handle(&ctx, &rest),
     }
 }
 
@@ -206,6 +221,14 @@ fn allows(app: &App, conf: &Conf, req: &Request, admin: &SsoSession, path: &str)
 /// What the console's tokens are bound to: the administrator's session and the console.
 fn binding(admin: &SsoSession) -> String {
     format!("manager:{}", admin.id())
+}
+
+/// An error message above a page's content.
+fn alert(msg: &str) -> String {
+    format!(
+        "<div class=\"error\" id=\"msg\" role=\"alert\"><p>{}</p></div>\n",
+        html_escape(msg)
+    )
 }
 
 /// The answer to a form that changed something: back to `to` (post/redirect/get).

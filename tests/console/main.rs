@@ -5,5 +5,6 @@ mod common;
 #[path = "../browser/python.rs"]
 mod python;
 
+mod conf;
 mod manager;
 mod status;
