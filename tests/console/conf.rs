@@ -350,4 +350,23 @@ fn the_diff_shows_a_change_and_a_rollback_is_a_new_number_with_the_old_content()
     )
     .text();
     assert!(diff.contains("id=\"nodiff\""), "{diff}");
+    // New signing keys: the private ones changed, their values on no page.
+    let r = submit(&p, &admin, "/manager/conf", &[("action", "rotate")]);
+    assert_eq!(r.status, 302, "{}", r.text());
+    let rotated = latest(&p);
+    assert_eq!(rotated, back + 1);
+    let diff = get(
+        &p,
+        &admin,
+        &format!("/manager/conf/diff?from={back}&to={rotated}"),
+    )
+    .text();
+    assert!(diff.contains("PrivateKeySig</td><td>"), "{diff}");
+    assert!(!diff.contains("PRIVATE KEY"), "{diff}");
+    let view = get(&p, &admin, &format!("/manager/conf/{rotated}")).text();
+    assert!(
+        !view.contains("PRIVATE KEY") && view.contains("(secret)"),
+        "{view}"
+    );
+    assert!(audited(&p, "action=rotate"), "{}", p.log());
 }
