@@ -1,7 +1,7 @@
 //! Every portal page in a real headless Chromium, in English and French (tests/browser/pages.py):
 //! the language switch, keyboard-only sign-in, the notification form that keeps its ticks, the
 //! menu (applications, login history, a consent given then revoked), the explorer, consent, both
-//! logout confirmations, an error page; on each, axe-core (installed
+//! logout confirmations, an error page, the administration console's pages; on each, axe-core (installed
 //! from the npm registry by `make test-tools`, injected by the test) must find no serious or
 //! critical violation, the policy no violation, and nothing may scroll sideways at 320 px.
 //! `make screenshots` runs it with LIMETTE_SCREENSHOTS set: each page at 1280 and 360 px.
@@ -39,6 +39,7 @@ fn portal() -> Portal {
         json!({"BypassConsent": null, "DisplayName": "Application", "PostLogoutRedirectUris": null}),
     );
     let p = common::oidc::builder(&[("app", app)])
+        .ini("managerHost = manager.example.com")
         .conf("notification", json!(1))
         .conf("notificationsExplorer", json!(1))
         .conf("notificationServer", json!(1))
@@ -47,7 +48,8 @@ fn portal() -> Portal {
             "locationRules",
             json!({
                 "wiki.example.com": {"default": "accept"},
-                "admin.example.com": {"default": "$uid eq \"dwho\""}
+                "admin.example.com": {"default": "$uid eq \"dwho\""},
+                "manager.example.com": {"default": "$uid eq \"dwho\" or $uid eq \"rtyler\""}
             }),
         )
         .conf("applicationList", applications())

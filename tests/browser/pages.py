@@ -7,7 +7,9 @@ notification form (sent once incomplete: the ticks must be kept), lands on the p
 (applications, login history), opens the notification explorer and one notification, the consent
 page of an OpenID Connect application (accepted), the menu with that consent, then revoked from it,
 the application's logout confirmation, an error page, the portal's logout confirmation and the
-signed-out page.
+signed-out page; and, signed in, the administration console's pages (status, sessions, one
+session, notifications, configuration, one version, a difference, a relying party), a relying
+party added through its form in English.
 On every page: `lang` is the language chosen with the switch, the portal's Content-Security-Policy
 reports nothing, axe-core (injected by the test) finds no serious or critical violation, and at
 320 px nothing scrolls sideways. With SCREENSHOT_DIR, each page is saved at 1280 and 360 px as
@@ -153,6 +155,7 @@ def tour(driver, c, base, lang):
     check(driver.find_elements(By.CSS_SELECTOR, "#successLogins tbody tr"), "the login in the history")
     check(not driver.find_elements(By.ID, "oidcConsents"), "no consent yet")
     c.page(lang, "landing")
+    console(driver, c, base, lang)
     go(driver, base + "/mynotifications")
     c.page(lang, "explorer")
     loaded(driver, lambda: driver.find_element(By.CSS_SELECTOR, "td a.button").click())
@@ -183,6 +186,41 @@ def tour(driver, c, base, lang):
     loaded(driver, lambda: driver.find_element(By.ID, "logout").click())
     check(driver.find_elements(By.CSS_SELECTOR, "[trmsg='47']"), "signed-out page")
     c.page(lang, "logged-out")
+
+
+def console(driver, c, base, lang):
+    """The administration console's pages; in English, a relying party added through its form."""
+    user = USERS[lang]
+    go(driver, base + "/manager/")
+    check(driver.find_elements(By.ID, "mgrConfNumber"), "console status: " + driver.page_source[:1500])
+    c.page(lang, "console-status")
+    go(driver, base + "/manager/sessions?user=" + user)
+    c.page(lang, "console-sessions")
+    loaded(driver, lambda: driver.find_element(By.CSS_SELECTOR, "a[href^='/manager/sessions/']").click())
+    c.page(lang, "console-session")
+    go(driver, base + "/manager/notifications")
+    c.page(lang, "console-notifications")
+    go(driver, base + "/manager/conf")
+    c.page(lang, "console-conf")
+    if lang == "en":
+        form = driver.find_element(By.ID, "add")
+        for field, value in (("name", "console-app"), ("client_id", "console-app"),
+                             ("redirect_uris", "https://console.example.com/cb")):
+            form.find_element(By.NAME, field).send_keys(value)
+        form.find_element(By.NAME, "flag_RequirePKCE").click()
+        loaded(driver, lambda: form.find_element(By.CSS_SELECTOR, "button[type=submit]").click())
+        check(driver.find_elements(By.CSS_SELECTOR, "#secret code"), "the secret shown once: "
+              + driver.page_source[:1500])
+        c.page(lang, "console-secret")
+    nums = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#versions a")]
+    check(len(nums) >= 2, "two versions at least: %r" % nums)
+    go(driver, base + "/manager/conf/" + nums[0])
+    c.page(lang, "console-version")
+    go(driver, base + "/manager/conf/diff?from=%s&to=%s" % (nums[1], nums[0]))
+    check(driver.find_elements(By.CSS_SELECTOR, "#diff tbody tr"), "a difference")
+    c.page(lang, "console-diff")
+    go(driver, base + "/manager/conf/rp/console-app")
+    c.page(lang, "console-rp")
 
 
 def main(base, axe_path, shots):
