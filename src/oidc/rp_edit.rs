@@ -61,11 +61,11 @@ pub fn add(
     if rp(doc, name).is_some() {
         return Err(format!("a relying party named {name} exists already"));
     }
-    let all = hash(doc, "oidcRPMetaDataOptions");
-    all.insert(name.into(), json!({}));
-    let vars = hash(doc, "oidcRPMetaDataExportedVars");
-    vars.insert(
-        name.into(),
+    put(doc, "oidcRPMetaDataOptions", name, json!({}));
+    put(
+        doc,
+        "oidcRPMetaDataExportedVars",
+        name,
         json!({"email": "mail", "family_name": "sn", "name": "cn"}),
     );
     edit(doc, name, form)
@@ -214,16 +214,13 @@ fn rp<'a>(doc: &'a mut Map<String, Value>, name: &str) -> Option<&'a mut Map<Str
         .as_object_mut()
 }
 
-/// The object at `k`, made one if absent or not an object.
-fn hash<'a>(doc: &'a mut Map<String, Value>, k: &str) -> &'a mut Map<String, Value> {
+/// Sets `doc[k][name] = v`, making `doc[k]` an object if absent or not one.
+fn put(doc: &mut Map<String, Value>, k: &str, name: &str, v: Value) {
     let slot = doc.entry(k.to_string()).or_insert_with(|| json!({}));
-    if !slot.is_object() {
-        *slot = json!({});
-    }
-    match slot {
-        Value::Object(m) => m,
-        // Made an object just above.
-        _ => unreachable!("an object"),
+    if let Value::Object(m) = slot {
+        m.insert(name.into(), v);
+    } else {
+        *slot = json!({ name: v });
     }
 }
 
