@@ -5,6 +5,9 @@
 //! from the npm registry by `make test-tools`, injected by the test) must find no serious or
 //! critical violation, the policy no violation, and nothing may scroll sideways at 320 px.
 //! `make screenshots` runs it with LIMETTE_SCREENSHOTS set: each page at 1280 and 360 px.
+//! The administration console has its own run (tests/browser/console.py): every task of every
+//! console page by an administrator, with the same checks on each page; forged posts; and a
+//! user the rules refuse, who gets 403 on every console URL.
 #[path = "../common/mod.rs"]
 mod common;
 mod python;
@@ -105,4 +108,57 @@ fn every_page_in_both_languages() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A portal whose console lets timelords (dwho) in and refuses everybody else (LemonLDAP::NG's
+/// default rule of its manager host); `mail` is a hidden attribute.
+fn console_portal() -> Portal {
+    Portal::builder()
+        .portal_url_matches()
+        .ini("managerHost = manager.example.com")
+        .conf(
+            "locationRules",
+            json!({"manager.example.com": {"default": "inGroup(\"timelords\")"}}),
+        )
+        .conf("hiddenAttributes", json!("_password _2fDevices mail"))
+        .start()
+}
+
+#[test]
+fn the_console_in_both_languages() {
+    let p = console_portal();
+    let out = std::process::Command::new(python::python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/console.py"
+        ))
+        .arg(p.url(""))
+        .arg(axe())
+        .output()
+        .expect("the tests' python3 starts (make test builds it)");
+    println!("{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "console pages failed:\n{}\n{}\nserver log:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        p.log()
+    );
+    // Every action is an audit line naming the administrator; the forgeries are none.
+    let log = p.log();
+    for event in [
+        "manager_session_delete",
+        "manager_sessions_delete_user",
+        "manager_notification_insert",
+        "manager_notification_done",
+        "manager_notification_delete",
+    ] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains(&format!("audit event={event} admin=dwho"))),
+            "{event}: {log}"
+        );
+    }
+    assert!(!log.contains("reference=forged"), "{log}");
+    assert!(log.contains("console refused to msmith"), "{log}");
 }
