@@ -4,9 +4,13 @@ and French.
 
 Usage: console.py BASE_URL AXE_JS
 The portal is configured by tests/browser/main.rs: `managerHost` with rules that let dwho (a
-timelord) in and refuse msmith; `hiddenAttributes` hides `mail`.
+timelord) in and refuse msmith; `hiddenAttributes` hides `mail`; `restConfigServer` is on.
 For each language the administrator signs in with the keyboard and, through the pages only
-(links, form fills, buttons), does every task of every page in PAGES. Each console page is
+(links, form fills, buttons), does every task of every page in PAGES: the status; sessions
+searched, shown, deleted; notifications created (one refused), marked done, deleted; the
+configuration: a relying party added, edited, given an option and a new secret (shown once),
+deleted, a main key set, a refused value (its reason, nothing saved), the latest and an older
+version, two differences, a rollback (main.rs reads the versions back). Each console page is
 checked as the portal's pages are (pages.py's Checker: `lang`, one h1, the policy, axe-core, no
 sideways scroll at 320 px). Then forged posts without the page's token (a console form whose
 token was taken out, and a plain HTTP post) must be refused and change nothing; and a signed-in
@@ -25,6 +29,7 @@ import urllib.request
 
 # pages.py sets the offline environment (Selenium Manager off, no proxy) when imported.
 from pages import Checker, check, failures, go, loaded  # noqa: E402
+from console_conf import conf_tasks, state  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -77,6 +82,10 @@ class Console:
 
     def __init__(self, driver, checker, base):
         self.d, self.c, self.base = driver, checker, base
+        self.admin = ADMIN
+
+    def word(self, lang, key):
+        return word(lang, key)
 
     def page(self, lang, name):
         d = self.d
@@ -120,7 +129,8 @@ class Console:
 
 def status_tasks(k, lang):
     check(k.d.find_element(By.ID, "mgrVersion").text, "the version is shown")
-    check(k.d.find_element(By.ID, "mgrConfNumber").text == "1", "the configuration in force")
+    shown = k.d.find_element(By.ID, "mgrConfNumber").text
+    check(shown == str(state["in_force"]), "the configuration in force: %r" % shown)
     check(k.rows("health"), "the health checks are listed")
 
 
@@ -229,6 +239,7 @@ PAGES = [
     ("status", "/manager/", status_tasks),
     ("sessions", "/manager/sessions", sessions_tasks),
     ("notifications", "/manager/notifications", notifications_tasks),
+    ("conf", "/manager/conf", conf_tasks),
 ]
 
 
@@ -279,7 +290,9 @@ def forgeries(k, lang):
                          ("/manager/notifications", {"action": "create", "uid": TARGET,
                                                      "date": "2024-01-02", "reference": "forged",
                                                      "title": "t", "subtitle": "s", "text": "x",
-                                                     "check": "c"})):
+                                                     "check": "c"}),
+                         ("/manager/conf", {"action": "main", "timeout": "60",
+                                            "base": str(state["in_force"]), "log": "forged"})):
         status, _ = http(k.base, "POST", path, sid, fields)
         check(status == 403, "forged POST %s %r: %d" % (path, fields, status))
     go(d, k.base + "/manager/sessions?user=" + TARGET)

@@ -7,7 +7,8 @@
 //! `make screenshots` runs it with LIMETTE_SCREENSHOTS set: each page at 1280 and 360 px.
 //! The administration console has its own run (tests/browser/console.py): every task of every
 //! console page by an administrator, with the same checks on each page; forged posts; and a
-//! user the rules refuse, who gets 403 on every console URL.
+//! user the rules refuse, who gets 403 on every console URL. The configuration it saved is
+//! then read back over plain HTTP (`/config/...`) and matched with the audit lines.
 #[path = "../common/mod.rs"]
 mod common;
 mod python;
@@ -111,11 +112,13 @@ fn every_page_in_both_languages() {
 }
 
 /// A portal whose console lets timelords (dwho) in and refuses everybody else (LemonLDAP::NG's
-/// default rule of its manager host); `mail` is a hidden attribute.
+/// default rule of its manager host); `mail` is a hidden attribute; the REST configuration
+/// server is on, to read back what the configuration forms saved.
 fn console_portal() -> Portal {
     Portal::builder()
         .portal_url_matches()
         .ini("managerHost = manager.example.com")
+        .conf("restConfigServer", json!(1))
         .conf(
             "locationRules",
             json!({"manager.example.com": {"default": "inGroup(\"timelords\")"}}),
@@ -161,4 +164,91 @@ fn the_console_in_both_languages() {
     }
     assert!(!log.contains("reference=forged"), "{log}");
     assert!(log.contains("console refused to msmith"), "{log}");
+    configuration_saves(&p, &log);
+}
+
+/// The configuration forms' logs in the order console.py's tasks save them (its `CONF_LOGS`),
+/// with the action each posts; a rollback's log names the number the language's tasks began
+/// from (1 in English, then the number English rolled back to).
+fn conf_saves() -> Vec<(&'static str, String)> {
+    let langs = [
+        [
+            ("add", "Add rp-en for the team"),
+            ("edit", "Rename rp-en"),
+            ("option", "Raise rp-en's authentication level"),
+            ("secret", "Rotate rp-en's secret"),
+            ("delete", "Remove rp-en"),
+            ("main", "Shorter sessions"),
+            ("rollback", "Back to configuration {num}"),
+        ],
+        [
+            ("add", "Ajout de rp-fr"),
+            ("edit", "Renommer rp-fr"),
+            ("option", "Niveau d'authentification de rp-fr"),
+            ("secret", "Nouveau secret pour rp-fr"),
+            ("delete", "Suppression de rp-fr"),
+            ("main", "Sessions plus courtes, délai réduit"),
+            ("rollback", "Retour à la configuration {num}"),
+        ],
+    ];
+    let mut out = Vec::new();
+    for lang in langs {
+        let base = (1 + out.len()).to_string();
+        for (action, log) in lang {
+            out.push((action, log.replace("{num}", &base)));
+        }
+    }
+    out
+}
+
+/// Read back over plain HTTP (`/config/...`): each configuration form's save is a new number
+/// by the administrator from its address, with the form's log, and an audit line; a rollback
+/// holds the old content; the refused changes and the forged post saved nothing.
+fn configuration_saves(p: &Portal, log: &str) {
+    let get = |path: &str| {
+        let r = p.client().get_json(path);
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+        r.json()
+    };
+    let saves = conf_saves();
+    assert_eq!(saves.len(), 14);
+    assert_eq!(get("/config/latest")["cfgNum"], 15, "{log}");
+    for (num, (action, text)) in (2..).zip(&saves) {
+        let meta = get(&format!("/config/{num}"));
+        assert_eq!(
+            (
+                meta["cfgAuthor"].as_str(),
+                meta["cfgAuthorIP"].as_str(),
+                meta["cfgLog"].as_str()
+            ),
+            (Some("dwho"), Some("127.0.0.1"), Some(text.as_str())),
+            "{num}: {meta}"
+        );
+        // Every log holds a space: the audit line quotes it.
+        let line = format!(
+            "audit event=manager_conf_save admin=dwho address=127.0.0.1 action={action} num={num} log=\"{text}\""
+        );
+        assert!(log.lines().any(|l| l.ends_with(&line)), "{line}: {log}");
+    }
+    // Each language's rollback: the content of the number it began from.
+    let content = |num: u64| {
+        let mut m = get(&format!("/config/{num}?full=1"));
+        if let Some(m) = m.as_object_mut() {
+            m.retain(|k, _| !k.starts_with("cfg"));
+        }
+        m
+    };
+    for (from, to) in [(1, 8), (8, 15)] {
+        assert_eq!(content(from), content(to), "{from} rolled back as {to}");
+    }
+    // The refused value in each language: the reason in the audit line, nothing saved.
+    let refused = log
+        .lines()
+        .filter(|l| {
+            l.contains(
+                "audit event=manager_conf_refused admin=dwho address=127.0.0.1 action=main reason=",
+            ) && l.contains("portal")
+        })
+        .count();
+    assert_eq!(refused, 2, "{log}");
 }
