@@ -11,6 +11,7 @@ use super::conf::{self, latest};
 use super::{alert, done, Ctx};
 use crate::error::{Error, Result};
 use crate::http::Response;
+use crate::oidc::keys::{self, KeyKind};
 use crate::oidc::rp_edit::{self, Form};
 use crate::storage::save::{self, Author, META_KEYS};
 use crate::util::{html_escape, url_encode};
@@ -241,6 +242,21 @@ fn rollback(ctx: &Ctx, doc: &mut Map<String, Value>) -> std::result::Result<Stri
     for k in META_KEYS {
         old.remove(k);
     }
+    // The signing keys are not a setting to roll back: tokens signed with today's keys are
+    // alive at the relying parties, which must still find them. The latest version's keys
+    // (and retired keys) stay; only the settings go back.
+    let material = KeyKind::ALL
+        .iter()
+        .flat_map(|k| k.conf_keys())
+        .chain([keys::RETIRED]);
+    for k in material {
+        match doc.get(k) {
+            Some(v) => old.insert(k.to_string(), v.clone()),
+            None => old.remove(k),
+        };
+    }
     *doc = old;
-    Ok(format!("Rolled back to configuration {num}"))
+    Ok(format!(
+        "Rolled back to configuration {num} (signing keys kept)"
+    ))
 }
