@@ -9,6 +9,16 @@ VENV ?= target/venv
 # The release and static builds carry the PostgreSQL stores (the postgres feature).
 FEATURES ?= postgres
 
+# SQLite as Limette uses it (libsqlite3-sys's bundled build reads LIBSQLITE3_FLAGS): without the
+# full-text, R-tree, statistics and extension-loading modules the bundled build adds, none of
+# which Limette's tables or queries use. About 300 KB less in every build; the tests run
+# on the same SQLite as the release.
+export LIBSQLITE3_FLAGS ?= -USQLITE_ENABLE_FTS3 -USQLITE_ENABLE_FTS3_PARENTHESIS \
+	-USQLITE_ENABLE_FTS5 -USQLITE_ENABLE_RTREE -USQLITE_ENABLE_DBSTAT_VTAB -USQLITE_ENABLE_STAT4 \
+	-USQLITE_ENABLE_LOAD_EXTENSION -USQLITE_SOUNDEX -DSQLITE_OMIT_LOAD_EXTENSION \
+	-DSQLITE_OMIT_DEPRECATED -DSQLITE_OMIT_SHARED_CACHE -DSQLITE_OMIT_COMPLETE \
+	-DSQLITE_OMIT_TCL_VARIABLE -DSQLITE_OMIT_GET_TABLE -DSQLITE_DEFAULT_MEMSTATUS=0
+
 build:
 	$(CARGO) build --release --features "$(FEATURES)"
 
