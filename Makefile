@@ -70,6 +70,7 @@ conformance:
 bench: bench-tools static
 	$(CARGO) build --release --features "$(FEATURES)" --bin limette --example ceiling --example head_parsers
 	bash bench/run.sh
+	BENCH_APPEND=1 bash bench/two_nodes.sh
 
 # 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow
 # headers and idle connections from 127.0.0.2 and .3 while a user at 127.0.0.1 is timed
