@@ -108,6 +108,19 @@ pub trait ConfStore: Send + Sync {
     fn describe(&self) -> String;
 }
 
+/// A session row's JSON text as a session (the SQL backends store one JSON object a row).
+pub fn decode_session(text: &str) -> Result<Session> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Err(Error::storage("session row is not a JSON object")),
+    }
+}
+
+/// A session as a row's JSON text.
+pub fn encode_session(data: &Session) -> Result<String> {
+    serde_json::to_string(data).map_err(Error::internal)
+}
+
 /// Checks an id before it reaches a path or a query.
 pub fn check_id(id: &str) -> Result<()> {
     if crate::util::is_safe_id(id) {

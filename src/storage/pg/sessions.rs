@@ -123,7 +123,7 @@ impl PgSessions {
                 let text: Option<String> = r
                     .try_get(0)
                     .map_err(|e| Error::storage(format!("{}: {e}", self.pool.label())))?;
-                text.map(|t| decode(&t)).transpose()
+                text.map(|t| crate::storage::decode_session(&t)).transpose()
             }
         }
     }
@@ -147,35 +147,24 @@ fn args<'a>(
     out
 }
 
-fn decode(text: &str) -> Result<Session> {
-    match serde_json::from_str(text) {
-        Ok(serde_json::Value::Object(m)) => Ok(m),
-        _ => Err(Error::storage("session row is not a JSON object")),
-    }
-}
-
-fn encode(data: &Session) -> Result<String> {
-    serde_json::to_string(data).map_err(Error::internal)
-}
-
 impl SessionStore for PgSessions {
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         self.one(kind, &self.sql(kind).get, id)
     }
 
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
-        let json = encode(data)?;
+        let json = crate::storage::encode_session(data)?;
         self.exec(kind, &self.sql(kind).put, id, Some(&json))
             .map(|_| ())
     }
 
     fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-        let json = encode(data)?;
+        let json = crate::storage::encode_session(data)?;
         Ok(self.exec(kind, &self.sql(kind).update, id, Some(&json))? == 1)
     }
 
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
-        let json = encode(data)?;
+        let json = crate::storage::encode_session(data)?;
         Ok(self.exec(kind, &self.sql(kind).create, id, Some(&json))? == 1)
     }
 

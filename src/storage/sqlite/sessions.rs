@@ -1,6 +1,6 @@
 //! Sessions in SQLite: one table `sessions(kind, id, a_session)` holding the JSON document.
 use super::Db;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use rusqlite::{params, OptionalExtension};
 use std::path::Path;
@@ -22,17 +22,6 @@ impl SqliteSessions {
     }
 }
 
-fn decode(text: &str) -> Result<Session> {
-    match serde_json::from_str(text) {
-        Ok(serde_json::Value::Object(m)) => Ok(m),
-        _ => Err(Error::storage("session row is not a JSON object")),
-    }
-}
-
-fn encode(data: &Session) -> Result<String> {
-    serde_json::to_string(data).map_err(Error::internal)
-}
-
 impl SessionStore for SqliteSessions {
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         check_id(id)?;
@@ -41,7 +30,7 @@ impl SessionStore for SqliteSessions {
             .prepare_cached("SELECT a_session FROM sessions WHERE kind = ?1 AND id = ?2")?
             .query_row(params![kind.as_str(), id], |r| r.get(0))
             .optional()?;
-        row.map(|t| decode(&t)).transpose()
+        row.map(|t| crate::storage::decode_session(&t)).transpose()
     }
 
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
@@ -50,7 +39,11 @@ impl SessionStore for SqliteSessions {
         c.prepare_cached(
             "INSERT OR REPLACE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
         )?
-        .execute(params![kind.as_str(), id, encode(data)?])?;
+        .execute(params![
+            kind.as_str(),
+            id,
+            crate::storage::encode_session(data)?
+        ])?;
         Ok(())
     }
 
@@ -59,7 +52,11 @@ impl SessionStore for SqliteSessions {
         let c = self.db.writer()?;
         let n = c
             .prepare_cached("UPDATE sessions SET a_session = ?3 WHERE kind = ?1 AND id = ?2")?
-            .execute(params![kind.as_str(), id, encode(data)?])?;
+            .execute(params![
+                kind.as_str(),
+                id,
+                crate::storage::encode_session(data)?
+            ])?;
         Ok(n == 1)
     }
 
@@ -70,7 +67,11 @@ impl SessionStore for SqliteSessions {
             .prepare_cached(
                 "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
             )?
-            .execute(params![kind.as_str(), id, encode(data)?])?;
+            .execute(params![
+                kind.as_str(),
+                id,
+                crate::storage::encode_session(data)?
+            ])?;
         Ok(n == 1)
     }
 
@@ -91,7 +92,7 @@ impl SessionStore for SqliteSessions {
             .prepare_cached("DELETE FROM sessions WHERE kind = ?1 AND id = ?2 RETURNING a_session")?
             .query_row(params![kind.as_str(), id], |r| r.get(0))
             .optional()?;
-        row.map(|t| decode(&t)).transpose()
+        row.map(|t| crate::storage::decode_session(&t)).transpose()
     }
 
     fn ids(&self, kind: Kind) -> Result<Vec<String>> {
