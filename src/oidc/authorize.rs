@@ -161,11 +161,11 @@ fn grant(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, session: &Session) -
     };
     let issued = super::implicit::issue(app, conf, rp, ar, session, code.as_deref())?;
     // The session now has a relying party to tell when it ends (`channels`).
+    crate::sso::record_rp(app, session, &rp.name)?;
     let id = session
         .get("_session_id")
         .and_then(Value::as_str)
         .unwrap_or("");
-    crate::sso::record_rp(app, id, &rp.name)?;
     let ss = super::check_session::session_state(&conf.key, &ar.client_id, &ar.redirect_uri, id);
     let mut q: Vec<(&str, &str)> = Vec::new();
     if let Some(c) = &code {

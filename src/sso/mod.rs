@@ -114,10 +114,15 @@ pub fn connected_rps(s: &Session) -> Vec<String> {
         .collect()
 }
 
-/// Records that the session `id` was used with the relying party `rp` (configuration name).
-/// The record is read again just before the update, which never brings back a session ended
-/// meanwhile (`SessionStore::update`).
-pub fn record_rp(app: &App, id: &str, rp: &str) -> Result<()> {
+/// Records that the session `s` (as the caller read it) was used with the relying party `rp`
+/// (configuration name). Already listed there: nothing to do, no store access (the usual case
+/// on every authorization after the first). Otherwise the record is read again just before
+/// the update, which never brings back a session ended meanwhile (`SessionStore::update`).
+pub fn record_rp(app: &App, s: &Session, rp: &str) -> Result<()> {
+    if connected_rps(s).iter().any(|r| r == rp) {
+        return Ok(());
+    }
+    let id = s.get("_session_id").and_then(Value::as_str).unwrap_or("");
     let store = app.sessions(Kind::Global);
     let Some(mut s) = store.get(Kind::Global, id)? else {
         return Ok(());
