@@ -110,6 +110,10 @@ EOF
   start "$name" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0
   BASE=http://127.0.0.1:$PORT
   IDLE_KIB=$(proc "$PID" VmRSS)
+  # Of which anonymous (heap, stacks): the memory Limette itself holds. The rest of the RSS is
+  # the program's own mapped code and constants (and, for glibc, the shared C library): clean
+  # pages of the file that the kernel can drop and read again at any time.
+  IDLE_ANON_KIB=$(proc "$PID" RssAnon)
   SID=$(curl -s -H 'Accept: application/json' -d user=dwho -d password=dwho "$BASE/" | sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p')
   export BENCH_COOKIE="lemonldap=$SID"
 }

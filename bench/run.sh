@@ -249,7 +249,7 @@ file_rows() {
 
 echo "== Limette, File storage"
 instance file File "$BIN"
-FILE_FIRST=$FIRST_MS; FILE_IDLE=$IDLE_KIB
+FILE_FIRST=$FIRST_MS; FILE_IDLE=$IDLE_KIB FILE_IDLE_ANON=$IDLE_ANON_KIB
 file_rows
 FILE_PEAK=$(proc "$PID" VmHWM)
 bulk "$BASE"
@@ -326,6 +326,7 @@ for entry in "${STATIC_LIST[@]}"; do
   S_BASE[$name]=$BASE S_SID[$name]=$SID S_PID[$name]=$PID S_IDLE[$name]=$IDLE_KIB
   STATIC_FACTS+="binary ($name, stripped)|$(stat -c %s "$sbin" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
   STATIC_FACTS+="idle RSS ($name, File)|$(mib "$IDLE_KIB")"$'\n'
+  STATIC_FACTS+="idle anonymous memory, of that RSS ($name, File)|$(mib "$IDLE_ANON_KIB")"$'\n'
 done
 if [ ${#STATIC_NAMES[@]} -gt 0 ]; then
   echo "== build comparison: glibc against ${STATIC_NAMES[*]}, File storage in memory, ${BENCH_ROUNDS:-7} rounds a row"
@@ -348,12 +349,16 @@ if [ ${#STATIC_NAMES[@]} -gt 0 ]; then
 fi
 
 GLIBC_SIZE=$(stat -c %s "$BIN" | awk '{ printf "%.2f MiB", $1 / 1048576 }')
+# The appliance build without PostgreSQL (make static-minimal), when it is there.
+MINIMAL=$ROOT/target/minimal/x86_64-unknown-linux-musl/release/limette
+[ -x "$MINIMAL" ] && STATIC_FACTS+="binary (static without PostgreSQL, stripped)|$(stat -c %s "$MINIMAL" | awk '{ printf "%.2f MiB", $1 / 1048576 }')"$'\n'
 {
   printf '%s\n' "${ROWS[@]}" >"$WORK/rows"
   printf '%s\n' "${CMP_ROWS[@]}" >"$WORK/compare"
   cat >"$WORK/facts" <<EOF
 binary (glibc, stripped)|$GLIBC_SIZE
 idle RSS (glibc, File)|$(mib "$FILE_IDLE")
+idle anonymous memory, of that RSS (glibc, File)|$(mib "$FILE_IDLE_ANON")
 idle RSS (glibc, SQLite)|$(mib "$SQL_IDLE")
 peak RSS under load (File)|$(mib "$FILE_PEAK")
 peak RSS after 10,000 notifications in one request (File)|$(mib "$BULK_PEAK")

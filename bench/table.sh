@@ -43,7 +43,8 @@ awk -F'|' '
   /idle RSS \(glibc, File\)/ { printf "- idle RSS <= 5 MiB (glibc): %s %s\n", $2, (mib($2) <= 5 ? "(met)" : "(MISSED)") }
   /idle RSS \(.*, File\)/ && !/glibc/ { printf "- idle RSS <= 3 MiB (%s): %s %s\n", $1, $2, (mib($2) <= 3 ? "(met)" : "(MISSED)") }
   /peak RSS under load \(/ { printf "- %s <= 40 MiB: %s %s\n", $1, $2, (mib($2) <= 40 ? "(met)" : "(MISSED)") }
-  /^binary \(/ && !/glibc/ { printf "- static binary <= 4.5 MiB stripped (%s): %s %s\n", $1, $2, (mib($2) <= 4.5 ? "(met)" : "(MISSED)") }
+  /^binary \(/ && /without PostgreSQL/ { printf "- static binary without PostgreSQL <= 4.5 MiB stripped (%s): %s %s\n", $1, $2, (mib($2) <= 4.5 ? "(met)" : "(MISSED)") }
+  /^binary \(/ && !/glibc/ && !/without PostgreSQL/ { printf "- static binary with PostgreSQL <= 5.5 MiB stripped (%s): %s %s\n", $1, $2, (mib($2) <= 5.5 ? "(met)" : "(MISSED)") }
   /idle keep-alive connections/ { match($2, /p99 [0-9.]+ ms/); p = substr($2, RSTART + 4, RLENGTH - 7) + 0
     match($2, /peak RSS [0-9.]+/); r = substr($2, RSTART + 9, RLENGTH - 9) + 0
     printf "- %s: user p99 < 50 ms and RSS < 64 MiB: %s %s\n", $1, $2, (p < 50 && r < 64 ? "(met)" : "(MISSED)") }
