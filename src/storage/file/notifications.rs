@@ -13,7 +13,7 @@ use crate::storage::notifications::{check_batch, duplicate, NotificationStore, R
 use crate::util::parse_date;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
-use listing::{Base, Cache, Entries, Name};
+use listing::{Base, Cache, Entries, Entry, Name};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -109,22 +109,28 @@ impl FileNotifications {
         })
     }
 
+    /// The picture's entry of a file whose name parses; `None` for anything else.
+    fn entry(&self, file: &str) -> Option<Entry> {
+        let n = self.parse(file)?;
+        Entry::new(file.to_string(), &self.sep, n.done)
+    }
+
     /// The picture of the folder (kept between requests, see `listing`).
     fn names(&self) -> Result<Base> {
-        self.cache.current(&self.dir, || self.scan())
+        self.cache.current(&self.dir, |last| self.scan(last))
     }
 
     /// Reads and parses the folder into a picture (built as it is read: no second list).
-    fn scan(&self) -> Result<Entries> {
+    fn scan(&self, last: usize) -> Result<Entries> {
         let rd = fs::read_dir(&self.dir)
             .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
-        let mut out = Entries::default();
+        let mut out = Entries::with_capacity(last);
         for entry in rd {
             let entry =
                 entry.map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
             if let Some(file) = entry.file_name().to_str() {
-                if let Some(n) = self.parse(file) {
-                    out.add(file.to_string(), n);
+                if let Some(e) = self.entry(file) {
+                    out.add(e);
                 }
             }
         }
@@ -132,7 +138,7 @@ impl FileNotifications {
     }
 
     /// Reads the records whose names pass `keep`, sorted by date then reference.
-    fn load(&self, keep: impl Fn(&Name) -> bool) -> Result<Vec<Record>> {
+    fn load(&self, keep: impl Fn(&Entry) -> bool) -> Result<Vec<Record>> {
         let mut out = Vec::new();
         // The few names wanted are copied and the picture let go at once, before any file is
         // read: a writer that edits the picture meanwhile then edits it in place instead of
@@ -144,8 +150,8 @@ impl FileNotifications {
             entries
                 .names
                 .iter()
-                .filter(|(_, n)| keep(n))
-                .cloned()
+                .filter(|e| keep(e))
+                .filter_map(|e| Some((e.file().to_string(), self.parse(e.file())?)))
                 .collect()
         };
         for (file, n) in &wanted {
@@ -175,12 +181,13 @@ impl FileNotifications {
     }
 
     /// Files of `uid`+`reference` in `base`.
-    fn files_of(base: &Base, uid: &str, reference: &str) -> Vec<(String, Name)> {
+    fn files_of(&self, base: &Base, uid: &str, reference: &str) -> Vec<(String, Name)> {
+        let reference = B64.encode(reference);
         base.entries()
             .names
             .iter()
-            .filter(|(_, n)| n.uid == uid && n.reference == reference)
-            .cloned()
+            .filter(|e| e.uid() == uid && e.reference_b64() == reference)
+            .filter_map(|e| Some((e.file().to_string(), self.parse(e.file())?)))
             .collect()
     }
 }
@@ -236,8 +243,9 @@ impl NotificationStore for FileNotifications {
         let guard = self.lock()?;
         let base = self.names()?;
         for r in records {
+            let reference = B64.encode(&r.reference);
             for done in [false, true] {
-                if base.entries().holds(&r.uid, &r.reference, done) {
+                if base.entries().holds(&r.uid, &reference, done) {
                     return Err(duplicate(&r.reference, done));
                 }
             }
@@ -267,8 +275,8 @@ impl NotificationStore for FileNotifications {
         }
         self.cache.edited(&self.dir, base, |e| {
             for (name, _) in named {
-                if let Some(n) = self.parse(&name) {
-                    e.add(name, n);
+                if let Some(entry) = self.entry(&name) {
+                    e.add(entry);
                 }
             }
         });
@@ -280,15 +288,17 @@ impl NotificationStore for FileNotifications {
     }
 
     fn pending_for(&self, uid: &str, wildcard: &str, until: Option<&str>) -> Result<Vec<Record>> {
-        self.load(|n| {
-            !n.done
-                && (n.uid == uid || n.uid == wildcard)
-                && until.map_or(true, |u| n.date.as_str() <= u)
+        // Names carry the date as YYYYMMDD; `until` is YYYY-MM-DD.
+        let until = until.map(|u| u.replace('-', ""));
+        self.load(|e| {
+            !e.done
+                && (e.uid() == uid || e.uid() == wildcard)
+                && until.as_deref().map_or(true, |u| e.date() <= u)
         })
     }
 
     fn all_pending(&self) -> Result<Vec<Record>> {
-        self.load(|n| !n.done)
+        self.load(|e| !e.done)
     }
 
     fn all(&self) -> Result<Vec<Record>> {
@@ -296,7 +306,8 @@ impl NotificationStore for FileNotifications {
     }
 
     fn get(&self, uid: &str, reference: &str) -> Result<Option<Record>> {
-        let mut list = self.load(|n| n.uid == uid && n.reference == reference)?;
+        let r64 = B64.encode(reference);
+        let mut list = self.load(|e| e.uid() == uid && e.reference_b64() == r64)?;
         list.sort_by_key(|r| r.done.is_some());
         Ok(list.into_iter().next())
     }
@@ -306,7 +317,8 @@ impl NotificationStore for FileNotifications {
         let base = self.names()?;
         let mut moved = Vec::new();
         let mut failed = None;
-        for (file, n) in Self::files_of(&base, uid, reference)
+        for (file, n) in self
+            .files_of(&base, uid, reference)
             .into_iter()
             .filter(|(_, n)| !n.done)
         {
@@ -330,8 +342,10 @@ impl NotificationStore for FileNotifications {
         let any = moved.iter().any(|(_, to)| to.is_some());
         self.cache.edited(&self.dir, base, |e| {
             e.remove(|f| moved.iter().any(|(from, _)| from == f));
-            for (to, n) in moved.into_iter().filter_map(|(_, to)| to) {
-                e.add(to, Name { done: true, ..n });
+            for (to, _) in moved.into_iter().filter_map(|(_, to)| to) {
+                if let Some(entry) = Entry::new(to, &self.sep, true) {
+                    e.add(entry);
+                }
             }
         });
         failed.map_or(Ok(any), Err)
@@ -340,7 +354,7 @@ impl NotificationStore for FileNotifications {
     fn delete(&self, uid: &str, reference: &str) -> Result<usize> {
         let _guard = self.lock()?;
         let base = self.names()?;
-        let files = Self::files_of(&base, uid, reference);
+        let files = self.files_of(&base, uid, reference);
         // Every file tried leaves the picture: removed now, or gone already.
         let mut tried = Vec::new();
         let mut n = 0;
@@ -367,7 +381,13 @@ impl NotificationStore for FileNotifications {
         let mut tried = std::collections::HashSet::new();
         let mut n = 0;
         let mut failed = None;
-        for (file, _) in base.entries().names.iter().filter(|(_, n)| n.done) {
+        for file in base
+            .entries()
+            .names
+            .iter()
+            .filter(|e| e.done)
+            .map(Entry::file)
+        {
             let path = self.dir.join(file);
             if mtime(&path) >= before {
                 continue;
@@ -379,7 +399,7 @@ impl NotificationStore for FileNotifications {
                     break;
                 }
             }
-            tried.insert(file.clone());
+            tried.insert(file.to_string());
         }
         self.cache
             .edited(&self.dir, base, |e| e.remove(|f| tried.contains(f)));

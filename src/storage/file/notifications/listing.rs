@@ -29,60 +29,121 @@ pub struct Name {
     pub done: bool,
 }
 
-impl Name {
+/// One file of the picture, kept small since a folder may hold hundreds of thousands: its
+/// name, and where the uid and the reference (base64, as in the name) sit in it. What else
+/// the name says is parsed again for the few files a request reads.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    file: Box<str>,
+    uid: (u16, u16),
+    reference: (u16, u16),
+    pub done: bool,
+}
+
+impl Entry {
+    /// The entry of `file`, whose name parsed (`<date><sep><uid><sep><base64 ref>...`);
+    /// `None` when it does not have that shape.
+    pub fn new(file: String, sep: &str, done: bool) -> Option<Entry> {
+        let (stem, _) = file.rsplit_once('.')?;
+        let mut parts = stem.split(sep);
+        let (date, uid, reference) = (parts.next()?, parts.next()?, parts.next()?);
+        let u0 = date.len() + sep.len();
+        let r0 = u0 + uid.len() + sep.len();
+        let at = |n: usize| u16::try_from(n).ok();
+        Some(Entry {
+            uid: (at(u0)?, at(u0 + uid.len())?),
+            reference: (at(r0)?, at(r0 + reference.len())?),
+            done,
+            file: file.into_boxed_str(),
+        })
+    }
+
+    /// The file name.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The date as the name has it, `YYYYMMDD`.
+    pub fn date(&self) -> &str {
+        self.file.get(..8).unwrap_or("")
+    }
+
+    pub fn uid(&self) -> &str {
+        self.part(self.uid)
+    }
+
+    /// The reference, base64 as in the name (a canonical encoding: names that decode only
+    /// loosely never parse, so equal references have equal encodings).
+    pub fn reference_b64(&self) -> &str {
+        self.part(self.reference)
+    }
+
+    fn part(&self, (from, to): (u16, u16)) -> &str {
+        self.file.get(from as usize..to as usize).unwrap_or("")
+    }
+
     fn key(&self) -> u64 {
-        key_of(&self.uid, &self.reference, self.done)
+        key_of(self.uid(), self.reference_b64(), self.done)
     }
 }
 
 /// The index key of a uid+reference+done: a hash, so that the index holds no second copy of
 /// every uid and reference (a picture of 40,000 notifications was half index). A hit is
 /// confirmed against the names: two keys that collide never make a false duplicate.
-fn key_of(uid: &str, reference: &str, done: bool) -> u64 {
+fn key_of(uid: &str, reference_b64: &str, done: bool) -> u64 {
     use std::hash::BuildHasher;
     static SEED: std::sync::OnceLock<std::collections::hash_map::RandomState> =
         std::sync::OnceLock::new();
     SEED.get_or_init(Default::default)
-        .hash_one((uid, reference, done))
+        .hash_one((uid, reference_b64, done))
 }
 
 /// The folder's files with what their names say.
 #[derive(Debug, Clone, Default)]
 pub struct Entries {
-    /// File name and its parsed form, in no particular order.
-    pub names: Vec<(String, Name)>,
+    /// The files, in no particular order.
+    pub names: Vec<Entry>,
     /// How many files hold each uid+reference+done key (`key_of`): the duplicate check of an
     /// insert without a walk through every name.
     keys: HashMap<u64, u32>,
 }
 
 impl Entries {
-    /// Whether a file holds `uid`+`reference` (pending, or accepted when `done`).
-    pub fn holds(&self, uid: &str, reference: &str, done: bool) -> bool {
-        self.keys.contains_key(&key_of(uid, reference, done))
+    /// Room for about `files` files, and a few more.
+    pub fn with_capacity(files: usize) -> Entries {
+        let files = files + files / 16;
+        Entries {
+            names: Vec::with_capacity(files),
+            keys: HashMap::with_capacity(files),
+        }
+    }
+
+    /// Whether a file holds `uid`+`reference` (base64; pending, or accepted when `done`).
+    pub fn holds(&self, uid: &str, reference_b64: &str, done: bool) -> bool {
+        self.keys.contains_key(&key_of(uid, reference_b64, done))
             && self
                 .names
                 .iter()
-                .any(|(_, n)| n.done == done && n.uid == uid && n.reference == reference)
+                .any(|e| e.done == done && e.uid() == uid && e.reference_b64() == reference_b64)
     }
 
     /// Records a new file.
-    pub fn add(&mut self, file: String, name: Name) {
-        *self.keys.entry(name.key()).or_insert(0) += 1;
-        self.names.push((file, name));
+    pub fn add(&mut self, entry: Entry) {
+        *self.keys.entry(entry.key()).or_insert(0) += 1;
+        self.names.push(entry);
     }
 
     /// Forgets the files `gone` says are gone.
     pub fn remove(&mut self, gone: impl Fn(&str) -> bool) {
         let keys = &mut self.keys;
-        self.names.retain(|(file, n)| {
-            if !gone(file) {
+        self.names.retain(|e| {
+            if !gone(e.file()) {
                 return true;
             }
-            if let Some(c) = keys.get_mut(&n.key()) {
+            if let Some(c) = keys.get_mut(&e.key()) {
                 *c -= 1;
                 if *c == 0 {
-                    keys.remove(&n.key());
+                    keys.remove(&e.key());
                 }
             }
             false
@@ -131,15 +192,17 @@ pub fn folder_mtime(dir: &Path) -> Option<SystemTime> {
 
 impl Cache {
     /// The current picture of `dir`: the kept one while it is trusted, else `scan`'s (kept
-    /// for the next request unless an edit overlapped the scan).
+    /// for the next request unless an edit overlapped the scan). `scan` is told how many
+    /// files the last picture held, to size the new one at once.
     pub fn current<E>(
         &self,
         dir: &Path,
-        scan: impl FnOnce() -> Result<Entries, E>,
+        scan: impl FnOnce(usize) -> Result<Entries, E>,
     ) -> Result<Base, E> {
         let mtime = folder_mtime(dir);
         let now = Instant::now();
         let mut edits = None;
+        let mut last = 0;
         if let Ok(st) = self.state.lock() {
             if let Some(k) = st
                 .kept
@@ -152,9 +215,10 @@ impl Cache {
                 });
             }
             edits = Some(st.edits);
+            last = st.kept.as_ref().map_or(0, |k| k.entries.names.len());
         }
         let started = SystemTime::now();
-        let entries = Arc::new(scan()?);
+        let entries = Arc::new(scan(last)?);
         let settled = mtime.is_some_and(|m| started.duration_since(m).is_ok_and(|d| d > SETTLE));
         let until = (!settled).then(|| now + SETTLE);
         if let (Some(m), Ok(mut st)) = (mtime, self.state.lock()) {
@@ -204,22 +268,29 @@ impl Cache {
 mod tests {
     use super::*;
 
-    fn name(uid: &str, reference: &str, done: bool) -> Name {
-        Name {
-            date: "2024-01-01".into(),
-            uid: uid.into(),
-            reference: reference.into(),
-            condition: String::new(),
-            done,
-        }
+    /// The entry of `<date>_<uid>_<reference>.json|.done` (the reference stands for its
+    /// base64 form).
+    fn entry(date: &str, uid: &str, reference: &str, done: bool) -> Entry {
+        let ext = if done { "done" } else { "json" };
+        Entry::new(format!("{date}_{uid}_{reference}.{ext}"), "_", done).unwrap()
+    }
+
+    #[test]
+    fn an_entry_finds_the_parts_of_its_name() {
+        let e = Entry::new("20240102--dwho--cjE=--Y29uZA==.xml".into(), "--", false).unwrap();
+        assert_eq!(
+            (e.date(), e.uid(), e.reference_b64()),
+            ("20240102", "dwho", "cjE=")
+        );
+        assert!(Entry::new("20240102--dwho.json".into(), "--", false).is_none());
     }
 
     #[test]
     fn the_duplicate_index_is_exact_and_counts_files() {
         let mut e = Entries::default();
-        e.add("a.json".into(), name("dwho", "r1", false));
-        e.add("b.json".into(), name("dwho", "r1", false));
-        e.add("c.done".into(), name("rtyler", "r2", true));
+        e.add(entry("20240101", "dwho", "r1", false));
+        e.add(entry("20240102", "dwho", "r1", false));
+        e.add(entry("20240103", "rtyler", "r2", true));
         assert!(e.holds("dwho", "r1", false));
         assert!(!e.holds("dwho", "r1", true), "pending is not accepted");
         assert!(!e.holds("dwho", "r2", false) && !e.holds("rtyler", "r1", false));
@@ -228,9 +299,9 @@ mod tests {
             "the parts are not run together"
         );
         assert!(e.holds("rtyler", "r2", true));
-        e.remove(|f| f == "a.json");
+        e.remove(|f| f == "20240101_dwho_r1.json");
         assert!(e.holds("dwho", "r1", false), "one of two files is left");
-        e.remove(|f| f == "b.json");
+        e.remove(|f| f == "20240102_dwho_r1.json");
         assert!(!e.holds("dwho", "r1", false));
         // A key present with other names (as after a collision) is not a duplicate.
         e.keys.insert(key_of("msmith", "r3", false), 1);
