@@ -109,36 +109,35 @@ impl FileNotifications {
         })
     }
 
-    /// The picture's entry of a file whose name parses; `None` for anything else.
-    fn entry(&self, file: &str) -> Option<Entry> {
-        let n = self.parse(file)?;
-        Entry::new(file.to_string(), &self.sep, n.done)
+    /// Adds a file whose name parses to the picture; anything else is left out.
+    fn add_to(&self, entries: &mut Entries, file: &str) {
+        if let Some(n) = self.parse(file) {
+            entries.add(file, &self.sep, n.done);
+        }
     }
 
     /// The picture of the folder (kept between requests, see `listing`).
     fn names(&self) -> Result<Base> {
-        self.cache.current(&self.dir, |last| self.scan(last))
+        self.cache.current(&self.dir, |room| self.scan(room))
     }
 
-    /// Reads and parses the folder into a picture (built as it is read: no second list).
-    fn scan(&self, last: usize) -> Result<Entries> {
+    /// Reads and parses the folder into a picture, in `out`'s room (built as it is read: no
+    /// second list).
+    fn scan(&self, mut out: Entries) -> Result<Entries> {
         let rd = fs::read_dir(&self.dir)
             .map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
-        let mut out = Entries::with_capacity(last);
         for entry in rd {
             let entry =
                 entry.map_err(|e| Error::storage(format!("{}: {e}", self.dir.display())))?;
             if let Some(file) = entry.file_name().to_str() {
-                if let Some(e) = self.entry(file) {
-                    out.add(e);
-                }
+                self.add_to(&mut out, file);
             }
         }
         Ok(out)
     }
 
     /// Reads the records whose names pass `keep`, sorted by date then reference.
-    fn load(&self, keep: impl Fn(&Entry) -> bool) -> Result<Vec<Record>> {
+    fn load(&self, keep: impl Fn(&Entry<'_>) -> bool) -> Result<Vec<Record>> {
         let mut out = Vec::new();
         // The few names wanted are copied and the picture let go at once, before any file is
         // read: a writer that edits the picture meanwhile then edits it in place instead of
@@ -148,7 +147,6 @@ impl FileNotifications {
             let base = self.names()?;
             let entries = base.entries();
             entries
-                .names
                 .iter()
                 .filter(|e| keep(e))
                 .filter_map(|e| Some((e.file().to_string(), self.parse(e.file())?)))
@@ -184,7 +182,6 @@ impl FileNotifications {
     fn files_of(&self, base: &Base, uid: &str, reference: &str) -> Vec<(String, Name)> {
         let reference = B64.encode(reference);
         base.entries()
-            .names
             .iter()
             .filter(|e| e.uid() == uid && e.reference_b64() == reference)
             .filter_map(|e| Some((e.file().to_string(), self.parse(e.file())?)))
@@ -274,10 +271,8 @@ impl NotificationStore for FileNotifications {
             }
         }
         self.cache.edited(&self.dir, base, |e| {
-            for (name, _) in named {
-                if let Some(entry) = self.entry(&name) {
-                    e.add(entry);
-                }
+            for (name, _) in &named {
+                self.add_to(e, name);
             }
         });
         drop(guard);
@@ -291,14 +286,14 @@ impl NotificationStore for FileNotifications {
         // Names carry the date as YYYYMMDD; `until` is YYYY-MM-DD.
         let until = until.map(|u| u.replace('-', ""));
         self.load(|e| {
-            !e.done
+            !e.done()
                 && (e.uid() == uid || e.uid() == wildcard)
                 && until.as_deref().map_or(true, |u| e.date() <= u)
         })
     }
 
     fn all_pending(&self) -> Result<Vec<Record>> {
-        self.load(|e| !e.done)
+        self.load(|e| !e.done())
     }
 
     fn all(&self) -> Result<Vec<Record>> {
@@ -343,9 +338,7 @@ impl NotificationStore for FileNotifications {
         self.cache.edited(&self.dir, base, |e| {
             e.remove(|f| moved.iter().any(|(from, _)| from == f));
             for (to, _) in moved.into_iter().filter_map(|(_, to)| to) {
-                if let Some(entry) = Entry::new(to, &self.sep, true) {
-                    e.add(entry);
-                }
+                e.add(&to, &self.sep, true);
             }
         });
         failed.map_or(Ok(any), Err)
@@ -381,13 +374,7 @@ impl NotificationStore for FileNotifications {
         let mut tried = std::collections::HashSet::new();
         let mut n = 0;
         let mut failed = None;
-        for file in base
-            .entries()
-            .names
-            .iter()
-            .filter(|e| e.done)
-            .map(Entry::file)
-        {
+        for file in base.entries().iter().filter(|e| e.done()).map(|e| e.file()) {
             let path = self.dir.join(file);
             if mtime(&path) >= before {
                 continue;

@@ -29,61 +29,57 @@ pub struct Name {
     pub done: bool,
 }
 
-/// One file of the picture, kept small since a folder may hold hundreds of thousands: its
-/// name, and where the uid and the reference (base64, as in the name) sit in it. What else
-/// the name says is parsed again for the few files a request reads.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    file: Box<str>,
+/// Where one file's name sits in [`Entries::text`], and where its uid and reference (base64,
+/// as in the name) sit in that name: 16 bytes, since a folder may hold hundreds of
+/// thousands. What else a name says is parsed again for the few files a request reads.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    start: u32,
+    len: u16,
     uid: (u16, u16),
     reference: (u16, u16),
-    pub done: bool,
+    done: bool,
 }
 
-impl Entry {
-    /// The entry of `file`, whose name parsed (`<date><sep><uid><sep><base64 ref>...`);
-    /// `None` when it does not have that shape.
-    pub fn new(file: String, sep: &str, done: bool) -> Option<Entry> {
-        let (stem, _) = file.rsplit_once('.')?;
-        let mut parts = stem.split(sep);
-        let (date, uid, reference) = (parts.next()?, parts.next()?, parts.next()?);
-        let u0 = date.len() + sep.len();
-        let r0 = u0 + uid.len() + sep.len();
-        let at = |n: usize| u16::try_from(n).ok();
-        Some(Entry {
-            uid: (at(u0)?, at(u0 + uid.len())?),
-            reference: (at(r0)?, at(r0 + reference.len())?),
-            done,
-            file: file.into_boxed_str(),
-        })
+/// One file of the picture, as the picture's users see it.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    file: &'a str,
+    slot: Slot,
+}
+
+impl<'a> Entry<'a> {
+    /// The file name.
+    pub fn file(&self) -> &'a str {
+        self.file
     }
 
-    /// The file name.
-    pub fn file(&self) -> &str {
-        &self.file
+    /// Accepted (`.done`), or pending.
+    pub fn done(&self) -> bool {
+        self.slot.done
     }
 
     /// The date as the name has it, `YYYYMMDD`.
-    pub fn date(&self) -> &str {
+    pub fn date(&self) -> &'a str {
         self.file.get(..8).unwrap_or("")
     }
 
-    pub fn uid(&self) -> &str {
-        self.part(self.uid)
+    pub fn uid(&self) -> &'a str {
+        self.part(self.slot.uid)
     }
 
     /// The reference, base64 as in the name (a canonical encoding: names that decode only
     /// loosely never parse, so equal references have equal encodings).
-    pub fn reference_b64(&self) -> &str {
-        self.part(self.reference)
+    pub fn reference_b64(&self) -> &'a str {
+        self.part(self.slot.reference)
     }
 
-    fn part(&self, (from, to): (u16, u16)) -> &str {
+    fn part(&self, (from, to): (u16, u16)) -> &'a str {
         self.file.get(from as usize..to as usize).unwrap_or("")
     }
 
     fn key(&self) -> u64 {
-        key_of(self.uid(), self.reference_b64(), self.done)
+        key_of(self.uid(), self.reference_b64(), self.done())
     }
 }
 
@@ -98,11 +94,13 @@ fn key_of(uid: &str, reference_b64: &str, done: bool) -> u64 {
         .hash_one((uid, reference_b64, done))
 }
 
-/// The folder's files with what their names say.
+/// The folder's files with what their names say: three allocations whatever their number
+/// (every name one after the other, a slot per file, the duplicate index), so that a
+/// picture read again costs no heap of small pieces left in some worker's allocator.
 #[derive(Debug, Clone, Default)]
 pub struct Entries {
-    /// The files, in no particular order.
-    pub names: Vec<Entry>,
+    text: String,
+    slots: Vec<Slot>,
     /// How many files hold each uid+reference+done key (`key_of`): the duplicate check of an
     /// insert without a walk through every name.
     keys: HashMap<u64, u32>,
@@ -113,8 +111,30 @@ impl Entries {
     pub fn with_capacity(files: usize) -> Entries {
         let files = files + files / 16;
         Entries {
-            names: Vec::with_capacity(files),
+            text: String::with_capacity(files * 48),
+            slots: Vec::with_capacity(files),
             keys: HashMap::with_capacity(files),
+        }
+    }
+
+    /// The same room, without any file.
+    pub fn emptied(mut self) -> Entries {
+        self.text.clear();
+        self.slots.clear();
+        self.keys.clear();
+        self
+    }
+
+    /// Every file.
+    pub fn iter(&self) -> impl Iterator<Item = Entry<'_>> {
+        self.slots.iter().map(|&slot| self.entry(slot))
+    }
+
+    fn entry(&self, slot: Slot) -> Entry<'_> {
+        let from = slot.start as usize;
+        Entry {
+            file: self.text.get(from..from + slot.len as usize).unwrap_or(""),
+            slot,
         }
     }
 
@@ -122,32 +142,75 @@ impl Entries {
     pub fn holds(&self, uid: &str, reference_b64: &str, done: bool) -> bool {
         self.keys.contains_key(&key_of(uid, reference_b64, done))
             && self
-                .names
                 .iter()
-                .any(|e| e.done == done && e.uid() == uid && e.reference_b64() == reference_b64)
+                .any(|e| e.done() == done && e.uid() == uid && e.reference_b64() == reference_b64)
     }
 
-    /// Records a new file.
-    pub fn add(&mut self, entry: Entry) {
-        *self.keys.entry(entry.key()).or_insert(0) += 1;
-        self.names.push(entry);
+    /// Records a new file, whose name parsed (`<date><sep><uid><sep><base64 ref>...`);
+    /// `false` (nothing recorded) when it does not have that shape.
+    pub fn add(&mut self, file: &str, sep: &str, done: bool) -> bool {
+        let Some(slot) = self.slot(file, sep, done) else {
+            return false;
+        };
+        self.text.push_str(file);
+        let key = self.entry(slot).key();
+        *self.keys.entry(key).or_insert(0) += 1;
+        self.slots.push(slot);
+        true
     }
 
-    /// Forgets the files `gone` says are gone.
+    /// The slot `file` would have at the end of the text.
+    fn slot(&self, file: &str, sep: &str, done: bool) -> Option<Slot> {
+        let (stem, _) = file.rsplit_once('.')?;
+        let mut parts = stem.split(sep);
+        let (date, uid, reference) = (parts.next()?, parts.next()?, parts.next()?);
+        let u0 = date.len() + sep.len();
+        let r0 = u0 + uid.len() + sep.len();
+        let at = |n: usize| u16::try_from(n).ok();
+        Some(Slot {
+            start: u32::try_from(self.text.len()).ok()?,
+            len: at(file.len())?,
+            uid: (at(u0)?, at(u0 + uid.len())?),
+            reference: (at(r0)?, at(r0 + reference.len())?),
+            done,
+        })
+    }
+
+    /// Forgets the files `gone` says are gone; the names' text is packed again once most of
+    /// it belongs to forgotten files.
     pub fn remove(&mut self, gone: impl Fn(&str) -> bool) {
-        let keys = &mut self.keys;
-        self.names.retain(|e| {
+        let mut slots = std::mem::take(&mut self.slots);
+        slots.retain(|&slot| {
+            let e = self.entry(slot);
             if !gone(e.file()) {
                 return true;
             }
-            if let Some(c) = keys.get_mut(&e.key()) {
+            let key = e.key();
+            if let Some(c) = self.keys.get_mut(&key) {
                 *c -= 1;
                 if *c == 0 {
-                    keys.remove(&e.key());
+                    self.keys.remove(&key);
                 }
             }
             false
         });
+        let live: usize = slots.iter().map(|s| s.len as usize).sum();
+        if self.text.len() > 2 * live + 4096 {
+            let mut text = String::with_capacity(live);
+            for slot in &mut slots {
+                let file = self.entry(*slot).file;
+                // `live` bytes in all: the offsets fit, as they did in the larger text.
+                slot.start = text.len() as u32;
+                text.push_str(file);
+            }
+            self.text = text;
+        }
+        self.slots = slots;
+    }
+
+    /// How many files.
+    pub fn count(&self) -> usize {
+        self.slots.len()
     }
 }
 
@@ -192,18 +255,20 @@ pub fn folder_mtime(dir: &Path) -> Option<SystemTime> {
 
 impl Cache {
     /// The current picture of `dir`: the kept one while it is trusted, else `scan`'s (kept
-    /// for the next request unless an edit overlapped the scan). `scan` is told how many
-    /// files the last picture held, to size the new one at once.
+    /// for the next request unless an edit overlapped the scan). `scan` fills the room of the
+    /// stale picture again when nobody else holds it (else new room of its size): a folder
+    /// under a stream of inserts is read again every [`SETTLE`], and a new picture each time,
+    /// made by whichever worker came, left that much free memory in every worker's allocator.
     pub fn current<E>(
         &self,
         dir: &Path,
-        scan: impl FnOnce(usize) -> Result<Entries, E>,
+        scan: impl FnOnce(Entries) -> Result<Entries, E>,
     ) -> Result<Base, E> {
         let mtime = folder_mtime(dir);
         let now = Instant::now();
         let mut edits = None;
-        let mut last = 0;
-        if let Ok(st) = self.state.lock() {
+        let mut room = Entries::default();
+        if let Ok(mut st) = self.state.lock() {
             if let Some(k) = st
                 .kept
                 .as_ref()
@@ -215,10 +280,14 @@ impl Cache {
                 });
             }
             edits = Some(st.edits);
-            last = st.kept.as_ref().map_or(0, |k| k.entries.names.len());
+            if let Some(k) = st.kept.take() {
+                room = Arc::try_unwrap(k.entries)
+                    .map(Entries::emptied)
+                    .unwrap_or_else(|held| Entries::with_capacity(held.count()));
+            }
         }
         let started = SystemTime::now();
-        let entries = Arc::new(scan(last)?);
+        let entries = Arc::new(scan(room)?);
         let settled = mtime.is_some_and(|m| started.duration_since(m).is_ok_and(|d| d > SETTLE));
         let until = (!settled).then(|| now + SETTLE);
         if let (Some(m), Ok(mut st)) = (mtime, self.state.lock()) {
@@ -268,29 +337,49 @@ impl Cache {
 mod tests {
     use super::*;
 
-    /// The entry of `<date>_<uid>_<reference>.json|.done` (the reference stands for its
-    /// base64 form).
-    fn entry(date: &str, uid: &str, reference: &str, done: bool) -> Entry {
+    /// Adds `<date>_<uid>_<reference>.json|.done` (the reference stands for its base64 form).
+    fn add(e: &mut Entries, date: &str, uid: &str, reference: &str, done: bool) {
         let ext = if done { "done" } else { "json" };
-        Entry::new(format!("{date}_{uid}_{reference}.{ext}"), "_", done).unwrap()
+        assert!(e.add(&format!("{date}_{uid}_{reference}.{ext}"), "_", done));
     }
 
     #[test]
     fn an_entry_finds_the_parts_of_its_name() {
-        let e = Entry::new("20240102--dwho--cjE=--Y29uZA==.xml".into(), "--", false).unwrap();
+        let mut e = Entries::default();
+        assert!(e.add("20240102--dwho--cjE=--Y29uZA==.xml", "--", false));
+        assert!(!e.add("20240102--dwho.json", "--", false), "no reference");
+        let x = e.iter().next().unwrap();
         assert_eq!(
-            (e.date(), e.uid(), e.reference_b64()),
+            (x.date(), x.uid(), x.reference_b64()),
             ("20240102", "dwho", "cjE=")
         );
-        assert!(Entry::new("20240102--dwho.json".into(), "--", false).is_none());
+        assert_eq!(x.file(), "20240102--dwho--cjE=--Y29uZA==.xml");
+    }
+
+    #[test]
+    fn forgetting_most_files_packs_the_names() {
+        let mut e = Entries::default();
+        for i in 0..1000 {
+            add(&mut e, "20240101", &format!("u{i}"), "r", false);
+        }
+        let before = e.text.len();
+        e.remove(|f| !f.starts_with("20240101_u7_"));
+        assert_eq!(e.count(), 1);
+        assert!(
+            e.text.len() < before / 100,
+            "packed: {} bytes",
+            e.text.len()
+        );
+        assert!(e.holds("u7", "r", false) && !e.holds("u8", "r", false));
+        assert_eq!(e.iter().next().unwrap().file(), "20240101_u7_r.json");
     }
 
     #[test]
     fn the_duplicate_index_is_exact_and_counts_files() {
         let mut e = Entries::default();
-        e.add(entry("20240101", "dwho", "r1", false));
-        e.add(entry("20240102", "dwho", "r1", false));
-        e.add(entry("20240103", "rtyler", "r2", true));
+        add(&mut e, "20240101", "dwho", "r1", false);
+        add(&mut e, "20240102", "dwho", "r1", false);
+        add(&mut e, "20240103", "rtyler", "r2", true);
         assert!(e.holds("dwho", "r1", false));
         assert!(!e.holds("dwho", "r1", true), "pending is not accepted");
         assert!(!e.holds("dwho", "r2", false) && !e.holds("rtyler", "r1", false));
