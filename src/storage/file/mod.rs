@@ -169,13 +169,14 @@ fn link_unnamed(file: &fs::File, target: &Path) -> std::io::Result<()> {
 }
 
 /// Reads a file; `None` when absent. Records are small: one buffer of a page, grown only for
-/// a larger file, and no `statx` for a size hint (`fs::read` asks for one on every call, which
-/// was a tenth of a session read's system time).
+/// a larger file, and no `statx` for a size hint (`fs::read` and `File::read_to_end` ask for
+/// one on every call, which was a tenth of a session read's system time; reading through
+/// `take` skips it).
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     use std::io::Read;
-    let read = fs::File::open(path).and_then(|mut f| {
+    let read = fs::File::open(path).and_then(|f| {
         let mut buf = Vec::with_capacity(4096);
-        f.read_to_end(&mut buf).map(|_| buf)
+        f.take(u64::MAX).read_to_end(&mut buf).map(|_| buf)
     });
     match read {
         Ok(b) => Ok(Some(b)),
