@@ -305,7 +305,11 @@ fn typed(s: &str, kind: ValueType) -> Value {
 /// What claims and macros are computed on: the session's attributes plus `_clientId`,
 /// `_clientConfKey` and `_scope` (LemonLDAP::NG's `buildUserInfoResponseFromData`).
 pub fn data_for(session: &Session, client_id: &str, rp_name: &str, scope: &str) -> Session {
-    let mut data = session.clone();
+    data_from(session.clone(), client_id, rp_name, scope)
+}
+
+/// [`data_for`] from a session the caller no longer needs (no copy of it).
+pub fn data_from(mut data: Session, client_id: &str, rp_name: &str, scope: &str) -> Session {
     data.insert("_clientId".into(), json!(client_id));
     data.insert("_clientConfKey".into(), json!(rp_name));
     data.insert("_scope".into(), json!(scope));

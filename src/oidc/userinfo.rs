@@ -33,7 +33,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let (rec, session) = store::live(app, conf, RecordType::Access, &id)?.ok_or_else(invalid)?;
     let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
     let scope = rec.scope().unwrap_or("");
-    let data = super::claims::data_for(&session, &rp.client_id, &rp.name, scope);
+    let data = super::claims::data_from(session, &rp.client_id, &rp.name, scope);
     let claims = rp.release.userinfo(
         scope,
         rec.sub().unwrap_or(""),
