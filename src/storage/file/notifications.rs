@@ -312,7 +312,7 @@ impl NotificationStore for FileNotifications {
         let base = self.names()?;
         let mut moved = Vec::new();
         let mut failed = None;
-        for (file, n) in self
+        for (file, _) in self
             .files_of(&base, uid, reference)
             .into_iter()
             .filter(|(_, n)| !n.done)
@@ -325,7 +325,7 @@ impl NotificationStore for FileNotifications {
                 let _ = f.set_modified(at);
             }
             match fs::rename(&from, self.dir.join(&done_name)) {
-                Ok(()) => moved.push((file, Some((done_name, n)))),
+                Ok(()) => moved.push((file, Some(done_name))),
                 // Another process accepted it first: accepting is idempotent.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => moved.push((file, None)),
                 Err(e) => {
@@ -337,7 +337,7 @@ impl NotificationStore for FileNotifications {
         let any = moved.iter().any(|(_, to)| to.is_some());
         self.cache.edited(&self.dir, base, |e| {
             e.remove(|f| moved.iter().any(|(from, _)| from == f));
-            for (to, _) in moved.into_iter().filter_map(|(_, to)| to) {
+            for to in moved.into_iter().filter_map(|(_, to)| to) {
                 e.add(&to, &self.sep, true);
             }
         });
