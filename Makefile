@@ -13,8 +13,9 @@ FEATURES ?= postgres
 # full-text, R-tree, statistics and extension-loading modules the bundled build adds, nor the
 # JSON functions, UTF-16 and tracing interfaces, authorizer, progress callback, incremental
 # blobs, test hooks and the introspection pragmas, none of which Limette's tables, queries or
-# bindings use (a database made elsewhere opens as before; the amalgamation compiles with each,
-# and the SQLite stores' tests run on it). About 350 KB less in every build; the tests run on the same
+# bindings use (a UTF-8 database made elsewhere, SQLite's default and what LemonLDAP::NG's DBI
+# modules make, opens as before, and a UTF-16 one stops start-up with an error naming the
+# store; the amalgamation compiles with each, and the SQLite stores' tests run on it). About 350 KB less in every build; the tests run on the same
 # SQLite as the release.
 export LIBSQLITE3_FLAGS ?= -USQLITE_ENABLE_FTS3 -USQLITE_ENABLE_FTS3_PARENTHESIS \
 	-USQLITE_ENABLE_FTS5 -USQLITE_ENABLE_RTREE -USQLITE_ENABLE_DBSTAT_VTAB -USQLITE_ENABLE_STAT4 \
