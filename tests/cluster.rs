@@ -13,7 +13,7 @@ mod common;
 use common::config::poll;
 use common::oidc::{code, redeem, rp};
 use common::pg::{Cluster, USER};
-use common::{bin, default_conf, Portal, TempDir};
+use common::{command, default_conf, Portal, TempDir};
 use serde_json::{json, Map, Value};
 use std::process::Command;
 use std::sync::{Arc, Barrier};
@@ -91,14 +91,7 @@ fn init_site(c: &Cluster) {
         ),
     )
     .unwrap();
-    let out = Command::new(bin())
-        .arg("-c")
-        .arg(&ini)
-        .arg("--data")
-        .arg(dir.path())
-        .args(["db", "init"])
-        .output()
-        .unwrap();
+    let out = command(&ini, dir.path(), &["db", "init"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -117,23 +110,11 @@ fn init_site(c: &Cluster) {
         "INSERT INTO lmConfig (cfgNum, data) VALUES (2, $j${text}$j$)"
     ));
     // A second run changes nothing.
-    let again = Command::new(bin())
-        .arg("-c")
-        .arg(&ini)
-        .arg("--data")
-        .arg(dir.path())
-        .args(["db", "init"])
-        .output()
-        .unwrap();
+    let again = command(&ini, dir.path(), &["db", "init"]).output().unwrap();
     assert!(again.status.success());
     assert_eq!(c.psql("SELECT count(*) FROM lmConfig"), "2");
     // `config check` accepts the PostgreSQL settings (CDBI, PgJSON, DBI notifications).
-    let check = Command::new(bin())
-        .arg("-c")
-        .arg(&ini)
-        .arg("--data")
-        .arg(dir.path())
-        .args(["config", "check"])
+    let check = command(&ini, dir.path(), &["config", "check"])
         .output()
         .unwrap();
     let text = format!(

@@ -13,7 +13,6 @@ use common::hostile;
 use common::{Builder, Portal, Resp, TempDir};
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 
 /// A portal with the three servers on (every notification method too).
 pub fn servers() -> Builder {
@@ -69,13 +68,7 @@ pub fn start_with(data: &Path, portal: &str) -> Refused {
         ),
     )
     .unwrap();
-    let o = Command::new(common::bin())
-        .arg("-c")
-        .arg(&ini)
-        .arg("--data")
-        .arg(data)
-        .output()
-        .unwrap();
+    let o = common::command(&ini, data, &[]).output().unwrap();
     Refused {
         code: o.status.code(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),

@@ -1,6 +1,6 @@
 //! Helpers of the configuration tests: portals on a File or SQLite configuration store, and the
 //! `limette config` command line run against a portal's own INI file.
-use super::{bin, default_conf, Portal, TempDir};
+use super::{default_conf, Portal, TempDir};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -33,14 +33,8 @@ impl From<Output> for Run {
 
 /// The command `limette -c <ini> --data <data> config <args>`.
 pub fn cli_command(ini: &Path, data: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(bin());
-    cmd.arg("-c")
-        .arg(ini)
-        .arg("--data")
-        .arg(data)
-        .arg("config")
-        .args(args);
-    cmd.stdin(Stdio::null());
+    let mut cmd = super::command(ini, data, &["config"]);
+    cmd.args(args).stdin(Stdio::null());
     cmd
 }
 

@@ -27,6 +27,18 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_limette")
 }
 
+/// The command `limette -c <ini> --data <data> <args>`: the command line on a site's files.
+pub fn command(ini: &Path, data: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.arg("-c").arg(ini).arg("--data").arg(data).args(args);
+    cmd
+}
+
+/// [`command`] on a started portal's own INI file and data folder.
+pub fn portal_command(p: &Portal, args: &[&str]) -> Command {
+    command(&p.data().join("limette.ini"), p.data(), args)
+}
+
 /// A temp folder removed on drop.
 pub struct TempDir(pub PathBuf);
 

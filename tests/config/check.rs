@@ -6,7 +6,6 @@
 use super::common::{self, default_conf, Portal, TempDir};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A data folder with `lmConf-1.json` and an INI naming it; `portal` lines go to `[portal]`.
 fn setup(conf: &Map<String, Value>, portal: &str) -> (TempDir, PathBuf) {
@@ -40,14 +39,7 @@ struct Out {
 }
 
 fn run(ini: &Path, data: &Path, args: &[&str]) -> Out {
-    let o = Command::new(common::bin())
-        .arg("-c")
-        .arg(ini)
-        .arg("--data")
-        .arg(data)
-        .args(args)
-        .output()
-        .unwrap();
+    let o = common::command(ini, data, args).output().unwrap();
     Out {
         code: o.status.code(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),

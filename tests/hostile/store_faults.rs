@@ -3,12 +3,12 @@
 //! documents and unique configuration numbers everywhere). The kill lands where it matters
 //! because the process is held at a pause point (`limette::pause`, debug builds with the test
 //! hooks on) and killed there: the log line of the point proves the write had begun.
-use crate::common::{bin, hostile, Builder, Portal, TempDir};
+use crate::common::{hostile, Builder, Portal, TempDir};
 use limette::notifications::store::open_choice;
 use limette::notifications::StorageChoice;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 /// A JSON array of `n` valid notifications with distinct references.
@@ -141,12 +141,8 @@ fn kill_9_in_the_middle_of_a_file_notification_batch_leaves_no_torn_file() {
 /// Starts `limette config set timeout <value>` on the data folder, held at the pause point
 /// between writing a configuration and publishing it; its stderr goes to `log`.
 fn held_save(data: &Path, value: u64, hold: &Path, log: &Path) -> std::process::Child {
-    Command::new(bin())
-        .arg("-c")
-        .arg(data.join("limette.ini"))
-        .arg("--data")
-        .arg(data)
-        .args(["config", "-yes", "1", "set", "timeout", &value.to_string()])
+    let set = ["config", "-yes", "1", "set", "timeout", &value.to_string()];
+    crate::common::command(&data.join("limette.ini"), data, &set)
         .args(["--log", "fault test"])
         .env("LIMETTE_TEST_HOOKS", "1")
         .env(

@@ -9,13 +9,8 @@ fn cli_add_list_delete_purge() {
         let (p, store) = server(b, &[]);
         let ini = p.data().join("limette.ini");
         let run = |args: &[&str], stdin: Option<&str>| {
-            let mut cmd = std::process::Command::new(common::bin());
-            cmd.arg("-c")
-                .arg(&ini)
-                .arg("--data")
-                .arg(p.data())
-                .arg("notifications")
-                .args(args);
+            let mut cmd = common::command(&ini, p.data(), &["notifications"]);
+            cmd.args(args);
             cmd.stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());

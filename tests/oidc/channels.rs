@@ -7,13 +7,12 @@
 //! that the page's `frame-src` allows, and none for an unused one; a dead RP does not hold
 //! the logout.
 use crate::common::oidc::*;
-use crate::common::{bin, clock, Portal};
+use crate::common::{clock, Portal};
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -308,12 +307,7 @@ fn rest_delete_and_session_my_tell_the_back_channel() {
 
 /// `limette sessions <args>` on the portal's settings (clock moved `skew` seconds).
 fn cli(p: &Portal, args: &[&str], skew: i64) -> String {
-    let out = Command::new(bin())
-        .arg("-c")
-        .arg(p.data().join("limette.ini"))
-        .arg("--data")
-        .arg(p.data())
-        .arg("sessions")
+    let out = crate::common::portal_command(p, &["sessions"])
         .args(args)
         .env("LIMETTE_TEST_HOOKS", "1")
         .env("LIMETTE_TEST_CLOCK_SKEW", skew.to_string())

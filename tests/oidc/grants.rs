@@ -345,12 +345,7 @@ fn offline_refresh_tokens_outlive_the_sso_session_and_are_revoked_per_user() {
 
 /// `limette sessions <args>` on the portal's own files; its standard output.
 fn sessions_cli(p: &Portal, args: &[&str]) -> String {
-    let out = std::process::Command::new(crate::common::bin())
-        .arg("-c")
-        .arg(p.data().join("limette.ini"))
-        .arg("--data")
-        .arg(p.data())
-        .arg("sessions")
+    let out = crate::common::portal_command(p, &["sessions"])
         .args(args)
         .output()
         .unwrap();

@@ -5,10 +5,9 @@
 use super::JSON;
 use crate::common::config::poll;
 use crate::common::oidc::{builder, code, redeem, rp};
-use crate::common::{bin, clock, Portal, Resp};
+use crate::common::{clock, Portal, Resp};
 use serde_json::json;
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 fn whoami(p: &Portal, sid: &str) -> Resp {
@@ -103,13 +102,8 @@ fn purge_portal() -> Portal {
 
 /// `limette sessions purge` on the portal's INI, with `env`; returns its stdout.
 fn purge_cli(p: &Portal, env: &[(&str, &str)]) -> String {
-    let mut cmd = Command::new(bin());
-    cmd.arg("-c")
-        .arg(p.data().join("limette.ini"))
-        .arg("--data")
-        .arg(p.data())
-        .args(["sessions", "purge"])
-        .env_remove("LIMETTE_TEST_HOOKS")
+    let mut cmd = crate::common::portal_command(p, &["sessions", "purge"]);
+    cmd.env_remove("LIMETTE_TEST_HOOKS")
         .env_remove("LIMETTE_TEST_CLOCK_SKEW");
     for (k, v) in env {
         cmd.env(k, v);

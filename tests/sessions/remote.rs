@@ -67,12 +67,7 @@ fn sessions_command_line() {
     let p = builder().start();
     let id = p.login("dwho");
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(bin())
-            .arg("-c")
-            .arg(p.data().join("limette.ini"))
-            .arg("--data")
-            .arg(p.data())
-            .arg("sessions")
+        let out = crate::common::portal_command(&p, &["sessions"])
             .args(args)
             .output()
             .unwrap();
@@ -137,12 +132,7 @@ fn a_closed_stdout_ends_a_listing_without_a_panic() {
     ] {
         let (gone, stdout) = std::os::unix::net::UnixStream::pair().unwrap();
         drop(gone);
-        let out = std::process::Command::new(bin())
-            .arg("-c")
-            .arg(&ini)
-            .arg("--data")
-            .arg(p.data())
-            .args(args)
+        let out = crate::common::command(&ini, p.data(), args)
             .stdin(std::process::Stdio::null())
             .stdout(std::os::fd::OwnedFd::from(stdout))
             .output()
