@@ -115,6 +115,15 @@ impl Conf {
         Conf::build_on(stored, overrides, &node)
     }
 
+    /// A unit test's configuration: the JSON object `stored`, no local overrides, key "k".
+    #[cfg(test)]
+    pub fn of_json(stored: Value) -> Conf {
+        let Value::Object(m) = stored else {
+            panic!("a configuration is a JSON object")
+        };
+        Conf::build(m, &Map::new(), "k").unwrap()
+    }
+
     /// Parses a stored document with the local overrides, as loaded on `node`.
     pub fn build_on(
         stored: Map<String, Value>,

@@ -169,11 +169,7 @@ mod tests {
     use super::*;
 
     fn conf() -> Conf {
-        let serde_json::Value::Object(m) = serde_json::json!({"cfgNum": 1, "portal": "http://p/"})
-        else {
-            unreachable!()
-        };
-        Conf::build(m, &serde_json::Map::new(), "k").unwrap()
+        Conf::of_json(serde_json::json!({"cfgNum": 1, "portal": "http://p/"}))
     }
 
     #[test]

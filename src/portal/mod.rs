@@ -302,10 +302,7 @@ mod tests {
                 "app.example.com/path": {}
             }
         });
-        let serde_json::Value::Object(m) = stored else {
-            unreachable!()
-        };
-        Conf::build(m, &serde_json::Map::new(), "k").unwrap()
+        Conf::of_json(stored)
     }
 
     #[test]
