@@ -178,13 +178,13 @@ impl FileNotifications {
             .map_err(|_| Error::internal("notification folder lock poisoned"))
     }
 
-    /// Files of `uid`+`reference` in `base`.
-    fn files_of(&self, base: &Base, uid: &str, reference: &str) -> Vec<(String, Name)> {
+    /// Files of `uid`+`reference` in `base`, each with whether it is accepted.
+    fn files_of(base: &Base, uid: &str, reference: &str) -> Vec<(String, bool)> {
         let reference = B64.encode(reference);
         base.entries()
             .iter()
             .filter(|e| e.uid() == uid && e.reference_b64() == reference)
-            .filter_map(|e| Some((e.file().to_string(), self.parse(e.file())?)))
+            .map(|e| (e.file().to_string(), e.done()))
             .collect()
     }
 }
@@ -312,10 +312,9 @@ impl NotificationStore for FileNotifications {
         let base = self.names()?;
         let mut moved = Vec::new();
         let mut failed = None;
-        for (file, _) in self
-            .files_of(&base, uid, reference)
+        for (file, _) in Self::files_of(&base, uid, reference)
             .into_iter()
-            .filter(|(_, n)| !n.done)
+            .filter(|(_, done)| !done)
         {
             let from = self.dir.join(&file);
             let stem = file.rsplit_once('.').map(|(s, _)| s).unwrap_or(&file);
@@ -347,7 +346,7 @@ impl NotificationStore for FileNotifications {
     fn delete(&self, uid: &str, reference: &str) -> Result<usize> {
         let _guard = self.lock()?;
         let base = self.names()?;
-        let files = self.files_of(&base, uid, reference);
+        let files = Self::files_of(&base, uid, reference);
         // Every file tried leaves the picture: removed now, or gone already.
         let mut tried = Vec::new();
         let mut n = 0;
