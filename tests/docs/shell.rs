@@ -43,33 +43,9 @@ pub fn fresh_portal() -> (Portal, String) {
 /// Starts the binary in a fresh folder and waits for its listening line (or its exit, whose
 /// log is the error).
 fn start(args: &[&str]) -> Result<Portal, String> {
-    let dir = TempDir::new("docs");
-    let log = dir.path().join("server.log");
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("start limette");
-    let mut line = String::new();
-    let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
-    let port = line
-        .split("listening on http://127.0.0.1:")
-        .nth(1)
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|p| p.parse().ok());
-    let portal = Portal {
-        child: Some(child),
-        port: port.unwrap_or(0),
-        dir: Some(dir),
-        log,
-    };
-    match port {
-        Some(_) => Ok(portal),
-        None => Err(format!("got {line:?}; log: {}", portal.log())),
-    }
+    let mut cmd = Command::new(bin());
+    cmd.args(args);
+    super::common::embedded::spawn_listening(TempDir::new("docs"), cmd).map(|(portal, _)| portal)
 }
 
 /// The terminal of one page.
