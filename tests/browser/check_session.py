@@ -11,18 +11,12 @@ message gets "error". After a logout in another tab the same message gets "chang
 the other origin the page must not load (frame-ancestors). Exits non-zero on any failure.
 """
 import http.server
-import os
 import sys
 import threading
 import urllib.parse
 
-os.environ["SE_OFFLINE"] = "true"
-for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-    os.environ.pop(var, None)
-os.environ["no_proxy"] = os.environ["NO_PROXY"] = "*"
+from chromium import browser  # noqa: E402  (first: keeps Selenium offline)
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -90,15 +84,7 @@ def main(portal, rp_port, other_port):
     portal = portal.rstrip("/")
     servers = [serve(int(rp_port), portal), serve(int(other_port), portal)]
     rp = "http://127.0.0.1:%s" % rp_port
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
-        opts.add_argument(flag)
-    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
-    opts.add_argument("--no-proxy-server")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    driver = browser()
     try:
         driver.get(portal + "/")
         driver.find_element(By.NAME, "user").send_keys("dwho")

@@ -29,9 +29,8 @@ import urllib.request
 
 # pages.py sets the offline environment (Selenium Manager off, no proxy) when imported.
 from pages import Checker, check, failures, go, loaded  # noqa: E402
+import chromium  # noqa: E402
 from console_conf import conf_tasks, state  # noqa: E402
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
@@ -335,17 +334,8 @@ def refused_user(k, lang):
 
 
 def browser():
-    """The distribution's Chromium through its chromedriver, as pages.py starts them."""
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1280,900", "--hide-scrollbars", "--lang=en-US"):
-        opts.add_argument(flag)
-    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
-    opts.add_argument("--no-proxy-server")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    """The distribution's Chromium through its chromedriver (chromium.py), in English."""
+    return chromium.browser("--window-size=1280,900", "--hide-scrollbars", "--lang=en-US")
 
 
 def main(base, axe_path):

@@ -9,18 +9,10 @@ Content-Security-Policy: the browser's console must report no violation (and, to
 console is read, an inline style added at the end must be reported). Exits non-zero on any
 failure.
 """
-import os
 import sys
 
-# Selenium never looks for a driver on the network: the distribution's is named below. No proxy
-# from the environment stands between Selenium and that driver on loopback.
-os.environ["SE_OFFLINE"] = "true"
-for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-    os.environ.pop(var, None)
-os.environ["no_proxy"] = os.environ["NO_PROXY"] = "*"
+from chromium import browser  # noqa: E402  (first: keeps Selenium offline)
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -60,18 +52,7 @@ def no_violation(driver, where):
 
 
 def main(base, shot):
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=800,900"):
-        opts.add_argument(flag)
-    # Offline: a browser with no proxy that cannot resolve any name reaches nothing but the
-    # portal on 127.0.0.1.
-    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
-    opts.add_argument("--no-proxy-server")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    driver = browser("--window-size=800,900")
     try:
         driver.get(base + "/")
         check(driver.execute_script(

@@ -19,14 +19,9 @@ import json
 import os
 import sys
 
-os.environ["SE_OFFLINE"] = "true"
-for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-    os.environ.pop(var, None)
-os.environ["no_proxy"] = os.environ["NO_PROXY"] = "*"
+from chromium import browser  # noqa: E402  (first: keeps Selenium offline)
 
-from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -228,16 +223,7 @@ def main(base, axe_path, shots):
         axe = f.read()
     if shots:
         os.makedirs(shots, exist_ok=True)
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1280,900", "--hide-scrollbars"):
-        opts.add_argument(flag)
-    opts.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
-    opts.add_argument("--no-proxy-server")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    driver = browser("--window-size=1280,900", "--hide-scrollbars")
     try:
         c = Checker(driver, axe, shots)
         go(driver, base + "/")
