@@ -49,6 +49,46 @@ impl Line {
 thread_local! {
     /// The lines held by [`collect`] on this thread (None: lines are written at once).
     static HELD: RefCell<Option<Vec<Line>>> = const { RefCell::new(None) };
+    /// Access lines a worker gathers under load ([`gather_access`]), with the time of the
+    /// first one; `None` on other threads, whose access lines are written at once.
+    static GATHERED: RefCell<Option<Gathered>> = const { RefCell::new(None) };
+}
+
+/// Access lines waiting for one write.
+struct Gathered {
+    text: Vec<u8>,
+    since: Option<std::time::Instant>,
+}
+
+/// Gathered access lines are written at this size, or ...
+const GATHER_BYTES: usize = 8 * 1024;
+/// ... when the first of them is this old, whichever comes first.
+const GATHER_AGE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// From now on this thread gathers its access lines and writes them together: at
+/// [`flush_access`], before any leveled line of its own, and at the latest when they fill
+/// 8 KiB or the first is 100 ms old. One write (and one turn of the stderr lock) per many
+/// requests under load; a worker flushes whenever no request waits, so a quiet server still
+/// writes each line before its answer leaves.
+pub fn gather_access() {
+    GATHERED.with(|g| {
+        g.borrow_mut().get_or_insert(Gathered {
+            text: Vec::new(),
+            since: None,
+        });
+    });
+}
+
+/// Writes the access lines this thread gathered.
+pub fn flush_access() {
+    GATHERED.with(|g| {
+        if let Some(g) = g.borrow_mut().as_mut().filter(|g| !g.text.is_empty()) {
+            write_bytes(&g.text);
+            // The buffer keeps its room: the next lines fill it again.
+            g.text.clear();
+            g.since = None;
+        }
+    });
 }
 
 /// Runs `f` with the leveled lines it logs on this thread held back and returned rather than
@@ -99,6 +139,8 @@ fn emit(level: u8, tag: &'static str, msg: &str) {
 }
 
 fn emit_line(line: Line) {
+    // This thread's access lines came first.
+    flush_access();
     let held = HELD.with(|h| match h.borrow_mut().as_mut() {
         Some(v) => {
             v.push(line.clone());
@@ -149,8 +191,12 @@ pub fn redact(text: &str) -> String {
 /// One line in one write: whole lines under load, and one system call instead of one per
 /// formatted piece (stderr is unbuffered).
 fn write_line(line: String) {
+    write_bytes(line.as_bytes());
+}
+
+fn write_bytes(text: &[u8]) {
     use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    let _ = std::io::stderr().lock().write_all(text);
 }
 
 /// An error: something failed and an operator should look.
@@ -211,17 +257,74 @@ pub fn debug(msg: &str) {
 pub fn access(method: &str, path: &str, status: u16, ms: u128) {
     if LEVEL.load(Ordering::Relaxed) >= 3 {
         let path: String = path.chars().take(200).filter(|c| !c.is_control()).collect();
-        write_line(format!(
+        let line = format!(
             "{} {method} {} {status} {ms}ms\n",
             crate::util::timestamp14(crate::util::now()),
             redact(&path)
-        ));
+        );
+        let full = GATHERED.with(|g| match g.borrow_mut().as_mut() {
+            Some(g) => {
+                g.text.extend_from_slice(line.as_bytes());
+                let since = *g.since.get_or_insert_with(std::time::Instant::now);
+                Some(g.text.len() >= GATHER_BYTES || since.elapsed() >= GATHER_AGE)
+            }
+            None => None,
+        });
+        match full {
+            None => write_line(line),
+            Some(true) => flush_access(),
+            Some(false) => {}
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{audit_value, redact};
+    use super::{access, audit_value, flush_access, gather_access, redact, GATHERED};
+
+    fn gathered() -> String {
+        GATHERED.with(|g| {
+            g.borrow()
+                .as_ref()
+                .map(|g| String::from_utf8_lossy(&g.text).into_owned())
+                .unwrap_or_default()
+        })
+    }
+
+    #[test]
+    fn a_gathering_thread_holds_its_access_lines_until_flushed_or_full() {
+        // Other threads (this test's before the call) write at once: nothing is held.
+        access("GET", "/before", 200, 0);
+        assert_eq!(gathered(), "");
+        gather_access();
+        access("GET", "/one", 200, 1);
+        access("POST", "/two", 302, 2);
+        let held = gathered();
+        assert!(held.contains(" GET /one 200 1ms\n"), "{held}");
+        assert!(held.ends_with(" POST /two 302 2ms\n"), "{held}");
+        assert_eq!(held.lines().count(), 2);
+        flush_access();
+        assert_eq!(gathered(), "");
+        // A leveled line of the thread writes what it gathered first.
+        access("GET", "/three", 200, 0);
+        super::error("after the access line");
+        assert_eq!(gathered(), "");
+        // At 8 KiB the lines go out without a flush.
+        for _ in 0..200 {
+            access(
+                "GET",
+                "/a-rather-long-path-to-fill-the-buffer-quickly",
+                200,
+                0,
+            );
+        }
+        assert!(
+            gathered().len() < super::GATHER_BYTES,
+            "{}",
+            gathered().len()
+        );
+        flush_access();
+    }
 
     #[test]
     fn audit_values_are_quoted_when_they_could_split_the_line() {

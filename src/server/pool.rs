@@ -1,6 +1,7 @@
 //! A fixed pool of worker threads fed by a bounded queue of complete requests. Each worker
 //! routes one request, writes its answer as far as the socket takes it without waiting, logs
-//! one access line, and hands the connection back to the reading stage: parked in the
+//! one access line (gathered with others while requests wait, see [`log::gather_access`]),
+//! and hands the connection back to the reading stage: parked in the
 //! readiness list when it is idle, or to the loop when an answer is left to finish or
 //! pipelined bytes wait. A panic in a handler becomes a logged 500 and the worker lives on.
 use super::conn::{self, Conn, Phase, Then};
@@ -10,10 +11,10 @@ use crate::error::Error;
 use crate::http::{wire, Method, Request, Response};
 use crate::log;
 use crate::router::errors::{to_response, Flavour};
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -29,65 +30,126 @@ pub struct Job {
     pub t0: Instant,
 }
 
+/// The bounded queue between the stage and the workers. A worker that finds it empty waits on
+/// the condition variable, and a request wakes one waiting worker only: no other thread runs
+/// for it (a receiver shared behind a mutex would wake a second worker to take the mutex and
+/// sleep again, two context switches per request for nothing).
+struct Queue {
+    state: Mutex<Waiting>,
+    ready: Condvar,
+    capacity: usize,
+}
+
+/// What the queue's mutex guards.
+struct Waiting {
+    jobs: VecDeque<Job>,
+    /// No more requests come: workers drain what is queued and stop.
+    closed: bool,
+}
+
+impl Queue {
+    /// Queues a job; hands it back when the queue is full or closed.
+    #[allow(clippy::result_large_err)] // the job is handed back to be answered 503
+    fn push(&self, job: Job) -> Result<(), Job> {
+        let Ok(mut w) = self.state.lock() else {
+            return Err(job);
+        };
+        if w.closed || w.jobs.len() >= self.capacity {
+            return Err(job);
+        }
+        w.jobs.push_back(job);
+        drop(w);
+        self.ready.notify_one();
+        Ok(())
+    }
+
+    /// The next job: at once when one waits, else after `idle` has run and a job came;
+    /// `None` once the queue is closed and drained.
+    fn pop(&self, idle: impl Fn()) -> Option<Job> {
+        let mut w = self.state.lock().ok()?;
+        if let Some(job) = w.jobs.pop_front() {
+            return Some(job);
+        }
+        drop(w);
+        idle();
+        w = self.state.lock().ok()?;
+        loop {
+            if let Some(job) = w.jobs.pop_front() {
+                return Some(job);
+            }
+            if w.closed {
+                return None;
+            }
+            w = self.ready.wait(w).ok()?;
+        }
+    }
+
+    fn close(&self) {
+        if let Ok(mut w) = self.state.lock() {
+            w.closed = true;
+        }
+        self.ready.notify_all();
+    }
+}
+
 /// The worker pool.
 pub struct Pool {
-    tx: Option<SyncSender<Job>>,
+    queue: Arc<Queue>,
     workers: Vec<JoinHandle<()>>,
 }
 
 impl Pool {
     /// Starts `settings.threads` workers behind a queue of `settings.queue` requests.
     pub fn start(settings: Arc<Settings>, handler: Handler, hub: Arc<Hub>) -> Pool {
-        let (tx, rx) = sync_channel::<Job>(settings.queue);
-        let rx = Arc::new(Mutex::new(rx));
+        let queue = Arc::new(Queue {
+            state: Mutex::new(Waiting {
+                jobs: VecDeque::new(),
+                closed: false,
+            }),
+            ready: Condvar::new(),
+            capacity: settings.queue.max(1),
+        });
         let workers = (0..settings.threads.max(1))
             .map(|i| {
-                let (rx, handler, hub, s) =
-                    (rx.clone(), handler.clone(), hub.clone(), settings.clone());
+                let (queue, handler, hub, s) = (
+                    queue.clone(),
+                    handler.clone(),
+                    hub.clone(),
+                    settings.clone(),
+                );
                 std::thread::Builder::new()
                     .name(format!("worker-{i}"))
-                    .spawn(move || worker(&rx, &handler, &hub, &s))
+                    .spawn(move || worker(&queue, &handler, &hub, &s))
                     .expect("spawning a worker at start-up") // start-up only, not the request path
             })
             .collect();
-        Pool {
-            tx: Some(tx),
-            workers,
-        }
+        Pool { queue, workers }
     }
 
     /// Queues a request; hands it back when the queue is full.
     #[allow(clippy::result_large_err)] // the job is handed back to be answered 503
     pub fn submit(&self, job: Job) -> Result<(), Job> {
-        match &self.tx {
-            Some(tx) => match tx.try_send(job) {
-                Ok(()) => Ok(()),
-                Err(TrySendError::Full(j)) | Err(TrySendError::Disconnected(j)) => Err(j),
-            },
-            None => Err(job),
-        }
+        self.queue.push(job)
     }
 
     /// Closes the queue and joins the workers once they have drained it.
     pub fn close(mut self) {
-        self.tx = None;
+        self.queue.close();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
     }
 }
 
-fn worker(rx: &Mutex<Receiver<Job>>, handler: &Handler, hub: &Hub, settings: &Settings) {
-    loop {
-        let next = match rx.lock() {
-            Ok(guard) => guard.recv(),
-            Err(_) => return,
-        };
-        let Ok(job) = next else { return };
+fn worker(queue: &Queue, handler: &Handler, hub: &Hub, settings: &Settings) {
+    log::gather_access();
+    // Nothing waits: the lines gathered go out before this worker sleeps.
+    while let Some(job) = queue.pop(log::flush_access) {
         crate::metrics::dequeued();
         serve_one(job, handler, hub, settings);
         crate::metrics::worker_done();
     }
+    log::flush_access();
 }
 
 /// Answers one request and hands its connection back.
@@ -110,6 +172,10 @@ fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
             resp.status,
             t0.elapsed().as_millis(),
         );
+        if crate::metrics::queue_depth() == 0 {
+            // Not under load: the line is written before the answer leaves.
+            log::flush_access();
+        }
         out
     }));
     let (out, keep) = match answered {
