@@ -66,8 +66,8 @@ const GATHER_BYTES: usize = 8 * 1024;
 const GATHER_AGE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// From now on this thread gathers its access lines and writes them together: at
-/// [`flush_access`], before any leveled line of its own, and at the latest when they fill
-/// 8 KiB or the first is 100 ms old. One write (and one turn of the stderr lock) per many
+/// [`flush_access`], before any leveled line of its own, and when they fill 8 KiB or a line
+/// is added 100 ms or more after the first. One write (and one turn of the stderr lock) per many
 /// requests under load; a worker flushes whenever no request waits, so a quiet server still
 /// writes each line before its answer leaves.
 pub fn gather_access() {
