@@ -552,3 +552,62 @@ fn config_check_keeps_every_relying_party_of_a_full_llng_site() {
     }
     assert_ne!(out.code, Some(2), "{}", out.stdout);
 }
+
+#[test]
+fn a_utf16_sqlite_session_database_is_refused_by_name() {
+    // A real UTF-16 database, made by the system's SQLite (Python's sqlite3 module).
+    let (dir, _) = setup(&default_conf(), "");
+    let db = dir.path().join("sessions.db");
+    let made = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); \
+             c.execute(\"PRAGMA encoding = 'UTF-16le'\"); \
+             c.execute('CREATE TABLE sessions (id TEXT PRIMARY KEY, a_session TEXT)'); \
+             c.commit(); \
+             assert c.execute('PRAGMA encoding').fetchone()[0] == 'UTF-16le'",
+        )
+        .arg(&db)
+        .status()
+        .expect("python3 (with its sqlite3 module) makes the UTF-16 database");
+    assert!(made.success());
+    let ini = dir.path().join("utf16.ini");
+    std::fs::write(
+        &ini,
+        format!(
+            "[configuration]\ntype = File\ndirName = {}\n[portal]\nlisten = 127.0.0.1:0\n\
+             globalStorage = SQLite\nglobalStorageOptions = {{\"DataSource\": \"{}\"}}\n",
+            dir.path().join("conf").display(),
+            db.display()
+        ),
+    )
+    .unwrap();
+    // Spawned and waited for with a deadline: a portal that opened the database would listen.
+    let mut child = common::command(&ini, dir.path(), &[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert_eq!(stdout, "", "nothing may listen");
+    assert!(
+        stderr.contains(&format!(
+            "{}: the database's text is UTF-16le; Limette reads UTF-8 SQLite databases",
+            db.display()
+        )),
+        "{stderr}"
+    );
+}

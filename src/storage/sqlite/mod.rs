@@ -46,6 +46,7 @@ impl Db {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(Error::storage(format!("{}: {e}", path.display()))),
         }
+        refuse_utf16(path)?;
         let mut conns = Vec::new();
         for i in 0..=size.max(1) {
             let c = Connection::open(path)
@@ -100,6 +101,39 @@ impl Db {
     }
 }
 
+/// Refuses a database whose text is UTF-16 (its header's encoding, at byte 56: 1 UTF-8,
+/// 2 UTF-16le, 3 UTF-16be), which Limette's SQLite is built without: by name, where SQLite
+/// itself would only say "malformed database schema". LemonLDAP::NG's DBI modules make UTF-8
+/// databases; a UTF-16 one comes from elsewhere. A file shorter than the header is a new
+/// database, which SQLite makes UTF-8.
+fn refuse_utf16(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(100);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(100).read_to_end(&mut head))
+        .map_err(|e| Error::storage(format!("{}: {e}", path.display())))?;
+    match utf16_name(&head) {
+        Some(name) => Err(Error::storage(format!(
+            "{}: the database's text is {name}; Limette reads UTF-8 SQLite databases \
+             (copy it into one: sqlite3 OLD .dump | sqlite3 NEW)",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The UTF-16 encoding an SQLite header names, if any.
+fn utf16_name(head: &[u8]) -> Option<&'static str> {
+    if head.len() < 60 || !head.starts_with(b"SQLite format 3\0") {
+        return None;
+    }
+    match u32::from_be_bytes([head[56], head[57], head[58], head[59]]) {
+        2 => Some("UTF-16le"),
+        3 => Some("UTF-16be"),
+        _ => None,
+    }
+}
+
 /// Quotes an SQL identifier that was validated as `[A-Za-z0-9_]+`.
 pub fn check_table(name: &str) -> Result<String> {
     if !name.is_empty()
@@ -109,5 +143,29 @@ pub fn check_table(name: &str) -> Result<String> {
         Ok(name.to_string())
     } else {
         Err(Error::bad(format!("invalid table name {name}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf16_name;
+
+    #[test]
+    fn the_header_names_a_utf16_database() {
+        let header = |encoding: u8| {
+            let mut h = b"SQLite format 3\0".to_vec();
+            h.resize(100, 0);
+            h[59] = encoding;
+            h
+        };
+        assert_eq!(utf16_name(&header(1)), None);
+        assert_eq!(utf16_name(&header(2)), Some("UTF-16le"));
+        assert_eq!(utf16_name(&header(3)), Some("UTF-16be"));
+        // A new (empty) file, a short one, and one that is not SQLite are left to SQLite.
+        assert_eq!(utf16_name(b""), None);
+        assert_eq!(utf16_name(&header(2)[..40]), None);
+        let mut other = header(2);
+        other[0] = b'X';
+        assert_eq!(utf16_name(&other), None);
     }
 }
