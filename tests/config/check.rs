@@ -9,6 +9,20 @@ use std::path::{Path, PathBuf};
 
 /// A data folder with `lmConf-1.json` and an INI naming it; `portal` lines go to `[portal]`.
 fn setup(conf: &Map<String, Value>, portal: &str) -> (TempDir, PathBuf) {
+    setup_stored(conf, portal, |dir| {
+        format!(
+            "globalStorage = File\nglobalStorageOptions = {{\"Directory\": \"{}\"}}",
+            dir.join("sessions").display()
+        )
+    })
+}
+
+/// [`setup`] with the session store's lines made from the data folder.
+fn setup_stored(
+    conf: &Map<String, Value>,
+    portal: &str,
+    storage: impl Fn(&Path) -> String,
+) -> (TempDir, PathBuf) {
     let dir = TempDir::new("check");
     let conf_dir = dir.path().join("conf");
     std::fs::create_dir_all(&conf_dir).unwrap();
@@ -18,14 +32,12 @@ fn setup(conf: &Map<String, Value>, portal: &str) -> (TempDir, PathBuf) {
     )
     .unwrap();
     let ini = dir.path().join("limette.ini");
-    let sessions = dir.path().join("sessions");
     std::fs::write(
         &ini,
         format!(
-            "[configuration]\ntype = File\ndirName = {}\n[portal]\nlisten = 127.0.0.1:0\n\
-             globalStorage = File\nglobalStorageOptions = {{\"Directory\": \"{}\"}}\n{portal}\n",
+            "[configuration]\ntype = File\ndirName = {}\n[portal]\nlisten = 127.0.0.1:0\n{}\n{portal}\n",
             conf_dir.display(),
-            sessions.display()
+            storage(dir.path())
         ),
     )
     .unwrap();
@@ -555,8 +567,20 @@ fn config_check_keeps_every_relying_party_of_a_full_llng_site() {
 
 #[test]
 fn a_utf16_sqlite_session_database_is_refused_by_name() {
+    // The shipped SQLite is built without UTF-16 (the Makefile's LIBSQLITE3_FLAGS, which
+    // `make test` passes on): the refusal is this build's.
+    assert!(
+        option_env!("LIBSQLITE3_FLAGS").is_some_and(|f| f.contains("-DSQLITE_OMIT_UTF16")),
+        "this test checks the SQLite that the Makefile builds: run it through `make test`"
+    );
     // A real UTF-16 database, made by the system's SQLite (Python's sqlite3 module).
-    let (dir, _) = setup(&default_conf(), "");
+    let sqlite = |dir: &Path| {
+        format!(
+            "globalStorage = SQLite\nglobalStorageOptions = {{\"DataSource\": \"{}\"}}",
+            dir.join("sessions.db").display()
+        )
+    };
+    let (dir, ini) = setup_stored(&default_conf(), "", sqlite);
     let db = dir.path().join("sessions.db");
     let made = std::process::Command::new("python3")
         .arg("-c")
@@ -571,17 +595,6 @@ fn a_utf16_sqlite_session_database_is_refused_by_name() {
         .status()
         .expect("python3 (with its sqlite3 module) makes the UTF-16 database");
     assert!(made.success());
-    let ini = dir.path().join("utf16.ini");
-    std::fs::write(
-        &ini,
-        format!(
-            "[configuration]\ntype = File\ndirName = {}\n[portal]\nlisten = 127.0.0.1:0\n\
-             globalStorage = SQLite\nglobalStorageOptions = {{\"DataSource\": \"{}\"}}\n",
-            dir.path().join("conf").display(),
-            db.display()
-        ),
-    )
-    .unwrap();
     // Spawned and waited for with a deadline: a portal that opened the database would listen.
     let mut child = common::command(&ini, dir.path(), &[])
         .stdout(std::process::Stdio::piped())

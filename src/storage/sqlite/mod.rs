@@ -46,15 +46,15 @@ impl Db {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(Error::storage(format!("{}: {e}", path.display()))),
         }
-        refuse_utf16(path)?;
         let mut conns = Vec::new();
         for i in 0..=size.max(1) {
             let c = Connection::open(path)
                 .map_err(|e| Error::storage(format!("{}: {e}", path.display())))?;
             c.busy_timeout(BUSY_TIMEOUT)?;
             if i == 0 {
-                c.pragma_update(None, "journal_mode", "WAL")?;
-                c.execute_batch(schema)?;
+                c.pragma_update(None, "journal_mode", "WAL")
+                    .and_then(|()| c.execute_batch(schema))
+                    .map_err(|e| unreadable(path, e))?;
             }
             c.pragma_update(None, "synchronous", "NORMAL")?;
             conns.push(Mutex::new(c));
@@ -101,24 +101,29 @@ impl Db {
     }
 }
 
-/// Refuses a database whose text is UTF-16 (its header's encoding, at byte 56: 1 UTF-8,
-/// 2 UTF-16le, 3 UTF-16be), which Limette's SQLite is built without: by name, where SQLite
-/// itself would only say "malformed database schema". LemonLDAP::NG's DBI modules make UTF-8
-/// databases; a UTF-16 one comes from elsewhere. A file shorter than the header is a new
-/// database, which SQLite makes UTF-8.
-fn refuse_utf16(path: &Path) -> Result<()> {
+/// The error of a database the first connection could not read. SQLite is built without
+/// UTF-16, and reads a UTF-16 database (its header's encoding, at byte 56: 1 UTF-8, 2 UTF-16le,
+/// 3 UTF-16be) as a "malformed database schema": such a database is named as what it is, with
+/// the way to convert it. LemonLDAP::NG's DBI modules make UTF-8 databases; a UTF-16 one comes
+/// from elsewhere. The header is read only then: closing any descriptor of a database file
+/// drops every POSIX lock this process holds on it, so it is never opened beside SQLite's
+/// connections, and none of this process can have read this file.
+fn unreadable(path: &Path, e: rusqlite::Error) -> Error {
     use std::io::Read;
+    let corrupt = matches!(&e, rusqlite::Error::SqliteFailure(f, _)
+        if f.code == rusqlite::ErrorCode::DatabaseCorrupt);
     let mut head = Vec::with_capacity(100);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(100).read_to_end(&mut head))
-        .map_err(|e| Error::storage(format!("{}: {e}", path.display())))?;
-    match utf16_name(&head) {
-        Some(name) => Err(Error::storage(format!(
+    let utf16 = corrupt
+        && std::fs::File::open(path)
+            .and_then(|f| f.take(100).read_to_end(&mut head))
+            .is_ok();
+    match utf16_name(&head).filter(|_| utf16) {
+        Some(name) => Error::storage(format!(
             "{}: the database's text is {name}; Limette reads UTF-8 SQLite databases \
              (copy it into one: sqlite3 OLD .dump | sqlite3 NEW)",
             path.display()
-        ))),
-        None => Ok(()),
+        )),
+        None => e.into(),
     }
 }
 
