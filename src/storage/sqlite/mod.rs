@@ -105,9 +105,9 @@ impl Db {
 /// UTF-16, and reads a UTF-16 database (its header's encoding, at byte 56: 1 UTF-8, 2 UTF-16le,
 /// 3 UTF-16be) as a "malformed database schema": such a database is named as what it is, with
 /// the way to convert it. LemonLDAP::NG's DBI modules make UTF-8 databases; a UTF-16 one comes
-/// from elsewhere. The header is read only then: closing any descriptor of a database file
-/// drops every POSIX lock this process holds on it, so it is never opened beside SQLite's
-/// connections, and none of this process can have read this file.
+/// from elsewhere. The header is read only then, never at a plain open: closing any descriptor
+/// of a database file drops every POSIX lock this process holds on it, and a UTF-16 file is
+/// one that no connection of this process can be holding.
 fn unreadable(path: &Path, e: rusqlite::Error) -> Error {
     use std::io::Read;
     let corrupt = matches!(&e, rusqlite::Error::SqliteFailure(f, _)
