@@ -31,9 +31,9 @@ pub struct Job {
 }
 
 /// The bounded queue between the stage and the workers. A worker that finds it empty waits on
-/// the condition variable, and a request wakes one waiting worker only: no other thread runs
-/// for it (a receiver shared behind a mutex would wake a second worker to take the mutex and
-/// sleep again, two context switches per request for nothing).
+/// the condition variable, and a request wakes one waiting worker only (a receiver shared
+/// behind a mutex also woke, whenever workers were waiting, a second one to take the mutex and
+/// sleep again).
 struct Queue {
     state: Mutex<Waiting>,
     ready: Condvar,
