@@ -149,12 +149,13 @@ fn emit_line(line: Line) {
         None => false,
     });
     if !held {
-        write_line(format!(
+        let text = format!(
             "{} [{}] {}\n",
             crate::util::timestamp14(crate::util::now()),
             line.tag,
             line.text
-        ));
+        );
+        write_bytes(text.as_bytes());
     }
 }
 
@@ -188,12 +189,8 @@ pub fn redact(text: &str) -> String {
     out
 }
 
-/// One line in one write: whole lines under load, and one system call instead of one per
+/// Text in one write: whole lines under load, and one system call instead of one per
 /// formatted piece (stderr is unbuffered).
-fn write_line(line: String) {
-    write_bytes(line.as_bytes());
-}
-
 fn write_bytes(text: &[u8]) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(text);
@@ -271,7 +268,7 @@ pub fn access(method: &str, path: &str, status: u16, ms: u128) {
             None => None,
         });
         match full {
-            None => write_line(line),
+            None => write_bytes(line.as_bytes()),
             Some(true) => flush_access(),
             Some(false) => {}
         }

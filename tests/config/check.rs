@@ -601,13 +601,10 @@ fn a_utf16_sqlite_session_database_is_refused_by_name() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    if !common::config::poll(std::time::Duration::from_secs(20), || {
+        child.try_wait().unwrap().is_some()
+    }) {
+        let _ = child.kill();
     }
     let o = child.wait_with_output().unwrap();
     let (stdout, stderr) = (
