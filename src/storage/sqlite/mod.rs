@@ -113,17 +113,17 @@ fn unreadable(path: &Path, e: rusqlite::Error) -> Error {
     let corrupt = matches!(&e, rusqlite::Error::SqliteFailure(f, _)
         if f.code == rusqlite::ErrorCode::DatabaseCorrupt);
     let mut head = Vec::with_capacity(100);
-    let utf16 = corrupt
+    let read = corrupt
         && std::fs::File::open(path)
             .and_then(|f| f.take(100).read_to_end(&mut head))
             .is_ok();
-    match utf16_name(&head).filter(|_| utf16) {
-        Some(name) => Error::storage(format!(
+    match utf16_name(&head) {
+        Some(name) if read => Error::storage(format!(
             "{}: the database's text is {name}; Limette reads UTF-8 SQLite databases \
              (copy it into one: sqlite3 OLD .dump | sqlite3 NEW)",
             path.display()
         )),
-        None => e.into(),
+        _ => e.into(),
     }
 }
 
