@@ -3,7 +3,8 @@
 //! (every `CARGO_FEATURE_*` variable, so a feature added to `Cargo.toml` is listed without
 //! touching the code); and the list of the portal's languages, one `static/languages/<code>.json`
 //! each (`OUT_DIR/languages.rs`, read by `web::messages`), so that adding a language is adding
-//! its file. It links nothing.
+//! its file. It links nothing; a release build also reruns it when the linker's start-up
+//! order changes (conf/link-gcc).
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".into());
@@ -24,6 +25,13 @@ fn main() {
     // Target, profile and features are part of Cargo's fingerprint already: a change to any of
     // them reruns this script; source edits need not.
     println!("cargo:rerun-if-changed=build.rs");
+    // The release builds link through conf/link-gcc, which places the functions of
+    // conf/startup-order.txt first; Cargo does not know the linker reads a file, so a new list
+    // (or linker script) reruns this script, and the program is linked again.
+    if profile == "release" {
+        println!("cargo:rerun-if-changed=conf/startup-order.txt");
+        println!("cargo:rerun-if-changed=conf/link-gcc");
+    }
     languages();
 }
 
