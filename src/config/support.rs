@@ -574,7 +574,7 @@ pub struct LlngKey {
     /// The manager's type name (`bool`, `int`, `text`, `PerlModule`, ...); `text` when the
     /// table gives none.
     #[serde(rename = "type", default = "text")]
-    pub kind: String,
+    pub kind: &'static str,
     /// The default value, when LemonLDAP::NG defines one.
     #[serde(default)]
     pub default: Option<Value>,
@@ -595,15 +595,16 @@ pub fn is_secret(key: &str) -> bool {
 }
 
 /// Every key LemonLDAP::NG 2.16 knows, parsed once.
-pub fn llng_keys() -> &'static BTreeMap<String, LlngKey> {
-    static KEYS: OnceLock<BTreeMap<String, LlngKey>> = OnceLock::new();
-    // Read straight into the table: a `Value` of the whole file first took 400 KB at start-up
-    // for a table of 100 KB, and the allocator kept the pages after.
+pub fn llng_keys() -> &'static BTreeMap<&'static str, LlngKey> {
+    static KEYS: OnceLock<BTreeMap<&'static str, LlngKey>> = OnceLock::new();
+    // Read straight into the table, names and types borrowed from the embedded text: a `Value`
+    // of the whole file first took 400 KB at start-up for a table of 160 KB, and the allocator
+    // kept the pages after.
     KEYS.get_or_init(|| serde_json::from_str(LLNG_KEYS).unwrap_or_default())
 }
 
-fn text() -> String {
-    "text".to_string()
+fn text() -> &'static str {
+    "text"
 }
 
 /// What Limette does with a main-configuration key: `None` for a key LemonLDAP::NG 2.16 does
@@ -614,7 +615,7 @@ pub fn support(key: &str) -> Option<KeyInfo> {
     }
     llng_keys()
         .get_key_value(key)
-        .map(|(k, _)| KeyInfo::new(k.as_str(), Ignored, "not read by Limette"))
+        .map(|(k, _)| KeyInfo::new(k, Ignored, "not read by Limette"))
 }
 
 /// True when `value` means the same as LemonLDAP::NG's default for `key` (an absent default
