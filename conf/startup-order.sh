@@ -6,9 +6,10 @@
 # It builds the static and the glibc binaries, keeps a copy of each with its symbols
 # (target/layout), then runs each twice under valgrind's callgrind, which records every
 # function that runs:
-#   1. start-up and a first answer (GET /): what an idle Limette has run;
-#   2. the same, then a JSON login, the portal with the session's cookie and the REST session
-#      read: the functions of the common requests, placed right after.
+#   1. start-up, a first answer (GET /) and two idle seconds: what an idle Limette has run;
+#   2. the same, then a JSON login, the portal with the session's cookie, the REST session and
+#      configuration reads, the OpenID Connect code flow and userinfo: the functions of the
+#      common requests, placed right after.
 # Names are kept as the demangler prints them, with the hashes that tell a generic function's
 # copies apart; conf/link-gcc matches a name whose hash has changed (another compiler, another
 # dependency) by the name alone. The list is layout only: a stale or empty list gives a
@@ -100,11 +101,22 @@ names() {
     done | c++filt | awk '!seen[$0]++'
 }
 
+# variants BINARY LIST: what valgrind's CPU cannot run. It has no SHA extensions, so sha2 runs
+# its portable compression there and its x86 one on the machine: each such family that ran
+# (a name of it in LIST) has its x86 functions listed too.
+variants() {
+  nm -p --defined-only "$1" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | c++filt |
+    grep -E '^sha2::sha(256|512)::x86::' | while IFS= read -r name; do
+      if grep -q "^${name%%::x86::*}::" "$2"; then echo "$name"; fi
+    done
+}
+
 serve   # the keys' first start
 finish
 for i in 0 1; do
   bin=${builds[$i]}
   serve --callgrind-out-file="$work/startup-$i.cg"
+  sleep 2.5 # an idle second or two: the configuration's reload check runs each second
   finish
   serve --callgrind-out-file="$work/requests-$i.cg"
   sid=$(curl -s -H 'Accept: application/json' -d user=dwho -d password=dwho "$base/" |
@@ -112,16 +124,28 @@ for i in 0 1; do
   [ -n "$sid" ] || { echo "startup-order: the login failed" >&2; exit 1; }
   curl -s -o /dev/null -H "Cookie: lemonldap=$sid" "$base/"
   curl -s -o /dev/null "$base/sessions/global/$sid"
+  curl -s -o /dev/null "$base/config/latest"
+  cb=http://127.0.0.1:9999/cb
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Cookie: lemonldap=$sid" \
+    "$base/oauth2/authorize?response_type=code&client_id=demo&scope=openid+profile+email&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcb&state=s" |
+    sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
+  token=$(curl -s -u demo:demosecret -d grant_type=authorization_code -d "code=$code" \
+    --data-urlencode "redirect_uri=$cb" "$base/oauth2/token" |
+    sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')
+  [ -n "$token" ] || { echo "startup-order: the code flow gave no access token" >&2; exit 1; }
+  curl -s -o /dev/null -H "Authorization: Bearer $token" "$base/oauth2/userinfo"
   finish
   names "$work/startup-$i.cg" >"$work/startup-$i"
+  variants "$bin" "$work/startup-$i" >>"$work/startup-$i"
   names "$work/requests-$i.cg" >"$work/requests-$i"
+  variants "$bin" "$work/requests-$i" >>"$work/requests-$i"
 done
 
 out=conf/startup-order.txt
 {
-  echo "# The functions conf/link-gcc places first: start-up and a first answer, then a login,"
-  echo "# the portal with a session and a REST session read, on the static build and on the"
-  echo "# glibc build. Made by \`make startup-order\`."
+  echo "# The functions conf/link-gcc places first: start-up and a first answer, then the common"
+  echo "# requests (login, portal, REST reads, code flow, userinfo), on the static build and on"
+  echo "# the glibc build. Made by \`make startup-order\`."
   cat "$work/startup-0" "$work/startup-1" | awk '!seen[$0]++'
   echo "# The requests' functions that start-up did not run."
   cat "$work/startup-0" "$work/startup-1" >"$work/first"

@@ -385,3 +385,83 @@ impl Drop for Service {
         let _ = self.child.wait();
     }
 }
+
+/// `conf/link-gcc`, the linker of the release builds, on a small C program whose functions
+/// carry Rust-mangled names: the functions its list names come first, in the list's order,
+/// matched with their hashes when the link has them (one copy of a generic function, not its
+/// other copies), by their bare name when the list's hash is stale, and C functions by name;
+/// the rest follows in the compiler's order, and the program still runs.
+#[test]
+fn the_release_linker_places_the_listed_functions_first() {
+    let dir = TempDir::new("link");
+    let d = dir.path();
+    // In the source, the functions the list leaves out come first: the compiler's order would
+    // put them first too.
+    let source = r#"
+        int other_copy(void) __asm__("_ZN4demo7generic17h1111111111111111E");
+        int other_copy(void) { return 1; }
+        int cold(void) { return 2; }
+        int beta(void) { return 3; }
+        int stale(void) __asm__("_ZN4demo5stale17h3333333333333333E");
+        int stale(void) { return 4; }
+        int listed_copy(void) __asm__("_ZN4demo7generic17h2222222222222222E");
+        int listed_copy(void) { return 5; }
+        int zeta(void) __asm__("_ZN4demo4zeta17h0123456789abcdefE");
+        int zeta(void) { return 6; }
+        int main(void) {
+            return other_copy() + cold() + beta() + stale() + listed_copy() + zeta() == 21 ? 0 : 1;
+        }
+    "#;
+    std::fs::write(d.join("demo.c"), source).unwrap();
+    let out = run(Command::new("cc")
+        .args(["-O0", "-ffunction-sections", "-c", "demo.c", "-o", "demo.o"])
+        .current_dir(d));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(
+        d.join("order.txt"),
+        "# start-up\ndemo::zeta::h0123456789abcdef\ndemo::generic::h2222222222222222\n\
+         demo::stale::h9999999999999999\nbeta\n",
+    )
+    .unwrap();
+    let out = run(Command::new("bash")
+        .arg(repo("conf/link-gcc"))
+        .args(["demo.o", "-o", "demo"])
+        .env("LIMETTE_LINK_ORDER", d.join("order.txt"))
+        .current_dir(d));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Linked by rust-lld with the order, not by the fallback (which says so on stderr).
+    assert_eq!(text(&out.stderr), "");
+    let comment = run(Command::new("readelf")
+        .args(["-p", ".comment"])
+        .arg(d.join("demo")));
+    assert!(
+        text(&comment.stdout).contains("LLD"),
+        "{}",
+        text(&comment.stdout)
+    );
+    assert!(run(&mut Command::new(d.join("demo"))).status.success());
+
+    let nm = run(Command::new("nm").arg(d.join("demo")));
+    let address = |name: &str| {
+        text(&nm.stdout)
+            .lines()
+            .find_map(|l| {
+                let mut f = l.split_whitespace();
+                let (a, _, n) = (f.next()?, f.next()?, f.next()?);
+                (n == name).then(|| u64::from_str_radix(a, 16).unwrap())
+            })
+            .unwrap_or_else(|| panic!("{name} not in the program"))
+    };
+    let order = [
+        "_ZN4demo4zeta17h0123456789abcdefE",
+        "_ZN4demo7generic17h2222222222222222E",
+        "_ZN4demo5stale17h3333333333333333E",
+        "beta",
+    ];
+    for pair in order.windows(2) {
+        assert!(address(pair[0]) < address(pair[1]), "{pair:?}");
+    }
+    for unlisted in ["_ZN4demo7generic17h1111111111111111E", "cold", "main"] {
+        assert!(address("beta") < address(unlisted), "{unlisted}");
+    }
+}
