@@ -28,7 +28,7 @@ stop() {
   PIDS=("${keep[@]}")
 }
 proc() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.2f MiB", k / 1024 }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.0f%%", 100 * a / b; else printf "-" }'; }
 
 # pg_start: a throw-away PostgreSQL cluster of the distribution's server in its own folder
