@@ -3,7 +3,8 @@
 //! (every `CARGO_FEATURE_*` variable, so a feature added to `Cargo.toml` is listed without
 //! touching the code); and the list of the portal's languages, one `static/languages/<code>.json`
 //! each (`OUT_DIR/languages.rs`, read by `web::messages`), so that adding a language is adding
-//! its file. It links nothing; a release build also reruns it when the linker's start-up
+//! its file, with each file's words as a table sorted by key (`WORDS`), so that the portal
+//! looks a word up without parsing or allocating at run time. It links nothing; a release build also reruns it when the linker's start-up
 //! order changes (conf/link-gcc).
 
 fn main() {
@@ -64,6 +65,23 @@ fn languages() {
         out.push_str(&format!(
             "    ({c:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/static/languages/{c}.json\"))),\n"
         ));
+    }
+    out.push_str("];\n");
+    // Each file's words, sorted by key for a binary search. A shipped file that is not a flat
+    // JSON object of strings stops the build: the portal would otherwise show keys for words.
+    out.push_str("/// Each shipped language's words (key, text), sorted by key; in the order of `LANGUAGES`.\n");
+    out.push_str("pub const WORDS: &[&[(&str, &str)]] = &[\n");
+    for c in &codes {
+        let path = dir.join(format!("{c}.json"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let words: std::collections::BTreeMap<String, String> = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{} is not a JSON object of strings: {e}", path.display()));
+        out.push_str("    &[\n");
+        for (key, word) in &words {
+            out.push_str(&format!("        ({key:?}, {word:?}),\n"));
+        }
+        out.push_str("    ],\n");
     }
     out.push_str("];\n");
     let dest =

@@ -1,26 +1,28 @@
 //! The portal's words: one JSON file a language, `static/languages/<code>.json` (served as
 //! such at `/static/languages/<code>.json`, the files LemonLDAP::NG's `/error` points to), a
 //! flat map from key to text. The build lists the files (`LANGUAGES`), so adding a language is
-//! adding its file; English is the reference: every shipped file must hold exactly its keys (a
-//! test says which are missing). A key missing at run time falls back to English, then to the
-//! key itself. Texts may hold `{name}` placeholders (`fill`).
-use serde_json::{Map, Value};
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+//! adding its file, and reads each into a table sorted by key (`WORDS`): a page looks its words
+//! up in the program's constants, with nothing parsed or kept in memory. English is the
+//! reference: every shipped file must hold exactly its keys (a test says which are missing). A
+//! key missing at run time falls back to English, then to the key itself. Texts may hold
+//! `{name}` placeholders (`fill`).
 
 include!(concat!(env!("OUT_DIR"), "/languages.rs"));
 
 /// The language every page falls back to.
 pub const DEFAULT: &str = "en";
 
-fn parsed() -> &'static BTreeMap<&'static str, Map<String, Value>> {
-    static ALL: OnceLock<BTreeMap<&'static str, Map<String, Value>>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        LANGUAGES
-            .iter()
-            .map(|(code, text)| (*code, serde_json::from_str(text).unwrap_or_default()))
-            .collect()
-    })
+/// The words of the shipped language `code`, sorted by key.
+fn words(code: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    let i = LANGUAGES.iter().position(|(c, _)| *c == code)?;
+    WORDS.get(i).copied()
+}
+
+/// The text of `key` in the shipped language `code`, if its file has it.
+fn find(code: &str, key: &str) -> Option<&'static str> {
+    let words = words(code)?;
+    let i = words.binary_search_by(|(k, _)| (*k).cmp(key)).ok()?;
+    Some(words[i].1)
 }
 
 /// The codes of the shipped languages, English first.
@@ -43,20 +45,18 @@ pub fn file(code: &str) -> Option<&'static str> {
 }
 
 /// Any message key (`PE5`, `gotNewMessages`, ...) in `lang`, English as fallback.
-pub fn lookup(lang: &str, key: &str) -> Option<String> {
-    let all = parsed();
-    let get = |l: &str| all.get(l).and_then(|m| m.get(key)).and_then(Value::as_str);
-    get(lang).or_else(|| get(DEFAULT)).map(str::to_string)
+pub fn lookup(lang: &str, key: &str) -> Option<&'static str> {
+    find(lang, key).or_else(|| find(DEFAULT, key))
 }
 
 /// The text of `key` in `lang`, the key itself when no file has it.
 pub fn word(lang: &str, key: &str) -> String {
-    lookup(lang, key).unwrap_or_else(|| key.to_string())
+    lookup(lang, key).unwrap_or(key).to_string()
 }
 
 /// The message of portal error `num` (`PE<num>`) in `lang`, English as fallback.
 pub fn text(lang: &str, num: u16) -> String {
-    lookup(lang, &format!("PE{num}")).unwrap_or_else(|| format!("Error {num}"))
+    lookup(lang, &format!("PE{num}")).map_or_else(|| format!("Error {num}"), str::to_string)
 }
 
 /// `template` with each `{name}` replaced by its value (once each, left to right).
@@ -69,27 +69,22 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 #[cfg(test)]
-/// The keys `code`'s file lacks and those it has beyond English's: both empty for a complete
-/// file.
+/// The keys `code`'s file lacks (or leaves empty) and those it has beyond English's: both empty
+/// for a complete file.
 pub fn gaps(code: &str) -> (Vec<String>, Vec<String>) {
-    let all = parsed();
-    let (Some(reference), Some(file)) = (all.get(DEFAULT), all.get(code)) else {
+    let (Some(reference), Some(file)) = (words(DEFAULT), words(code)) else {
         return (vec!["<the whole file>".into()], Vec::new());
     };
-    let text = |m: &Map<String, Value>, k: &str| {
-        m.get(k)
-            .and_then(Value::as_str)
-            .is_some_and(|s| !s.is_empty())
-    };
+    let has = |k: &str| find(code, k).is_some_and(|s| !s.is_empty());
     let missing = reference
-        .keys()
-        .filter(|k| !text(file, k))
-        .cloned()
+        .iter()
+        .filter(|(k, _)| !has(k))
+        .map(|(k, _)| k.to_string())
         .collect();
     let extra = file
-        .keys()
-        .filter(|k| !reference.contains_key(*k))
-        .cloned()
+        .iter()
+        .filter(|(k, _)| find(DEFAULT, k).is_none())
+        .map(|(k, _)| k.to_string())
         .collect();
     (missing, extra)
 }
@@ -103,9 +98,19 @@ mod tests {
         assert!(codes().count() >= 2, "English and French at least");
         assert_eq!(codes().next(), Some("en"));
         for code in codes() {
-            let parsed: Result<Map<String, Value>, _> =
-                serde_json::from_str(file(code).unwrap_or(""));
-            assert!(parsed.is_ok(), "{code}.json is not a JSON object");
+            // The table the build made is the file as served, word for word.
+            let parsed: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(file(code).unwrap_or("")).expect("a JSON object");
+            let table = words(code).unwrap_or_default();
+            assert_eq!(table.len(), parsed.len(), "{code}: the table's size");
+            for (key, text) in table {
+                assert_eq!(
+                    parsed.get(*key).and_then(|v| v.as_str()),
+                    Some(*text),
+                    "{code}: {key}"
+                );
+            }
+            assert!(table.windows(2).all(|w| w[0].0 < w[1].0), "{code}: sorted");
             let (missing, extra) = gaps(code);
             assert!(missing.is_empty(), "{code}.json lacks {missing:?}");
             assert!(extra.is_empty(), "{code}.json has unknown keys {extra:?}");
