@@ -4,8 +4,9 @@
 //! touching the code); and the list of the portal's languages, one `static/languages/<code>.json`
 //! each (`OUT_DIR/languages.rs`, read by `web::messages`), so that adding a language is adding
 //! its file, with each file's words as a table sorted by key (`WORDS`), so that the portal
-//! looks a word up without parsing or allocating at run time. It links nothing; a release build also reruns it when the linker's start-up
-//! order changes (conf/link-gcc).
+//! looks a word up without parsing or allocating at run time; and LemonLDAP::NG's key table
+//! the same way (`OUT_DIR/llng_keys.rs`, read by `config::support`). It links nothing; a
+//! release build also reruns it when the linker's start-up order changes (conf/link-gcc).
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".into());
@@ -34,6 +35,36 @@ fn main() {
         println!("cargo:rerun-if-changed=conf/link-gcc");
     }
     languages();
+    llng_keys();
+}
+
+/// `LLNG_KEY_TABLE: &[(&str, &str, Option<&str>)]`: LemonLDAP::NG 2.16's keys
+/// (`src/config/llng-2.16-keys.json`), sorted by name, each with its manager type (`text` when
+/// the file gives none) and its default as JSON text. `config::support` looks keys up in it
+/// without parsing the file or keeping a map of it at run time.
+fn llng_keys() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config/llng-2.16-keys.json");
+    println!("cargo:rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let keys: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not a JSON object: {e}", path.display()));
+    let mut out = String::from(
+        "/// LemonLDAP::NG 2.16's keys, sorted: name, manager type, default (JSON text).\n\
+         pub const LLNG_KEY_TABLE: &[(&str, &str, Option<&str>)] = &[\n",
+    );
+    for (name, info) in &keys {
+        let kind = info.get("type").and_then(|t| t.as_str()).unwrap_or("text");
+        let default = info.get("default").map(|d| d.to_string());
+        out.push_str(&format!("    ({name:?}, {kind:?}, {default:?}),\n"));
+    }
+    out.push_str("];\n");
+    let dest =
+        std::path::Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("llng_keys.rs");
+    if let Err(e) = std::fs::write(&dest, out) {
+        panic!("cannot write {}: {e}", dest.display());
+    }
 }
 
 /// `LANGUAGES: &[(&str, &str)]`: each language file's code (its name without `.json`) and its

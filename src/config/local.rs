@@ -227,7 +227,7 @@ impl LocalConf {
                         .copied()
                         .filter(|_| section == "portal"),
                 )
-                .chain(super::support::llng_keys().keys().copied());
+                .chain(super::support::llng_keys().keys());
             let hint = super::support::closest(key, known)
                 .map(|k| format!(" (did you mean {k}?)"))
                 .unwrap_or_default();

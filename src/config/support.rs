@@ -5,8 +5,6 @@
 //! their own table of the same shape in `oidc::options`.
 
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 /// What Limette does with a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -565,19 +563,63 @@ pub const REFUSED: &[KeyInfo] = &[
 ];
 
 /// LemonLDAP::NG 2.16's keys with their type and default, as its manager and
-/// `Common/Conf/DefaultValues.pm` define them (dumped from those modules; one key a line).
+/// `Common/Conf/DefaultValues.pm` define them (dumped from those modules; one key a line). The
+/// build makes a sorted table of it (`LLNG_KEY_TABLE`); the program holds no copy of the file.
+#[cfg(test)]
 const LLNG_KEYS: &str = include_str!("llng-2.16-keys.json");
 
+include!(concat!(env!("OUT_DIR"), "/llng_keys.rs"));
+
 /// One key of LemonLDAP::NG 2.16: its manager type and its default, if it has one.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub struct LlngKey {
+    /// The key's name.
+    pub name: &'static str,
     /// The manager's type name (`bool`, `int`, `text`, `PerlModule`, ...); `text` when the
     /// table gives none.
-    #[serde(rename = "type", default = "text")]
     pub kind: &'static str,
+    /// The default value as JSON text, when LemonLDAP::NG defines one.
+    default: Option<&'static str>,
+}
+
+impl LlngKey {
     /// The default value, when LemonLDAP::NG defines one.
-    #[serde(default)]
-    pub default: Option<Value>,
+    pub fn default(&self) -> Option<Value> {
+        serde_json::from_str(self.default?).ok()
+    }
+}
+
+/// Every key LemonLDAP::NG 2.16 knows, in the program's constants: looked up by a binary
+/// search, nothing parsed or held in memory (a map of them was 160 KB for the life of the
+/// process).
+pub struct LlngKeys(&'static [(&'static str, &'static str, Option<&'static str>)]);
+
+impl LlngKeys {
+    /// The key named `key`, if LemonLDAP::NG 2.16 knows it.
+    pub fn get(&self, key: &str) -> Option<LlngKey> {
+        let i = self.0.binary_search_by(|(k, _, _)| (*k).cmp(key)).ok()?;
+        let (name, kind, default) = self.0[i];
+        Some(LlngKey {
+            name,
+            kind,
+            default,
+        })
+    }
+
+    /// The names of every key, sorted (for any lifetime: they are the program's constants).
+    pub fn keys<'a>(&self) -> impl Iterator<Item = &'a str> {
+        self.0.iter().map(|(k, _, _)| *k)
+    }
+
+    /// How many keys there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Never: the table is LemonLDAP::NG's whole list.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Whether the value of `key` (a top-level key or the last segment of a nested one) is a
@@ -594,17 +636,10 @@ pub fn is_secret(key: &str) -> bool {
         || lower.ends_with("pwd")
 }
 
-/// Every key LemonLDAP::NG 2.16 knows, parsed once.
-pub fn llng_keys() -> &'static BTreeMap<&'static str, LlngKey> {
-    static KEYS: OnceLock<BTreeMap<&'static str, LlngKey>> = OnceLock::new();
-    // Read straight into the table, names and types borrowed from the embedded text: a `Value`
-    // of the whole file first took 400 KB at start-up for a table of 160 KB, and the allocator
-    // kept the pages after.
-    KEYS.get_or_init(|| serde_json::from_str(LLNG_KEYS).unwrap_or_default())
-}
-
-fn text() -> &'static str {
-    "text"
+/// Every key LemonLDAP::NG 2.16 knows.
+pub fn llng_keys() -> &'static LlngKeys {
+    static KEYS: LlngKeys = LlngKeys(LLNG_KEY_TABLE);
+    &KEYS
 }
 
 /// What Limette does with a main-configuration key: `None` for a key LemonLDAP::NG 2.16 does
@@ -614,14 +649,14 @@ pub fn support(key: &str) -> Option<KeyInfo> {
         return Some(*k);
     }
     llng_keys()
-        .get_key_value(key)
-        .map(|(k, _)| KeyInfo::new(k, Ignored, "not read by Limette"))
+        .get(key)
+        .map(|k| KeyInfo::new(k.name, Ignored, "not read by Limette"))
 }
 
 /// True when `value` means the same as LemonLDAP::NG's default for `key` (an absent default
 /// is "off": `0`, empty text, empty hash). Numbers and their decimal text compare equal.
 pub fn is_default(key: &str, value: &Value) -> bool {
-    let default = llng_keys().get(key).and_then(|k| k.default.clone());
+    let default = llng_keys().get(key).and_then(|k| k.default());
     same(value, default.as_ref())
 }
 
@@ -694,16 +729,26 @@ mod tests {
         // One key a line: every line was read, with its type.
         let lines = LLNG_KEYS.lines().filter(|l| l.starts_with('"')).count();
         assert_eq!(keys.len(), lines);
-        assert_eq!(keys["SMTPPort"].kind, "int");
-        assert_eq!(keys["AuthLDAPFilter"].default, None);
+        assert_eq!(keys.get("SMTPPort").unwrap().kind, "int");
+        assert_eq!(keys.get("AuthLDAPFilter").unwrap().default(), None);
+        assert_eq!(keys.get("SSLAuthnLevel").unwrap().default(), Some(json!(5)));
+        assert_eq!(keys.get("SSLVarIf").unwrap().default(), Some(json!({})));
+        assert!(keys.get("noSuchKey").is_none());
+        // The build's table is the file, key for key, type for type, default for default.
+        let file: serde_json::Map<String, Value> = serde_json::from_str(LLNG_KEYS).unwrap();
+        for (name, info) in &file {
+            let k = keys.get(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(k.kind, info["type"].as_str().unwrap_or("text"), "{name}");
+            assert_eq!(k.default(), info.get("default").cloned(), "{name}");
+        }
         for k in IMPLEMENTED.iter().chain(REFUSED) {
             let limette_only = k.key == "fileNameSeparator"
                 || k.key.starts_with("oidcServiceEc")
                 || k.key.starts_with("oidcServiceEd")
                 || k.key == "oidcServiceRetiredKeysSig";
-            assert!(keys.contains_key(k.key) || limette_only, "{}", k.key);
+            assert!(keys.get(k.key).is_some() || limette_only, "{}", k.key);
         }
-        assert_eq!(keys["timeout"].default, Some(json!(72000)));
+        assert_eq!(keys.get("timeout").unwrap().default(), Some(json!(72000)));
     }
 
     #[test]

@@ -231,10 +231,18 @@ mod tests {
         let keys = crate::config::support::llng_keys();
         let ours = crate::config::defaults::defaults();
         for (_, key) in FETCH {
-            assert_eq!(Some(&ours[key]), keys[key].default.as_ref(), "{key}");
+            assert_eq!(
+                Some(&ours[key]),
+                keys.get(key).unwrap().default().as_ref(),
+                "{key}"
+            );
         }
         for key in ["cspFormAction", "cspFrameAncestors", "portalAntiFrame"] {
-            assert_eq!(Some(&ours[key]), keys[key].default.as_ref(), "{key}");
+            assert_eq!(
+                Some(&ours[key]),
+                keys.get(key).unwrap().default().as_ref(),
+                "{key}"
+            );
         }
     }
 

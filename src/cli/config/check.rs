@@ -185,7 +185,7 @@ fn ignored_and_unknown(conf: &Conf, out: &mut Vec<Finding>) {
             Some(_) => {}
             None if limette_defaults.contains_key(key) => {}
             None => {
-                let known = support::llng_keys().keys().copied();
+                let known = support::llng_keys().keys();
                 let hint = support::closest(key, known)
                     .map(|k| format!(" (did you mean {k}?)"))
                     .unwrap_or_default();
