@@ -11,7 +11,8 @@
 # BENCH_STATIC), side by side in alternating rounds, with their data in memory (see
 # "the build comparison" below), as a second table.
 #
-# Environment: BENCH_DURATION (seconds per run, 4), BENCH_CONNECTIONS (32), BENCH_THREADS
+# Environment: BENCH_DURATION (seconds per run, 4), BENCH_BEST_OF (runs per row of the first
+# table and per ceiling, the best counts: 3), BENCH_CONNECTIONS (32), BENCH_THREADS
 # (workers of both servers, 8), BENCH_LOG (Limette's logLevel, notice: access lines on),
 # BENCH_STATIC ("NAME=BINARY ...", static builds to compare, e.g. one per allocator),
 # BENCH_ROUNDS (rounds of the comparison, 7), BENCH_ROUND_DURATION (seconds per run in
@@ -21,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DUR=${BENCH_DURATION:-4}
+BEST_OF=${BENCH_BEST_OF:-3}
 CONNS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-8}
 BIN=$ROOT/target/release/limette
@@ -83,10 +85,9 @@ wrk1() {
 # the errors of all its rounds.
 run() {
   local label=$1 mode=$2 conns=$3 script=$4 url=$5 ceil=${6:-}
-  local rounds=1 r
+  local rounds=$BEST_OF r
   touch "$WORK/row.mark"
   [ -n "$G_BASE" ] && rounds=${BENCH_ROUNDS:-7}
-  [ -n "${BEST_OF:-}" ] && rounds=$BEST_OF
   G_BEST="" G_RL="" G_CL="" G_FAULTS=0/0
   declare -gA S_BEST=() S_RL=() S_CL=() S_FAULTS=()
   for ((r = 1; r <= rounds; r++)); do
@@ -103,6 +104,7 @@ run() {
   gcpu=$(median $G_CL)
   printf '  %-44s %-5s %3s conns %8s req/s  p50 %-8s p99 %-8s cpu %s us/req\n' "$label" "$mode" "$conns" "${RPS:-0}" "${P50:--}" "${P99:--}" "${gcpu:--}"
   if [ -z "$G_BASE" ]; then
+    ((rounds == 1)) || printf '  %-44s runs, req/s: %s\n' "" "$G_RL"
     ROWS+=("$label|$mode|$conns|${RPS:-0}|${P50:--}|${P99:--}|$(pct "${RPS:-0}" "$ceil")|$bad|$err")
     return
   fi
@@ -241,20 +243,22 @@ bulk() {
   else BULK="failed: $(head -c 200 "$WORK/bulk.out")"; fi
 }
 
-# The ceilings are the best of three runs: every ratio divides by them, and one run taken at a
-# slow moment of this shared machine (it measured 59,000 req/s where the run before had 73,700)
-# flattered every row of the table.
+# Every row of the table and both ceilings are the best of BEST_OF runs (3; BENCH_BEST_OF): every
+# ratio divides by a ceiling, and one run taken at a slow moment of this shared machine (it
+# measured 59,000 req/s where the run before had 73,700) flattered every row of the table; a
+# row measured once against a best-of-three ceiling read a few points low the same way (the
+# same binaries moved by up to 15 % from one run to the next). The log lists each run.
 echo "== ceiling (bare tiny_http, $THREADS workers)"
 start ceiling "$CEIL" 127.0.0.1:0 "$THREADS"
 CEIL_FIRST=$FIRST_MS
-BEST_OF=3 BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_KA=$RPS
-BEST_OF=3 BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
+BENCH_COOKIE="" run "ceiling: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_KA=$RPS
+BENCH_COOKIE="" run "ceiling: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" self; CEIL_CLOSE=$RPS
 stop "$PID"
 
 echo "== ceiling (Limette's own stack answering a constant, $THREADS workers)"
 start own "$CEIL" 127.0.0.1:0 "$THREADS" own
-BEST_OF=3 BENCH_COOKIE="" run "own stack: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:$PORT/" "$CEIL_KA"
-BEST_OF=3 BENCH_COOKIE="" run "own stack: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" "$CEIL_CLOSE"
+BENCH_COOKIE="" run "own stack: small JSON" ka "$CONNS" get.lua "http://127.0.0.1:$PORT/" "$CEIL_KA"
+BENCH_COOKIE="" run "own stack: small JSON" close "$CONNS" get.lua "http://127.0.0.1:$PORT/" "$CEIL_CLOSE"
 stop "$PID"
 
 file_rows() {
@@ -391,7 +395,7 @@ EOF
   printf '%s' "$HOSTILE_FACTS" >>"$WORK/facts"
   printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
-BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-7} bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
+BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-7} BENCH_BEST_OF=$BEST_OF bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
 # The request-head parser against httparse (examples/head_parsers.rs; docs/benchmarks.md).
 if [ -x "$ROOT/target/release/examples/head_parsers" ]; then
   { echo; echo "## Request-head parsers"; echo; "$ROOT/target/release/examples/head_parsers"; } | tee -a bench/RESULTS.md

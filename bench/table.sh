@@ -12,7 +12,7 @@ echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- machine: $(nproc) cores ($cpu), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)"
 echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' (modified)')"
-echo "- wrk: 2 threads, ${dur} s per run, on the same cores as the servers; both servers $threads workers"
+echo "- wrk: 2 threads, ${dur} s per run, on the same cores as the servers; both servers $threads workers; each row and each ceiling: the best of ${BENCH_BEST_OF:-3} runs"
 echo "- data folders under: ${BENCH_DATA_DIR:-?} ($(df -PT "${BENCH_DATA_DIR:-/}" 2>/dev/null | awk 'NR == 2 { print $2 }')); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| endpoint | conn | conns | req/s | p50 | p99 | vs ceiling | non-2xx/3xx | socket errors |"
