@@ -301,8 +301,10 @@ pub fn new_id() -> String {
     util::random_hex(32)
 }
 
-/// Stores a new record under an id chosen beforehand (`new_id`), living `ttl` seconds. An id
-/// already taken is an error, never an overwrite (256 random bits: it does not happen).
+/// Stores a new record under an id chosen beforehand (`new_id`), living `ttl` seconds, through
+/// `store_issued`. An id already taken is an error, never an overwrite (256 random bits: it
+/// does not happen). The tests' way to store one token.
+#[cfg(test)]
 pub fn create_as(
     store: &dyn SessionStore,
     typ: RecordType,
@@ -310,11 +312,13 @@ pub fn create_as(
     rec: impl Into<Record>,
     ttl: i64,
 ) -> Result<()> {
-    if store.create(Kind::Oidc, id, &typed(typ, rec.into(), ttl))? {
-        Ok(())
-    } else {
-        Err(crate::error::Error::internal("a new token id is taken"))
-    }
+    let token = NewToken {
+        id,
+        typ,
+        rec: rec.into(),
+        ttl,
+    };
+    store_issued(store, None, vec![token])
 }
 
 fn typed(typ: RecordType, Record(mut rec): Record, ttl: i64) -> Session {
@@ -380,10 +384,11 @@ pub fn family_of(code: &str) -> String {
 /// Opens the family of a code just redeemed (`grant`: the code's record; its client and
 /// subject are kept for the audit of a replay), listing the tokens about to be issued from it
 /// (`issued`, ids from `new_id`, stored after the family), living `ttl` seconds; returns its
-/// id. One write: the family is in place before any of its tokens, and a token is only ever
-/// good while its family is (`live`). A grant without a code (password, client credentials)
-/// passes a fresh `new_id` as `code`. `detached`: the attributes the family's tokens without
-/// an SSO session stand for (offline and client credentials grants).
+/// id. A grant without a code (password, client credentials) passes a fresh `new_id` as
+/// `code`. `detached`: the attributes the family's tokens without an SSO session stand for
+/// (offline and client credentials grants). The token endpoint stores a family with its
+/// tokens (`family_record`, `store_issued`); the tests' way to store a family alone.
+#[cfg(test)]
 pub fn open_family(
     store: &dyn SessionStore,
     code: &str,
@@ -392,6 +397,21 @@ pub fn open_family(
     ttl: i64,
     detached: Option<&Session>,
 ) -> Result<String> {
+    let (id, rec) = family_record(code, grant, issued, ttl, detached);
+    store_issued(store, Some((&id, rec)), Vec::new())?;
+    Ok(id)
+}
+
+/// The family record of a code just redeemed, and its id: one write with the tokens
+/// (`store_issued`), so the family is in place before any of them, and a token is only ever
+/// good while its family is (`live`).
+pub fn family_record(
+    code: &str,
+    grant: &Record,
+    issued: &[&str],
+    ttl: i64,
+    detached: Option<&Session>,
+) -> (String, Session) {
     let id = family_of(code);
     let mut rec = Session::new();
     rec.insert("client_id".into(), json!(grant.client_id()));
@@ -403,13 +423,41 @@ pub fn open_family(
     rec.insert("_type".into(), json!(RecordType::Redeemed.as_str()));
     rec.insert("_exp".into(), json!(util::now() + ttl));
     rec.insert("_issued".into(), json!(issued));
-    // A code is stored once and redeemed once: its family cannot exist yet.
-    if !store.create(Kind::Oidc, &id, &rec)? {
-        return Err(crate::error::Error::internal(
-            "the family of a fresh code exists",
-        ));
+    (id, rec)
+}
+
+/// A token about to be stored by `store_issued`: its id (`new_id`), type, record and lifetime
+/// in seconds.
+pub struct NewToken<'a> {
+    pub id: &'a str,
+    pub typ: RecordType,
+    pub rec: Record,
+    pub ttl: i64,
+}
+
+/// Stores the tokens of one grant, after their new family (from [`family_record`]) when
+/// the grant opens one: in one step of the store (`SessionStore::create_all`, one transaction
+/// on the SQL stores), so a token is never stored without its family. An id already taken
+/// (the family of a code redeemed twice, or a token id: 256 random bits) is an error, and
+/// nothing is stored.
+pub fn store_issued(
+    store: &dyn SessionStore,
+    family: Option<(&str, Session)>,
+    tokens: Vec<NewToken<'_>>,
+) -> Result<()> {
+    let mut records: Vec<(&str, Session)> = Vec::with_capacity(tokens.len() + 1);
+    records.extend(family);
+    for t in tokens {
+        records.push((t.id, typed(t.typ, t.rec, t.ttl)));
     }
-    Ok(id)
+    let refs: Vec<(&str, &Session)> = records.iter().map(|(id, r)| (*id, r)).collect();
+    if store.create_all(Kind::Oidc, &refs)? {
+        Ok(())
+    } else {
+        Err(crate::error::Error::internal(
+            "the family of a fresh code or a new token id is taken",
+        ))
+    }
 }
 
 /// Adds tokens to a family and makes it live at least `ttl` more seconds. `false` when the

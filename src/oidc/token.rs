@@ -264,28 +264,42 @@ pub fn issue(
         Some(_) => rp.access_ttl.max(refresh_ttl),
         None => rp.access_ttl,
     };
-    let grant = match how.family {
+    let (grant, family) = match how.family {
         Family::Open { seed, detached } => {
-            let id = store::open_family(db, seed, grant, &issued, ttl, detached)?;
-            grant.with_family(&id)
+            let (id, family) = store::family_record(seed, grant, &issued, ttl, detached);
+            (grant.with_family(&id), Some((id, family)))
         }
         Family::Join => {
             let id = grant.family().unwrap_or("");
             if !store::record_issued(db, id, &issued, ttl)? {
                 return Err(invalid_grant());
             }
-            grant.clone()
+            (grant.clone(), None)
         }
     };
     let grant = &grant;
     let base = grant.for_tokens();
-    store::create_as(
-        db,
-        RecordType::Access,
-        &access_id,
-        base.clone(),
-        rp.access_ttl,
-    )?;
+    let mut tokens = vec![store::NewToken {
+        id: &access_id,
+        typ: RecordType::Access,
+        rec: base.clone(),
+        ttl: rp.access_ttl,
+    }];
+    if let Some(refresh) = &refresh_id {
+        let rec = if grant.is_offline() {
+            base.without_session()
+        } else {
+            base
+        };
+        tokens.push(store::NewToken {
+            id: refresh,
+            typ: RecordType::Refresh,
+            rec,
+            ttl: refresh_ttl,
+        });
+    }
+    let (family_id, family) = family.unzip();
+    store::store_issued(db, family_id.as_deref().zip(family), tokens)?;
     let access = match rp.access_jwt {
         Some(alg) => {
             let claims = access_token_claims(conf, rp, grant, session, &access_id);
@@ -299,12 +313,6 @@ pub fn issue(
     out.insert("token_type".into(), json!("Bearer"));
     out.insert("expires_in".into(), json!(rp.access_ttl));
     if let Some(refresh) = refresh_id {
-        let base = if grant.is_offline() {
-            base.without_session()
-        } else {
-            base
-        };
-        store::create_as(db, RecordType::Refresh, &refresh, base, refresh_ttl)?;
         out.insert("refresh_token".into(), json!(refresh));
         crate::metrics::token(crate::metrics::Token::Refresh);
     }

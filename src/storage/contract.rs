@@ -129,6 +129,45 @@ fn create_only_when_free() {
 }
 
 #[test]
+fn create_all_writes_all_or_none() {
+    each(|name, st| {
+        let (a, b, c) = (session("a"), session("b"), session("c"));
+        let batch = [("f1", &a), ("t1", &b), ("t2", &c)];
+        assert!(st.create_all(Kind::Oidc, &batch).unwrap(), "{name}");
+        for (id, rec) in batch {
+            assert_eq!(
+                st.get(Kind::Oidc, id).unwrap().as_ref(),
+                Some(rec),
+                "{name} {id}"
+            );
+        }
+        // One id taken (the middle one): none of the batch is written, the taken one unchanged.
+        st.create(Kind::Oidc, "t4", &session("held")).unwrap();
+        let batch = [("t3", &a), ("t4", &b), ("t5", &c)];
+        assert!(!st.create_all(Kind::Oidc, &batch).unwrap(), "{name}");
+        assert_eq!(st.get(Kind::Oidc, "t3").unwrap(), None, "{name}");
+        assert_eq!(
+            st.get(Kind::Oidc, "t4").unwrap(),
+            Some(session("held")),
+            "{name}"
+        );
+        assert_eq!(st.get(Kind::Oidc, "t5").unwrap(), None, "{name}");
+        // An invalid id refuses the batch before anything is written.
+        assert!(
+            st.create_all(Kind::Oidc, &[("t6", &a), ("../x", &b)])
+                .is_err(),
+            "{name}"
+        );
+        assert_eq!(st.get(Kind::Oidc, "t6").unwrap(), None, "{name}");
+        // The store still works after a refused batch (no transaction left open).
+        assert!(st.create_all(Kind::Oidc, &[("t7", &a)]).unwrap(), "{name}");
+        let mut ids = st.ids(Kind::Oidc).unwrap();
+        ids.sort();
+        assert_eq!(ids, ["f1", "t1", "t2", "t4", "t7"], "{name}");
+    });
+}
+
+#[test]
 fn take_removes() {
     each(|name, st| {
         st.put(Kind::Pending, "t1", &session("a")).unwrap();

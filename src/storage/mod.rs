@@ -75,6 +75,26 @@ pub trait SessionStore: Send + Sync {
     fn update(&self, kind: Kind, id: &str, data: &Session) -> Result<bool>;
     /// Creates a session only if the id is free; `false` when it already exists.
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool>;
+    /// Creates several sessions, in order, each only if its id is free: all of them, or none
+    /// and `false` when an id is taken. The SQL stores write them in one transaction (a code's
+    /// token family and its tokens: one commit instead of three); this default creates them
+    /// one by one and removes those it made when one is refused or fails, so a reader may see
+    /// the first before the last, never the last without the first.
+    fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
+        for (id, _) in records {
+            check_id(id)?;
+        }
+        for (i, (id, data)) in records.iter().enumerate() {
+            let made = self.create(kind, id, data);
+            if !matches!(made, Ok(true)) {
+                for (undo, _) in &records[..i] {
+                    let _ = self.delete(kind, undo);
+                }
+                return made;
+            }
+        }
+        Ok(true)
+    }
     /// Deletes; `false` when it did not exist.
     fn delete(&self, kind: Kind, id: &str) -> Result<bool>;
     /// Removes and returns the session in one atomic step: of two concurrent callers, exactly

@@ -2,8 +2,9 @@
 //! `<TableName>(id varchar(64) primary key, a_session jsonb)` for SSO and persistent sessions,
 //! read and written by LemonLDAP::NG nodes on the same table. Limette's internal records (OIDC
 //! codes and tokens, pending logins) live in `<TableName>_limette(kind, id, a_session)`, which
-//! LemonLDAP::NG never reads. Every write is one statement: `take` is a single
-//! `DELETE ... RETURNING`, so of two nodes redeeming one code exactly one gets it.
+//! LemonLDAP::NG never reads. Every write is one statement (`take` is a single
+//! `DELETE ... RETURNING`, so of two nodes redeeming one code exactly one gets it), but for
+//! `create_all`: a code's token family and its tokens, in one transaction.
 use super::Pool;
 use crate::config::stores::PgSource;
 use crate::error::{Error, Result};
@@ -166,6 +167,27 @@ impl SessionStore for PgSessions {
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         let json = crate::storage::encode_session(data)?;
         Ok(self.exec(kind, &self.sql(kind).create, id, Some(&json))? == 1)
+    }
+
+    fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
+        let mut rows = Vec::with_capacity(records.len());
+        for (id, data) in records {
+            check_id(id)?;
+            rows.push((*id, crate::storage::encode_session(data)?));
+        }
+        let (sql, k) = (&self.sql(kind).create, kind.as_str());
+        self.pool.run(|c| {
+            let st = c.prepare(sql)?;
+            let mut tx = c.client().transaction()?;
+            for (id, json) in &rows {
+                if tx.execute(&st, &args(kind, id, Some(&json.as_str()), &k))? != 1 {
+                    // Dropping the transaction unwritten rolls everything back.
+                    return Ok(false);
+                }
+            }
+            tx.commit()?;
+            Ok(true)
+        })
     }
 
     fn delete(&self, kind: Kind, id: &str) -> Result<bool> {

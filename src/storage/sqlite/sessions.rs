@@ -75,6 +75,29 @@ impl SessionStore for SqliteSessions {
         Ok(n == 1)
     }
 
+    fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
+        let mut rows = Vec::with_capacity(records.len());
+        for (id, data) in records {
+            check_id(id)?;
+            rows.push((*id, crate::storage::encode_session(data)?));
+        }
+        let mut c = self.db.writer()?;
+        // One transaction: dropped without its commit (an id taken), it writes nothing.
+        let tx = c.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
+            )?;
+            for (id, json) in &rows {
+                if st.execute(params![kind.as_str(), id, json])? != 1 {
+                    return Ok(false);
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(true)
+    }
+
     fn delete(&self, kind: Kind, id: &str) -> Result<bool> {
         check_id(id)?;
         let c = self.db.writer()?;
