@@ -2,9 +2,9 @@
 //! `<TableName>(id varchar(64) primary key, a_session jsonb)` for SSO and persistent sessions,
 //! read and written by LemonLDAP::NG nodes on the same table. Limette's internal records (OIDC
 //! codes and tokens, pending logins) live in `<TableName>_limette(kind, id, a_session)`, which
-//! LemonLDAP::NG never reads. Every write is one statement (`take` is a single
-//! `DELETE ... RETURNING`, so of two nodes redeeming one code exactly one gets it), but for
-//! `create_all`: a code's token family and its tokens, in one transaction.
+//! LemonLDAP::NG never reads. Every write is one statement: `take` is a single
+//! `DELETE ... RETURNING`, so of two nodes redeeming one code exactly one gets it, and
+//! `create_all` one `INSERT` of several rows (a code's token family and its tokens).
 use super::Pool;
 use crate::config::stores::PgSource;
 use crate::error::{Error, Result};
@@ -14,6 +14,10 @@ use std::sync::Arc;
 
 /// The SQL of one table family, built once from the checked table names.
 struct Sql {
+    /// `INSERT INTO <table> (<columns>) VALUES`, and how many parameters a row takes: the
+    /// start of `create_all`'s one statement of several rows.
+    insert: String,
+    per_row: usize,
     get: String,
     put: String,
     update: String,
@@ -29,6 +33,8 @@ impl Sql {
     /// the same table, which Limette's purge must not judge as SSO sessions.
     fn main(t: &str) -> Sql {
         Sql {
+            insert: format!("INSERT INTO {t} (id, a_session) VALUES"),
+            per_row: 2,
             get: format!("SELECT a_session::text FROM {t} WHERE id = $1"),
             put: format!(
                 "INSERT INTO {t} (id, a_session) VALUES ($1, $2::text::jsonb) \
@@ -54,6 +60,8 @@ impl Sql {
     /// then the kind; `ids` takes the kind as `$1`).
     fn internal(t: &str) -> Sql {
         Sql {
+            insert: format!("INSERT INTO {t} (id, a_session, kind) VALUES"),
+            per_row: 3,
             get: format!("SELECT a_session::text FROM {t} WHERE id = $1 AND kind = $2"),
             put: format!(
                 "INSERT INTO {t} (id, a_session, kind) VALUES ($1, $2::text::jsonb, $3) \
@@ -175,18 +183,39 @@ impl SessionStore for PgSessions {
             check_id(id)?;
             rows.push((*id, crate::storage::encode_session(data)?));
         }
-        let (sql, k) = (&self.sql(kind).create, kind.as_str());
-        self.pool.run(|c| {
-            let st = c.prepare(sql)?;
-            let mut tx = c.client().transaction()?;
-            for (id, json) in &rows {
-                if tx.execute(&st, &args(kind, id, Some(&json.as_str()), &k))? != 1 {
-                    // Dropping the transaction unwritten rolls everything back.
-                    return Ok(false);
+        if rows.is_empty() {
+            return Ok(true);
+        }
+        // One statement of every row, without `ON CONFLICT`: a taken id fails it whole
+        // (`unique_violation`) and nothing is written. One round trip and one commit for a
+        // family and its tokens.
+        let sql = self.sql(kind);
+        let values: Vec<String> = (0..rows.len())
+            .map(|r| {
+                let n = r * sql.per_row;
+                match sql.per_row {
+                    2 => format!("(${}, ${}::text::jsonb)", n + 1, n + 2),
+                    _ => format!("(${}, ${}::text::jsonb, ${})", n + 1, n + 2, n + 3),
                 }
+            })
+            .collect();
+        let statement = format!("{} {}", sql.insert, values.join(", "));
+        let (k, json): (&str, Vec<&str>) =
+            (kind.as_str(), rows.iter().map(|r| r.1.as_str()).collect());
+        let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
+        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(rows.len() * sql.per_row);
+        for (id, j) in ids.iter().zip(&json) {
+            params.extend(args(kind, id, Some(j), &k));
+        }
+        self.pool.run(|c| {
+            let st = c.prepare(&statement)?;
+            match c.client().execute(&st, &params) {
+                Ok(n) => Ok(n == rows.len() as u64),
+                Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                    Ok(false)
+                }
+                Err(e) => Err(e),
             }
-            tx.commit()?;
-            Ok(true)
         })
     }
 
