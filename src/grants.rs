@@ -436,8 +436,8 @@ pub struct NewToken<'a> {
 }
 
 /// Stores the tokens of one grant, after their new family (from [`family_record`]) when
-/// the grant opens one: in one step of the store (`SessionStore::create_all`, one transaction
-/// on the SQL stores), so a token is never stored without its family. An id already taken
+/// the grant opens one: in one step of the store (`SessionStore::create_all`, one commit on
+/// the SQL stores), so a token is never stored without its family. An id already taken
 /// (the family of a code redeemed twice, or a token id: 256 random bits) is an error, and
 /// nothing is stored.
 pub fn store_issued(

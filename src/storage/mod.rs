@@ -76,8 +76,9 @@ pub trait SessionStore: Send + Sync {
     /// Creates a session only if the id is free; `false` when it already exists.
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool>;
     /// Creates several sessions, in order, each only if its id is free: all of them, or none
-    /// and `false` when an id is taken. The SQL stores write them in one transaction (a code's
-    /// token family and its tokens: one commit instead of three); this default creates them
+    /// and `false` when an id is taken. The SQL stores write them at once (SQLite in one
+    /// transaction, PostgreSQL in one `INSERT`: a code's token family and its tokens, one
+    /// commit instead of three); this default creates them
     /// one by one and removes those it made when one is refused or fails, so a reader may see
     /// the first before the last, never the last without the first.
     fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
