@@ -46,10 +46,7 @@ fn llng_keys() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config/llng-2.16-keys.json");
     println!("cargo:rerun-if-changed={}", path.display());
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let keys: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{} is not a JSON object: {e}", path.display()));
+    let keys = read_object(&path);
     let mut out = String::from(
         "/// LemonLDAP::NG 2.16's keys, sorted: name, manager type, default (JSON text).\n\
          pub const LLNG_KEY_TABLE: &[(&str, &str, Option<&str>)] = &[\n",
@@ -60,9 +57,22 @@ fn llng_keys() {
         out.push_str(&format!("    ({name:?}, {kind:?}, {default:?}),\n"));
     }
     out.push_str("];\n");
-    let dest =
-        std::path::Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("llng_keys.rs");
-    if let Err(e) = std::fs::write(&dest, out) {
+    write_out("llng_keys.rs", &out);
+}
+
+/// The JSON object in the file at `path`, sorted by key; a file that cannot be read or is not
+/// a JSON object stops the build.
+fn read_object(path: &std::path::Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not a JSON object: {e}", path.display()))
+}
+
+/// Writes the generated source `name` into `OUT_DIR`.
+fn write_out(name: &str, text: &str) {
+    let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join(name);
+    if let Err(e) = std::fs::write(&dest, text) {
         panic!("cannot write {}: {e}", dest.display());
     }
 }
@@ -104,20 +114,15 @@ fn languages() {
     out.push_str("pub const WORDS: &[&[(&str, &str)]] = &[\n");
     for c in &codes {
         let path = dir.join(format!("{c}.json"));
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let words: std::collections::BTreeMap<String, String> = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{} is not a JSON object of strings: {e}", path.display()));
         out.push_str("    &[\n");
-        for (key, word) in &words {
+        for (key, word) in &read_object(&path) {
+            let word = word
+                .as_str()
+                .unwrap_or_else(|| panic!("{}: {key} is not a string", path.display()));
             out.push_str(&format!("        ({key:?}, {word:?}),\n"));
         }
         out.push_str("    ],\n");
     }
     out.push_str("];\n");
-    let dest =
-        std::path::Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("languages.rs");
-    if let Err(e) = std::fs::write(&dest, out) {
-        panic!("cannot write {}: {e}", dest.display());
-    }
+    write_out("languages.rs", &out);
 }

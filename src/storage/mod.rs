@@ -142,6 +142,18 @@ pub fn encode_session(data: &Session) -> Result<String> {
     serde_json::to_string(data).map_err(Error::internal)
 }
 
+/// The rows of a `create_all` on an SQL store: each id checked, each session as its JSON
+/// text, before anything is written.
+pub fn encode_rows<'a>(records: &[(&'a str, &Session)]) -> Result<Vec<(&'a str, String)>> {
+    records
+        .iter()
+        .map(|(id, data)| {
+            check_id(id)?;
+            Ok((*id, encode_session(data)?))
+        })
+        .collect()
+}
+
 /// Checks an id before it reaches a path or a query.
 pub fn check_id(id: &str) -> Result<()> {
     if crate::util::is_safe_id(id) {

@@ -178,11 +178,7 @@ impl SessionStore for PgSessions {
     }
 
     fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
-        let mut rows = Vec::with_capacity(records.len());
-        for (id, data) in records {
-            check_id(id)?;
-            rows.push((*id, crate::storage::encode_session(data)?));
-        }
+        let rows = crate::storage::encode_rows(records)?;
         if rows.is_empty() {
             return Ok(true);
         }
@@ -193,18 +189,19 @@ impl SessionStore for PgSessions {
         let values: Vec<String> = (0..rows.len())
             .map(|r| {
                 let n = r * sql.per_row;
-                match sql.per_row {
-                    2 => format!("(${}, ${}::text::jsonb)", n + 1, n + 2),
-                    _ => format!("(${}, ${}::text::jsonb, ${})", n + 1, n + 2, n + 3),
-                }
+                let kind = if sql.per_row == 3 {
+                    format!(", ${}", n + 3)
+                } else {
+                    String::new()
+                };
+                format!("(${}, ${}::text::jsonb{kind})", n + 1, n + 2)
             })
             .collect();
         let statement = format!("{} {}", sql.insert, values.join(", "));
-        let (k, json): (&str, Vec<&str>) =
-            (kind.as_str(), rows.iter().map(|r| r.1.as_str()).collect());
-        let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
+        let k = kind.as_str();
+        let json: Vec<&str> = rows.iter().map(|(_, j)| j.as_str()).collect();
         let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(rows.len() * sql.per_row);
-        for (id, j) in ids.iter().zip(&json) {
+        for ((id, _), j) in rows.iter().zip(&json) {
             params.extend(args(kind, id, Some(j), &k));
         }
         self.pool.run(|c| {

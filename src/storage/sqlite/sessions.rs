@@ -76,11 +76,7 @@ impl SessionStore for SqliteSessions {
     }
 
     fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
-        let mut rows = Vec::with_capacity(records.len());
-        for (id, data) in records {
-            check_id(id)?;
-            rows.push((*id, crate::storage::encode_session(data)?));
-        }
+        let rows = crate::storage::encode_rows(records)?;
         let mut c = self.db.writer()?;
         // One transaction: dropped without its commit (an id taken), it writes nothing.
         let tx = c.transaction()?;
