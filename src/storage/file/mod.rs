@@ -173,16 +173,35 @@ fn link_unnamed(file: &fs::File, target: &Path) -> std::io::Result<()> {
 /// one on every call, which was a tenth of a session read's system time; reading through
 /// `take` skips it).
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
-    use std::io::Read;
-    let read = fs::File::open(path).and_then(|f| {
-        let mut buf = Vec::with_capacity(4096);
-        f.take(u64::MAX).read_to_end(&mut buf).map(|_| buf)
-    });
-    match read {
+    match fs::File::open(path).and_then(read_all) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
     }
+}
+
+/// Reads a file and removes it, in one claim: of two takers only one removes the name, and
+/// only that one gets the bytes, read from the file it opened before. `None` when absent, or
+/// when another taker removed it first. The caller keeps replacements of `path` out between
+/// the opening and the removal (a file renamed over it meanwhile would be removed unread).
+pub fn take_opt(path: &Path) -> Result<Option<Vec<u8>>> {
+    let failed = |e: std::io::Error| Error::storage(format!("{}: {e}", path.display()));
+    let file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(failed(e)),
+    };
+    if !remove_opt(path)? {
+        return Ok(None);
+    }
+    read_all(file).map(Some).map_err(failed)
+}
+
+/// The whole of an open file, into one buffer of a page, grown only for a larger file.
+fn read_all(file: fs::File) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(4096);
+    file.take(u64::MAX).read_to_end(&mut buf).map(|_| buf)
 }
 
 /// Removes a file; `false` when absent.

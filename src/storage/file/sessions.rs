@@ -1,7 +1,7 @@
 //! Sessions as files: `<Directory>/<id>` for SSO and persistent sessions (LemonLDAP::NG's
 //! `Apache::Session::File` layout with JSON serialisation), `<Directory>/<kind>/<id>` for the
 //! internal kinds.
-use super::{create_atomic, ensure_dir, read_opt, remove_opt, write_atomic, Durability};
+use super::{create_atomic, ensure_dir, read_opt, remove_opt, take_opt, write_atomic, Durability};
 use crate::error::{Error, Result};
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use std::fs;
@@ -109,18 +109,9 @@ impl SessionStore for FileSessions {
     fn take(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         let path = self.path(kind, id)?;
         let _guard = self.removal()?;
-        // rename is atomic: of two concurrent takers only one moves the file.
-        let claimed = self
-            .folder(kind)
-            .join(format!(".{id}.taken.{}", crate::util::random_hex(6)));
-        match fs::rename(&path, &claimed) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::storage(format!("{}: {e}", path.display()))),
-        }
-        let bytes = read_opt(&claimed)?;
-        let _ = remove_opt(&claimed);
-        match bytes {
+        // unlink is atomic: of two concurrent takers only one removes the file, and the lock
+        // keeps this process's updates from replacing it between the opening and the removal.
+        match take_opt(&path)? {
             Some(b) => decode(&b),
             None => Ok(None),
         }
