@@ -29,7 +29,9 @@ stop() {
 }
 proc() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.2f MiB", k / 1024 }'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.0f%%", 100 * a / b; else printf "-" }'; }
+# pct A B: A as a percentage of B, rounded down to a tenth, so that a target check on the
+# printed figure never calls met what falls short (19.76 % printed as 20 % did).
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.1f%%", int(1000 * a / b) / 10; else printf "-" }'; }
 
 # pg_start: a throw-away PostgreSQL cluster of the distribution's server in its own folder
 # (initdb, its Unix socket in that folder, no TCP listener; as the postgres user when root,
