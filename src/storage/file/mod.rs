@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// Mode of every file Limette creates.
@@ -153,19 +154,37 @@ fn write_unnamed(dir: &Path, bytes: &[u8], durability: Durability) -> Option<fs:
     Some(file)
 }
 
-/// Gives a file made by `write_unnamed` its name (`linkat` through `/proc/self/fd`, which
-/// needs no privilege, unlike `AT_EMPTY_PATH`); fails when `target` exists.
+/// Whether the kernel refused to link an unnamed file by its descriptor (`AT_EMPTY_PATH`:
+/// allowed without privilege since Linux 6.10, before that only with `CAP_DAC_READ_SEARCH`).
+/// Set once the way through `/proc/self/fd` worked where it failed, so that older kernels
+/// pay for the refusal once, not on every file.
+static NO_EMPTY_PATH: AtomicBool = AtomicBool::new(false);
+
+/// Gives a file made by `write_unnamed` its name; fails when `target` exists. By its
+/// descriptor where the kernel allows it, otherwise through `/proc/self/fd`, which needs no
+/// privilege but costs a walk of that path (about a tenth of the link's time).
 fn link_unnamed(file: &fs::File, target: &Path) -> std::io::Result<()> {
+    use rustix::fs::{linkat, AtFlags, CWD};
+    if NO_EMPTY_PATH.load(Ordering::Relaxed) {
+        return link_through_proc(file, target);
+    }
+    match linkat(file, "", CWD, target, AtFlags::EMPTY_PATH) {
+        // ENOENT is also what an older kernel answers without the capability.
+        Err(e) if e == rustix::io::Errno::NOENT || e == rustix::io::Errno::PERM => {}
+        done => return done.map_err(std::io::Error::from),
+    }
+    link_through_proc(file, target)?;
+    NO_EMPTY_PATH.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+/// `link_unnamed` through `/proc/self/fd/<fd>`.
+fn link_through_proc(file: &fs::File, target: &Path) -> std::io::Result<()> {
+    use rustix::fs::{linkat, AtFlags, CWD};
     use std::os::fd::AsRawFd;
     let fd_path = format!("/proc/self/fd/{}", file.as_raw_fd());
-    rustix::fs::linkat(
-        rustix::fs::CWD,
-        fd_path.as_str(),
-        rustix::fs::CWD,
-        target,
-        rustix::fs::AtFlags::SYMLINK_FOLLOW,
-    )
-    .map_err(std::io::Error::from)
+    linkat(CWD, fd_path.as_str(), CWD, target, AtFlags::SYMLINK_FOLLOW)
+        .map_err(std::io::Error::from)
 }
 
 /// Reads a file; `None` when absent. Records are small: one buffer of a page, grown only for
@@ -269,5 +288,45 @@ impl FolderSync {
 fn sync_folder(dir: &Path) {
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways of naming an unnamed file: by its descriptor, and through `/proc/self/fd` (the
+    /// way of kernels before 6.10, which the tests' kernel may never take): each publishes the
+    /// written bytes with the store's mode, and neither replaces a file already there.
+    #[test]
+    fn an_unnamed_file_is_linked_whole_and_never_over_another() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("limette-link-{}", crate::util::random_hex(6)));
+        ensure_dir(&dir).unwrap();
+        let Some(first) = write_unnamed(&dir, b"{\"a\":1}", Durability::Cached) else {
+            // No O_TMPFILE here: create_atomic takes the named way, tested by the store tests.
+            let _ = fs::remove_dir_all(&dir);
+            return;
+        };
+        let (by_fd, by_proc) = (dir.join("by-fd"), dir.join("by-proc"));
+        link_unnamed(&first, &by_fd).unwrap();
+        let second = write_unnamed(&dir, b"{\"b\":2}", Durability::Cached).unwrap();
+        link_through_proc(&second, &by_proc).unwrap();
+        for (path, want) in [(&by_fd, "{\"a\":1}"), (&by_proc, "{\"b\":2}")] {
+            assert_eq!(fs::read_to_string(path).unwrap(), want);
+            let mode = fs::metadata(path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, FILE_MODE, "{}", path.display());
+        }
+        let third = write_unnamed(&dir, b"{\"c\":3}", Durability::Cached).unwrap();
+        for path in [&by_fd, &by_proc] {
+            let e = link_unnamed(&third, path).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+            let e = link_through_proc(&third, path).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        }
+        assert_eq!(fs::read_to_string(&by_fd).unwrap(), "{\"a\":1}");
+        let names = fs::read_dir(&dir).unwrap().count();
+        assert_eq!(names, 2, "nothing but the two published files");
+        fs::remove_dir_all(&dir).unwrap();
     }
 }
