@@ -162,7 +162,7 @@ static NO_EMPTY_PATH: AtomicBool = AtomicBool::new(false);
 
 /// Gives a file made by `write_unnamed` its name; fails when `target` exists. By its
 /// descriptor where the kernel allows it, otherwise through `/proc/self/fd`, which needs no
-/// privilege but costs a walk of that path (about a tenth of the link's time).
+/// privilege but walks that path through the process's file table on every link.
 fn link_unnamed(file: &fs::File, target: &Path) -> std::io::Result<()> {
     use rustix::fs::{linkat, AtFlags, CWD};
     if NO_EMPTY_PATH.load(Ordering::Relaxed) {
