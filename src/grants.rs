@@ -398,7 +398,7 @@ pub fn open_family(
     detached: Option<&Session>,
 ) -> Result<String> {
     let (id, rec) = family_record(code, grant, issued, ttl, detached);
-    store_issued(store, Some((&id, rec)), Vec::new())?;
+    store_issued(store, Some((id.clone(), rec)), Vec::new())?;
     Ok(id)
 }
 
@@ -442,11 +442,12 @@ pub struct NewToken<'a> {
 /// nothing is stored.
 pub fn store_issued(
     store: &dyn SessionStore,
-    family: Option<(&str, Session)>,
+    family: Option<(String, Session)>,
     tokens: Vec<NewToken<'_>>,
 ) -> Result<()> {
+    let (family_id, family) = family.unzip();
     let mut records: Vec<(&str, Session)> = Vec::with_capacity(tokens.len() + 1);
-    records.extend(family);
+    records.extend(family_id.as_deref().zip(family));
     for t in tokens {
         records.push((t.id, typed(t.typ, t.rec, t.ttl)));
     }

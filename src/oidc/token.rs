@@ -298,8 +298,7 @@ pub fn issue(
             ttl: refresh_ttl,
         });
     }
-    let (family_id, family) = family.unzip();
-    store::store_issued(db, family_id.as_deref().zip(family), tokens)?;
+    store::store_issued(db, family, tokens)?;
     let access = match rp.access_jwt {
         Some(alg) => {
             let claims = access_token_claims(conf, rp, grant, session, &access_id);

@@ -78,9 +78,9 @@ pub trait SessionStore: Send + Sync {
     /// Creates several sessions, in order, each only if its id is free: all of them, or none
     /// and `false` when an id is taken. The SQL stores write them at once (SQLite in one
     /// transaction, PostgreSQL in one `INSERT`: a code's token family and its tokens, one
-    /// commit instead of three); this default creates them
-    /// one by one and removes those it made when one is refused or fails, so a reader may see
-    /// the first before the last, never the last without the first.
+    /// commit instead of three); this default creates them one by one and removes those it
+    /// made when one is refused or fails, so a reader may see the first before the last, never
+    /// the last without the first.
     fn create_all(&self, kind: Kind, records: &[(&str, &Session)]) -> Result<bool> {
         for (id, _) in records {
             check_id(id)?;

@@ -190,7 +190,7 @@ fn link_through_proc(file: &fs::File, target: &Path) -> std::io::Result<()> {
 /// Reads a file; `None` when absent. Records are small: one buffer of a page, grown only for
 /// a larger file, and no `statx` for a size hint (`fs::read` and `File::read_to_end` ask for
 /// one on every call, which was a tenth of a session read's system time; reading through
-/// `take` skips it).
+/// `Read::take` skips it).
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     match fs::File::open(path).and_then(read_all) {
         Ok(b) => Ok(Some(b)),

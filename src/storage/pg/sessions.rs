@@ -14,10 +14,9 @@ use std::sync::Arc;
 
 /// The SQL of one table family, built once from the checked table names.
 struct Sql {
-    /// `INSERT INTO <table> (<columns>) VALUES`, and how many parameters a row takes: the
-    /// start of `create_all`'s one statement of several rows.
+    /// `INSERT INTO <table> (<columns>) VALUES`: the start of `create_all`'s one statement of
+    /// several rows.
     insert: String,
-    per_row: usize,
     get: String,
     put: String,
     update: String,
@@ -34,7 +33,6 @@ impl Sql {
     fn main(t: &str) -> Sql {
         Sql {
             insert: format!("INSERT INTO {t} (id, a_session) VALUES"),
-            per_row: 2,
             get: format!("SELECT a_session::text FROM {t} WHERE id = $1"),
             put: format!(
                 "INSERT INTO {t} (id, a_session) VALUES ($1, $2::text::jsonb) \
@@ -61,7 +59,6 @@ impl Sql {
     fn internal(t: &str) -> Sql {
         Sql {
             insert: format!("INSERT INTO {t} (id, a_session, kind) VALUES"),
-            per_row: 3,
             get: format!("SELECT a_session::text FROM {t} WHERE id = $1 AND kind = $2"),
             put: format!(
                 "INSERT INTO {t} (id, a_session, kind) VALUES ($1, $2::text::jsonb, $3) \
@@ -185,25 +182,24 @@ impl SessionStore for PgSessions {
         // One statement of every row, without `ON CONFLICT`: a taken id fails it whole
         // (`unique_violation`) and nothing is written. One round trip and one commit for a
         // family and its tokens.
-        let sql = self.sql(kind);
-        let values: Vec<String> = (0..rows.len())
-            .map(|r| {
-                let n = r * sql.per_row;
-                let kind = if sql.per_row == 3 {
-                    format!(", ${}", n + 3)
-                } else {
-                    String::new()
-                };
-                format!("(${}, ${}::text::jsonb{kind})", n + 1, n + 2)
-            })
-            .collect();
-        let statement = format!("{} {}", sql.insert, values.join(", "));
         let k = kind.as_str();
         let json: Vec<&str> = rows.iter().map(|(_, j)| j.as_str()).collect();
-        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(rows.len() * sql.per_row);
+        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::new();
+        let mut values: Vec<String> = Vec::with_capacity(rows.len());
         for ((id, _), j) in rows.iter().zip(&json) {
-            params.extend(args(kind, id, Some(j), &k));
+            // A row's parameters as `args` orders them: id, JSON, then the kind where the
+            // table has one.
+            let row = args(kind, id, Some(j), &k);
+            let n = params.len();
+            let kind_column: String = (n + 3..=n + row.len()).map(|p| format!(", ${p}")).collect();
+            values.push(format!(
+                "(${}, ${}::text::jsonb{kind_column})",
+                n + 1,
+                n + 2
+            ));
+            params.extend(row);
         }
+        let statement = format!("{} {}", self.sql(kind).insert, values.join(", "));
         self.pool.run(|c| {
             let st = c.prepare(&statement)?;
             match c.client().execute(&st, &params) {

@@ -22,6 +22,9 @@ impl SqliteSessions {
     }
 }
 
+/// Creates a record only if its id is free (`create`, and each row of `create_all`).
+const CREATE: &str = "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)";
+
 impl SessionStore for SqliteSessions {
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>> {
         check_id(id)?;
@@ -63,15 +66,11 @@ impl SessionStore for SqliteSessions {
     fn create(&self, kind: Kind, id: &str, data: &Session) -> Result<bool> {
         check_id(id)?;
         let c = self.db.writer()?;
-        let n = c
-            .prepare_cached(
-                "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
-            )?
-            .execute(params![
-                kind.as_str(),
-                id,
-                crate::storage::encode_session(data)?
-            ])?;
+        let n = c.prepare_cached(CREATE)?.execute(params![
+            kind.as_str(),
+            id,
+            crate::storage::encode_session(data)?
+        ])?;
         Ok(n == 1)
     }
 
@@ -81,9 +80,7 @@ impl SessionStore for SqliteSessions {
         // One transaction: dropped without its commit (an id taken), it writes nothing.
         let tx = c.transaction()?;
         {
-            let mut st = tx.prepare_cached(
-                "INSERT OR IGNORE INTO sessions (kind, id, a_session) VALUES (?1, ?2, ?3)",
-            )?;
+            let mut st = tx.prepare_cached(CREATE)?;
             for (id, json) in &rows {
                 if st.execute(params![kind.as_str(), id, json])? != 1 {
                     return Ok(false);
