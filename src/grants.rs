@@ -510,11 +510,17 @@ pub fn live(
     let Some(family_id) = rec.family() else {
         return Ok(None);
     };
-    let Some(family) = get(store, RecordType::Redeemed, family_id)? else {
-        return Ok(None);
-    };
     if rec.session_id().is_empty() {
-        return Ok(family.detached().cloned().map(|attrs| (rec, attrs)));
+        let family = get(store, RecordType::Redeemed, family_id)?;
+        return Ok(family
+            .and_then(|f| f.detached().cloned())
+            .map(|attrs| (rec, attrs)));
+    }
+    // A family's expiry covers its tokens' (the longest lifetime issued into it, each time it
+    // grows), and a revocation removes it: for a live token, a family that is there is live,
+    // and only its presence is asked, without reading it.
+    if !is_token(family_id) || !store.exists(Kind::Oidc, family_id)? {
+        return Ok(None);
     }
     let session = crate::sso::lookup(app, conf, rec.session_id())?;
     Ok(session.map(|s| (rec, s.into_map())))

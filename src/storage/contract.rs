@@ -168,6 +168,23 @@ fn create_all_writes_all_or_none() {
 }
 
 #[test]
+fn exists_as_get_finds() {
+    each(|name, st| {
+        assert!(!st.exists(Kind::Oidc, "e1").unwrap(), "{name}");
+        st.put(Kind::Oidc, "e1", &session("a")).unwrap();
+        assert!(st.exists(Kind::Oidc, "e1").unwrap(), "{name}");
+        // One kind does not answer for another.
+        assert!(!st.exists(Kind::Pending, "e1").unwrap(), "{name}");
+        st.put(Kind::Oidc, "e2", &session("b")).unwrap();
+        assert!(st.take(Kind::Oidc, "e2").unwrap().is_some(), "{name}");
+        assert!(!st.exists(Kind::Oidc, "e2").unwrap(), "{name}");
+        assert!(st.delete(Kind::Oidc, "e1").unwrap(), "{name}");
+        assert!(!st.exists(Kind::Oidc, "e1").unwrap(), "{name}");
+        assert!(st.exists(Kind::Oidc, "../e1").is_err(), "{name}");
+    });
+}
+
+#[test]
 fn take_removes() {
     each(|name, st| {
         st.put(Kind::Pending, "t1", &session("a")).unwrap();
@@ -265,13 +282,15 @@ fn concurrent_take_has_exactly_one_winner() {
 }
 
 /// File sessions are not synced (`Durability::Cached`): what a power loss can leave, an empty
-/// file, reads as no session; a file with other garbage stays an error.
+/// file, reads as no session (and is not there for `exists`); a file with other garbage
+/// stays an error.
 #[test]
 fn an_empty_session_file_reads_as_absent() {
     let tmp = Tmp::new("empty");
     let st = FileSessions::open(&tmp.0).unwrap();
     std::fs::write(tmp.0.join("cut"), b"").unwrap();
     assert_eq!(st.get(Kind::Global, "cut").unwrap(), None);
+    assert!(!st.exists(Kind::Global, "cut").unwrap());
     std::fs::write(tmp.0.join("torn"), b"{\"uid\":").unwrap();
     assert!(st.get(Kind::Global, "torn").is_err());
 }

@@ -36,6 +36,11 @@ impl SessionStore for MemorySessions {
         Ok(self.map()?.get(&k).cloned())
     }
 
+    fn exists(&self, kind: Kind, id: &str) -> Result<bool> {
+        let k = key(kind, id)?;
+        Ok(self.map()?.contains_key(&k))
+    }
+
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
         let k = key(kind, id)?;
         self.map()?.insert(k, data.clone());

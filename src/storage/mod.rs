@@ -68,6 +68,11 @@ impl Kind {
 pub trait SessionStore: Send + Sync {
     /// The session, or `None` when absent.
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>>;
+    /// Whether the session is there, as `get` would find it, without reading it: this default
+    /// asks `get`; the file and memory stores look for it only.
+    fn exists(&self, kind: Kind, id: &str) -> Result<bool> {
+        Ok(self.get(kind, id)?.is_some())
+    }
     /// Creates or replaces a session.
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()>;
     /// Replaces a session only if it still exists; `false` when it is gone. A refresh or a merge

@@ -267,6 +267,42 @@ fn a_replayed_rotated_refresh_token_revokes_its_family() {
     );
 }
 
+/// A token lives only while its family does: with the family gone and the tokens left (what a
+/// revocation cut short would leave), userinfo, introspection and the refresh grant refuse them.
+#[test]
+fn tokens_whose_family_is_gone_are_refused() {
+    let p = start(&[("rp", rp("rp", json!({"RefreshToken": 1})))]);
+    let sid = p.login("dwho");
+    let c = code(&p, &sid, "rp", "");
+    let f = [
+        ("grant_type", "authorization_code"),
+        ("code", c.as_str()),
+        ("redirect_uri", CB),
+    ];
+    let t = token(&p, Some(("rp", SECRET)), &f).json();
+    let (at, rt) = (text(&t, "access_token"), text(&t, "refresh_token"));
+    assert_eq!(userinfo(&p, &at).status, 200);
+    assert_eq!(introspect(&p, "rp", &at)["active"], true);
+    let oidc = p.data().join("sessions").join("oidc");
+    let rec: Value = serde_json::from_slice(&std::fs::read(oidc.join(&at)).unwrap()).unwrap();
+    let family = oidc.join(text(&rec, "_family"));
+    assert!(family.is_file(), "{}", family.display());
+    std::fs::remove_file(&family).unwrap();
+    assert!(oidc.join(&at).is_file() && oidc.join(&rt).is_file());
+    let r = userinfo(&p, &at);
+    assert_eq!(r.status, 401);
+    assert!(
+        r.header("www-authenticate")
+            .unwrap_or("")
+            .contains("invalid_token"),
+        "{:?}",
+        r.header("www-authenticate")
+    );
+    assert_eq!(introspect(&p, "rp", &at)["active"], false);
+    let r = refresh(&p, Some(("rp", SECRET)), &rt, &[]);
+    assert_eq!(oauth_err(&r).1, "invalid_grant");
+}
+
 #[test]
 fn offline_refresh_tokens_outlive_the_sso_session_and_are_revoked_per_user() {
     let p = start(&[

@@ -82,6 +82,16 @@ impl SessionStore for FileSessions {
         }
     }
 
+    /// A `stat` of the file: `get` finds a session in a file that is there and not empty.
+    fn exists(&self, kind: Kind, id: &str) -> Result<bool> {
+        let path = self.path(kind, id)?;
+        match fs::metadata(&path) {
+            Ok(m) => Ok(m.is_file() && m.len() > 0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
+        }
+    }
+
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
         write_atomic(&self.path(kind, id)?, &encode(data)?, Durability::Cached)
     }
