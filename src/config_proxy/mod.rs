@@ -44,7 +44,7 @@ pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
     if full {
         let mut resp = Response::json(200, &serde_json::Value::Null).with_header(
             "Content-Disposition",
-            &format!("Attachment; filename=lmConf-{num}.json"),
+            format!("Attachment; filename=lmConf-{num}.json"),
         );
         resp.body = view::pretty_sorted(&view::full(&view::load(store, num, false)?, num));
         return Ok(resp);

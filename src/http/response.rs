@@ -1,5 +1,9 @@
 //! The response handlers build. Headers are checked when written (no CR/LF can reach the wire).
 use serde_json::Value;
+use std::borrow::Cow;
+
+/// A header's name or value: most are constants, kept without a copy.
+pub type HeaderText = Cow<'static, str>;
 
 /// One HTTP response.
 #[derive(Debug, Clone)]
@@ -7,7 +11,7 @@ pub struct Response {
     /// Status code.
     pub status: u16,
     /// Headers in order (names as written).
-    pub headers: Vec<(String, String)>,
+    pub headers: Vec<(HeaderText, HeaderText)>,
     /// Body bytes.
     pub body: Vec<u8>,
     /// Origins the page's forms lead to (`with_form_target`): not sent, added to the page's
@@ -49,7 +53,7 @@ impl Response {
 
     /// A body of any type with the no-cache headers every JSON answer carries (a signed JWT
     /// answer, `application/jwt`, holds the same data and the same headers).
-    pub fn uncached(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Response {
+    pub fn uncached(status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) -> Response {
         let mut r = Response::bytes(status, content_type, body);
         for (k, v) in NO_CACHE {
             r = r.with_header(k, v);
@@ -65,7 +69,7 @@ impl Response {
     }
 
     /// A body of any type.
-    pub fn bytes(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Response {
+    pub fn bytes(status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) -> Response {
         let mut r = Response::empty(status).with_header("Content-Type", content_type);
         r.body = body.into();
         r
@@ -77,12 +81,12 @@ impl Response {
     /// Also the answer to a form posted with success (post/redirect/get: browsers follow a
     /// 302 with a GET, so reloading the page it leads to posts nothing again).
     pub fn redirect(location: &str) -> Response {
-        Response::empty(302).with_header("Location", &wire_url(location))
+        Response::empty(302).with_header("Location", wire_url(location))
     }
 
-    /// Adds a header.
-    pub fn with_header(mut self, name: &str, value: &str) -> Response {
-        self.headers.push((name.to_string(), value.to_string()));
+    /// Adds a header: a constant value is kept as it is, any other moved in.
+    pub fn with_header(mut self, name: &'static str, value: impl Into<HeaderText>) -> Response {
+        self.headers.push((Cow::Borrowed(name), value.into()));
         self
     }
 
@@ -109,7 +113,7 @@ impl Response {
 
     /// Adds a `Set-Cookie` header.
     pub fn with_cookie(self, cookie: &str) -> Response {
-        self.with_header("Set-Cookie", cookie)
+        self.with_header("Set-Cookie", cookie.to_string())
     }
 
     /// Adds a `Set-Cookie` header for each cookie (the SSO cookie and its companion).
@@ -136,7 +140,7 @@ impl Response {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_ref())
     }
 
     /// The body parsed as JSON, for tests.

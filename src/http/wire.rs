@@ -2,6 +2,7 @@
 //! framing (`Content-Length`, always: every answer is built whole) and `Connection`, which the
 //! server decides.
 use crate::http::Response;
+use std::io::Write;
 
 /// The status line, headers and body. Header names or values holding CR or LF never reach the
 /// wire: the response becomes a 500 (a handler let unchecked input into a header).
@@ -16,16 +17,15 @@ pub fn serialize(resp: &Response, close: bool, head_only: bool) -> Vec<u8> {
         resp
     };
     let mut out = Vec::with_capacity(resp.body.len() + 256);
-    out.extend_from_slice(
-        format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status)).as_bytes(),
-    );
+    // Writing to a vector cannot fail.
+    let _ = write!(out, "HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
     for (k, v) in &resp.headers {
         out.extend_from_slice(k.as_bytes());
         out.extend_from_slice(b": ");
         out.extend_from_slice(v.as_bytes());
         out.extend_from_slice(b"\r\n");
     }
-    out.extend_from_slice(format!("Content-Length: {}\r\n", resp.body.len()).as_bytes());
+    let _ = write!(out, "Content-Length: {}\r\n", resp.body.len());
     out.extend_from_slice(if close {
         b"Connection: close\r\n\r\n"
     } else {

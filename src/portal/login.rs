@@ -188,7 +188,7 @@ fn locked_page(conf: &Conf, req: &Request, seconds: i64) -> Response {
         let page = pages::frame(conf, req, None);
         Response::html(200, pages::locked(&page, seconds))
     };
-    resp.with_header("Retry-After", &seconds.to_string())
+    resp.with_header("Retry-After", seconds.to_string())
 }
 
 /// The audit line of a failed login: the user, the client's address, the module.

@@ -281,7 +281,7 @@ pub fn portal_json(code: crate::error::PortalCode, status: u16, portal: &str) ->
 
 pub(crate) fn with_sso_challenge(resp: Response, status: u16, portal: &str) -> Response {
     if status == 401 {
-        resp.with_header("WWW-Authenticate", &format!("SSO {portal}"))
+        resp.with_header("WWW-Authenticate", format!("SSO {portal}"))
     } else {
         resp
     }

@@ -34,7 +34,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
         Error::BasicRequired(m) => {
             return Response::json(401, &json!({ "error": m })).with_header(
                 "WWW-Authenticate",
-                &format!("Basic realm=\"{REST_REALM}\", charset=\"UTF-8\""),
+                format!("Basic realm=\"{REST_REALM}\", charset=\"UTF-8\""),
             )
         }
         Error::Forbidden(m) => (403, m.clone()),
@@ -82,7 +82,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
         )
     };
     if let Error::OnlyMethods(allowed) = err {
-        return resp.with_header("Allow", allowed);
+        return resp.with_header("Allow", *allowed);
     }
     if let Error::Unavailable(_) = err {
         return resp.with_header("Retry-After", "5");
@@ -150,7 +150,7 @@ fn bearer_error(code: Option<OAuthCode>) -> Response {
             };
             Response::json(status, &json!({ "error": c.as_str() })).with_header(
                 "WWW-Authenticate",
-                &format!("Bearer error=\"{}\"", c.as_str()),
+                format!("Bearer error=\"{}\"", c.as_str()),
             )
         }
     }

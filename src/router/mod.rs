@@ -35,7 +35,7 @@ fn remember_language(conf: &Conf, req: &Request, resp: &mut Response) {
         .is_some_and(|t| t.starts_with("text/html"));
     if let (true, Some(lang)) = (page, crate::web::lang::remembered(req)) {
         let cookie = crate::web::lang::cookie(conf, lang);
-        resp.headers.push(("Set-Cookie".into(), cookie));
+        resp.headers.push(("Set-Cookie".into(), cookie.into()));
     }
 }
 

@@ -27,6 +27,7 @@
 //! when a value cannot go into a header. The router applies them to whatever a handler or the
 //! error table answered (`apply`), so no page can miss them.
 use crate::config::{value_string, AreaSettings};
+use crate::http::response::HeaderText;
 use crate::http::Response;
 use serde_json::{Map, Value};
 
@@ -160,33 +161,37 @@ pub fn apply(policy: &Policy, resp: &mut Response, https: bool) {
         .header("Content-Type")
         .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/html"));
     let own_caching = resp.header("Cache-Control").is_some();
-    let mut wanted: Vec<(&str, String)> = vec![
-        ("X-Content-Type-Options", "nosniff".into()),
-        ("Referrer-Policy", "same-origin".into()),
-    ];
+    add(resp, "X-Content-Type-Options", "nosniff".into());
+    add(resp, "Referrer-Policy", "same-origin".into());
     if let (Some(age), true) = (policy.hsts, https) {
-        wanted.push(("Strict-Transport-Security", format!("max-age={age}")));
+        add(
+            resp,
+            "Strict-Transport-Security",
+            format!("max-age={age}").into(),
+        );
     }
     if !own_caching {
-        wanted.extend(NO_STORE.iter().map(|(k, v)| (*k, v.to_string())));
+        for (k, v) in NO_STORE {
+            add(resp, k, v.into());
+        }
     }
     if page {
-        wanted.push((
-            "Content-Security-Policy",
-            policy.csp(
-                &resp.form_targets,
-                &resp.frame_sources,
-                resp.frame_ancestors.as_deref(),
-            ),
-        ));
+        let csp = policy.csp(
+            &resp.form_targets,
+            &resp.frame_sources,
+            resp.frame_ancestors.as_deref(),
+        );
+        add(resp, "Content-Security-Policy", csp.into());
         if policy.frame_deny && resp.frame_ancestors.is_none() {
-            wanted.push(("X-Frame-Options", "DENY".into()));
+            add(resp, "X-Frame-Options", "DENY".into());
         }
     }
-    for (name, value) in wanted {
-        if resp.header(name).is_none() {
-            resp.headers.push((name.to_string(), value));
-        }
+}
+
+/// Adds a header the handler did not set itself.
+fn add(resp: &mut Response, name: &'static str, value: HeaderText) {
+    if resp.header(name).is_none() {
+        resp.headers.push((name.into(), value));
     }
 }
 
