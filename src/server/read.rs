@@ -170,10 +170,17 @@ impl Stage {
     }
 
     /// Hands a complete request to the workers, or answers 503 when their queue is full.
-    fn submit(&mut self, mut conn: Conn, head: Head, body: Vec<u8>, client: IpAddr, t0: Instant) {
+    fn submit(
+        &mut self,
+        mut conn: Conn,
+        mut head: Head,
+        body: Vec<u8>,
+        client: IpAddr,
+        t0: Instant,
+    ) {
         let closing = self.closing();
         let keep = head.keep_alive() && conn.served + 1 < self.settings.max_requests && !closing;
-        let req = request(&head, body, conn.peer, client);
+        let req = request(&mut head, body, conn.peer, client);
         conn.phase = Phase::Away;
         let job = Job {
             conn,
@@ -191,8 +198,13 @@ impl Stage {
     }
 }
 
-/// The request as handlers see it.
-fn request(head: &Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Request {
+/// The request as handlers see it. Its header fields are moved out of the head, names
+/// lower-cased in place; the head keeps its method and target.
+fn request(head: &mut Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Request {
+    let mut headers = std::mem::take(&mut head.headers);
+    for (k, _) in &mut headers {
+        k.make_ascii_lowercase();
+    }
     let (path, query) = match head.target.split_once('?') {
         Some((p, q)) => (p.to_string(), q.to_string()),
         None => (head.target.clone(), String::new()),
@@ -201,11 +213,7 @@ fn request(head: &Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Requ
         method: Method::parse(&head.method),
         path,
         query,
-        headers: head
-            .headers
-            .iter()
-            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-            .collect(),
+        headers,
         body,
         remote: Some(peer),
         client: Some(client),
