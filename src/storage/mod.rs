@@ -68,8 +68,9 @@ impl Kind {
 pub trait SessionStore: Send + Sync {
     /// The session, or `None` when absent.
     fn get(&self, kind: Kind, id: &str) -> Result<Option<Session>>;
-    /// Whether the session is there, as `get` would find it, without reading it: this default
-    /// asks `get`; the file and memory stores look for it only.
+    /// Whether the session is there, without reading it: this default asks `get`; the file
+    /// and memory stores look for it only (a file that is there and not empty; whether its
+    /// JSON reads is for `get` to say).
     fn exists(&self, kind: Kind, id: &str) -> Result<bool> {
         Ok(self.get(kind, id)?.is_some())
     }

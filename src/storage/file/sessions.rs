@@ -82,7 +82,7 @@ impl SessionStore for FileSessions {
         }
     }
 
-    /// A `stat` of the file: `get` finds a session in a file that is there and not empty.
+    /// A `stat` of the file: there and not empty (an empty file reads as absent, `decode`).
     fn exists(&self, kind: Kind, id: &str) -> Result<bool> {
         let path = self.path(kind, id)?;
         match fs::metadata(&path) {
