@@ -23,6 +23,16 @@ impl From<rusqlite::Error> for Error {
 /// How long a writer waits for another one before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The pages the write-ahead log gathers before the writer that commits past them copies them
+/// into the database and syncs it (SQLite's default is 1,000). Under a stream of writes the
+/// same few pages (the tables' last leaves, their upper levels) are in every batch: fewer,
+/// larger copies copy them fewer times, and the committing writer, which every other writer
+/// waits for, pays the copy and the sync a tenth as often (the HS256 flow on SQLite: about
+/// 12 % more requests a second in alternating runs). The log file keeps the size it reached
+/// (about 40 MB): cutting it back after each copy (`journal_size_limit`) took the gain away in
+/// the same runs.
+const WAL_PAGES: i64 = 10_000;
+
 /// A few connections to one database file.
 pub struct Db {
     conns: Vec<Mutex<Connection>>,
@@ -57,6 +67,7 @@ impl Db {
                     .map_err(|e| unreadable(path, e))?;
             }
             c.pragma_update(None, "synchronous", "NORMAL")?;
+            c.pragma_update(None, "wal_autocheckpoint", WAL_PAGES)?;
             conns.push(Mutex::new(c));
         }
         // The first connection (the one that set WAL up) writes; the others read.
