@@ -516,9 +516,10 @@ pub fn live(
             .and_then(|f| f.detached().cloned())
             .map(|attrs| (rec, attrs)));
     }
-    // A family's expiry covers its tokens' (the longest lifetime issued into it, each time it
-    // grows), and a revocation removes it: for a live token, a family that is there is live,
-    // and only its presence is asked, without reading it.
+    // Each time tokens are issued into a family, its expiry is set to cover the longest of
+    // them (from the clock read a moment before theirs: at most a second short), and a
+    // revocation removes it. For a live token, a family that is there is live: only its
+    // presence is asked.
     if !is_token(family_id) || !store.exists(Kind::Oidc, family_id)? {
         return Ok(None);
     }
