@@ -273,13 +273,7 @@ fn a_replayed_rotated_refresh_token_revokes_its_family() {
 fn tokens_whose_family_is_gone_are_refused() {
     let p = start(&[("rp", rp("rp", json!({"RefreshToken": 1})))]);
     let sid = p.login("dwho");
-    let c = code(&p, &sid, "rp", "");
-    let f = [
-        ("grant_type", "authorization_code"),
-        ("code", c.as_str()),
-        ("redirect_uri", CB),
-    ];
-    let t = token(&p, Some(("rp", SECRET)), &f).json();
+    let t = redeem(&p, "rp", &code(&p, &sid, "rp", "")).json();
     let (at, rt) = (text(&t, "access_token"), text(&t, "refresh_token"));
     assert_eq!(userinfo(&p, &at).status, 200);
     assert_eq!(introspect(&p, "rp", &at)["active"], true);
