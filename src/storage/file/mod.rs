@@ -192,8 +192,14 @@ fn link_through_proc(file: &fs::File, target: &Path) -> std::io::Result<()> {
 /// one on every call, which was a tenth of a session read's system time; reading through
 /// `Read::take` skips it).
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
-    match fs::File::open(path).and_then(read_all) {
-        Ok(b) => Ok(Some(b)),
+    found(path, fs::File::open(path).and_then(read_all))
+}
+
+/// What an operation on `path` gave: `None` when the file is absent, any other failure a
+/// storage error naming the path.
+pub fn found<T>(path: &Path, done: std::io::Result<T>) -> Result<Option<T>> {
+    match done {
+        Ok(v) => Ok(Some(v)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
     }
@@ -204,16 +210,13 @@ pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
 /// when another taker removed it first. The caller keeps replacements of `path` out between
 /// the opening and the removal (a file renamed over it meanwhile would be removed unread).
 pub fn take_opt(path: &Path) -> Result<Option<Vec<u8>>> {
-    let failed = |e: std::io::Error| Error::storage(format!("{}: {e}", path.display()));
-    let file = match fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(failed(e)),
+    let Some(file) = found(path, fs::File::open(path))? else {
+        return Ok(None);
     };
     if !remove_opt(path)? {
         return Ok(None);
     }
-    read_all(file).map(Some).map_err(failed)
+    found(path, read_all(file))
 }
 
 /// The whole of an open file, into one buffer of a page, grown only for a larger file.
@@ -225,11 +228,7 @@ fn read_all(file: fs::File) -> std::io::Result<Vec<u8>> {
 
 /// Removes a file; `false` when absent.
 pub fn remove_opt(path: &Path) -> Result<bool> {
-    match fs::remove_file(path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
-    }
+    Ok(found(path, fs::remove_file(path))?.is_some())
 }
 
 /// Syncs one folder for concurrent writers ("group commit"): a writer returns once a sync

@@ -1,7 +1,9 @@
 //! Sessions as files: `<Directory>/<id>` for SSO and persistent sessions (LemonLDAP::NG's
 //! `Apache::Session::File` layout with JSON serialisation), `<Directory>/<kind>/<id>` for the
 //! internal kinds.
-use super::{create_atomic, ensure_dir, read_opt, remove_opt, take_opt, write_atomic, Durability};
+use super::{
+    create_atomic, ensure_dir, found, read_opt, remove_opt, take_opt, write_atomic, Durability,
+};
 use crate::error::{Error, Result};
 use crate::storage::{check_id, Kind, Session, SessionStore};
 use std::fs;
@@ -85,11 +87,8 @@ impl SessionStore for FileSessions {
     /// A `stat` of the file: there and not empty (an empty file reads as absent, `decode`).
     fn exists(&self, kind: Kind, id: &str) -> Result<bool> {
         let path = self.path(kind, id)?;
-        match fs::metadata(&path) {
-            Ok(m) => Ok(m.is_file() && m.len() > 0),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(Error::storage(format!("{}: {e}", path.display()))),
-        }
+        let meta = found(&path, fs::metadata(&path))?;
+        Ok(meta.is_some_and(|m| m.is_file() && m.len() > 0))
     }
 
     fn put(&self, kind: Kind, id: &str, data: &Session) -> Result<()> {
