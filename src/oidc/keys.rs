@@ -145,8 +145,8 @@ impl PublicJwk {
                 e: part("e")?,
             },
             ("EC", Some("P-256")) => Params::Ec {
-                x: part("x")?,
-                y: part("y")?,
+                x: coordinate(part("x")?, "x")?,
+                y: coordinate(part("y")?, "y")?,
             },
             ("OKP", Some("Ed25519")) => Params::Okp { x: part("x")? },
             _ => {
@@ -187,6 +187,18 @@ impl PublicJwk {
         };
         ok.is_ok()
     }
+}
+
+/// A P-256 coordinate as its 32 bytes. RFC 7518 6.2.1.2 asks for the full length, but some
+/// clients' libraries write the number without its leading zero bytes (Authlib 1.9, for one
+/// key in 128): the same number, padded back. Longer is not a P-256 coordinate.
+fn coordinate(bytes: Vec<u8>, name: &str) -> Result<Vec<u8>, String> {
+    if bytes.len() > 32 {
+        return Err(format!("\"{name}\" is longer than a P-256 coordinate"));
+    }
+    let mut full = vec![0; 32 - bytes.len()];
+    full.extend(bytes);
+    Ok(full)
 }
 
 /// A key that signs. Its private half never leaves this type (`Debug` shows the `kid` only).
@@ -395,6 +407,36 @@ mod tests {
             assert!(jwk.get("d").is_none() && jwk.get("p").is_none());
             assert!(format!("{key:?}").ends_with("kid k1, ***)"));
         }
+    }
+
+    /// A JWK whose coordinate lost its leading zero byte (as Authlib writes it) still stands
+    /// for its key; a coordinate too long is refused.
+    #[test]
+    fn a_short_ec_coordinate_is_the_same_number() {
+        let (key, short) = std::iter::repeat_with(|| {
+            let (pem, _) = super::super::keygen::generate(KeyKind::Ec).unwrap();
+            PrivateKey::from_pem(KeyKind::Ec, &pem, "k").unwrap()
+        })
+        .take(10_000)
+        .find_map(|key| {
+            let mut jwk = key.public().to_json();
+            for c in ["x", "y"] {
+                let bytes = B64.decode(jwk[c].as_str().unwrap()).unwrap();
+                if bytes[0] == 0 {
+                    jwk[c] = json!(B64.encode(&bytes[1..]));
+                    return Some((key, jwk));
+                }
+            }
+            None
+        })
+        .unwrap();
+        let parsed = PublicJwk::parse(&short).unwrap();
+        assert_eq!(&parsed, key.public());
+        let sig = key.sign(Alg::ES256, b"msg").unwrap();
+        assert!(parsed.verify(Alg::ES256, b"msg", &sig));
+        let mut long = key.public().to_json();
+        long["x"] = json!(B64.encode([1u8; 33]));
+        assert!(PublicJwk::parse(&long).unwrap_err().contains("longer"));
     }
 
     #[test]
