@@ -10,8 +10,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use ring::rand::SystemRandom;
 use ring::signature::{self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, RsaKeyPair};
-use rsa::pkcs1::{DecodeRsaPrivateKey, EncodeRsaPrivateKey};
-use rsa::pkcs8::DecodePrivateKey;
 use serde_json::{json, Map, Value};
 use std::fmt;
 
@@ -230,12 +228,17 @@ impl PrivateKey {
     pub fn from_pem(kind: KeyKind, pem: &str, kid: &str) -> Result<PrivateKey, String> {
         let rng = SystemRandom::new();
         let pair = match kind {
+            // Read by `ring` alone, which checks the key's consistency (no `rsa` crate here).
             KeyKind::Rsa => {
-                let key = rsa::RsaPrivateKey::from_pkcs1_pem(pem)
-                    .or_else(|_| rsa::RsaPrivateKey::from_pkcs8_pem(pem))
-                    .map_err(|e| format!("not an RSA private key in PEM: {e}"))?;
-                let der = key.to_pkcs1_der().map_err(|e| e.to_string())?;
-                Pair::Rsa(RsaKeyPair::from_der(der.as_bytes()).map_err(|e| e.to_string())?)
+                let bad = |e: ring::error::KeyRejected| format!("not an RSA private key: {e}");
+                let pair = match pem_der(pem)? {
+                    (label, der) if label == "RSA PRIVATE KEY" => RsaKeyPair::from_der(&der),
+                    (label, der) if label == "PRIVATE KEY" => RsaKeyPair::from_pkcs8(&der),
+                    (label, _) => return Err(format!(
+                        "BEGIN {label}: an RSA private key (BEGIN RSA PRIVATE KEY or BEGIN PRIVATE KEY) is expected"
+                    )),
+                };
+                Pair::Rsa(pair.map_err(bad)?)
             }
             KeyKind::Ec => {
                 let der = pkcs8_der(pem)?;
@@ -374,14 +377,30 @@ impl Keyring {
 
 /// The DER inside a `BEGIN PRIVATE KEY` PEM envelope (PKCS#8, RFC 7468 10).
 fn pkcs8_der(pem: &str) -> Result<Vec<u8>, String> {
-    let (label, der) = rsa::pkcs8::der::pem::decode_vec(pem.as_bytes())
-        .map_err(|e| format!("not a PEM document: {e}"))?;
+    let (label, der) = pem_der(pem)?;
     if label != "PRIVATE KEY" {
         return Err(format!(
             "BEGIN {label}: a PKCS#8 key (BEGIN PRIVATE KEY) is expected"
         ));
     }
     Ok(der)
+}
+
+/// The label and DER of the first PEM envelope in `pem` (RFC 7468 2: `-----BEGIN label-----`,
+/// base64 lines, `-----END label-----` with the same label). Envelopes with headers
+/// (`Proc-Type: 4,ENCRYPTED`, the old encrypted form) are refused by the base64 decoding.
+fn pem_der(pem: &str) -> Result<(String, Vec<u8>), String> {
+    let not_pem = || "not a PEM document".to_string();
+    let start = pem.find("-----BEGIN ").ok_or_else(not_pem)?;
+    let rest = &pem[start + "-----BEGIN ".len()..];
+    let (label, rest) = rest.split_once("-----").ok_or_else(not_pem)?;
+    let end = format!("-----END {label}-----");
+    let body = &rest[..rest.find(&end).ok_or_else(not_pem)?];
+    let b64: String = body.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| format!("not a PEM document: {e}"))?;
+    Ok((label.to_string(), der))
 }
 
 #[cfg(test)]
@@ -450,6 +469,25 @@ mod tests {
             "k",
         );
         assert!(e.is_err());
+        // A PEM body that is not base64, or an envelope without its end line.
+        let bad = "-----BEGIN RSA PRIVATE KEY-----\n%%%\n-----END RSA PRIVATE KEY-----\n";
+        assert!(PrivateKey::from_pem(KeyKind::Rsa, bad, "k").is_err());
+        let open = "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n";
+        assert!(PrivateKey::from_pem(KeyKind::Rsa, open, "k").is_err());
+    }
+
+    #[test]
+    fn an_rsa_key_reads_in_pkcs1_and_pkcs8_and_signs_the_same() {
+        use rsa::pkcs1::DecodeRsaPrivateKey;
+        use rsa::pkcs8::{EncodePrivateKey, LineEnding};
+        let (pkcs1, _) = super::super::keygen::generate(KeyKind::Rsa).unwrap();
+        let pkcs8 = rsa::RsaPrivateKey::from_pkcs1_pem(&pkcs1)
+            .unwrap()
+            .to_pkcs8_pem(LineEnding::CRLF)
+            .unwrap();
+        let a = PrivateKey::from_pem(KeyKind::Rsa, &pkcs1, "k").unwrap();
+        let b = PrivateKey::from_pem(KeyKind::Rsa, &pkcs8, "k").unwrap();
+        assert_eq!(a.public().to_json(), b.public().to_json());
     }
 
     #[test]
