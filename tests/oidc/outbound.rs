@@ -185,3 +185,30 @@ fn a_back_channel_logout_url_on_loopback_is_not_posted_to() {
     }
     assert_eq!(listener.seen(), 1);
 }
+
+#[test]
+fn an_allow_list_that_does_not_parse_stops_the_start() {
+    let dir = crate::common::TempDir::new("outbound");
+    let ini = dir.path().join("limette.ini");
+    for (bad, shown) in [
+        ("10.0.0.0/33", "10.0.0.0/33"),
+        ("127.0.0.1 intranet", "intranet"),
+    ] {
+        std::fs::write(
+            &ini,
+            format!("[configuration]\ntype = File\ndirName = {}/conf\n[portal]\noutboundAllowTo = {bad}\n",
+                dir.path().display()),
+        )
+        .unwrap();
+        let o = crate::common::command(&ini, dir.path(), &["sessions", "list"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("outboundAllowTo") && err.contains(shown),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -270,3 +270,49 @@ fn deliver(p: &Pending) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(rp: &str, tries: usize) -> Pending {
+        Pending {
+            notice: Notice {
+                rp: rp.into(),
+                url: format!("http://{rp}/bc"),
+                token: "t".into(),
+            },
+            tries,
+        }
+    }
+
+    #[test]
+    fn one_notice_at_a_time_per_relying_party_in_due_order() {
+        let mut s = State::default();
+        for rp in ["a", "a", "b"] {
+            schedule(&mut s, pending(rp, 0));
+        }
+        assert_eq!(s.per_rp.get("a"), Some(&2));
+        let now = Instant::now();
+        let first = take(&mut s, now).ok().unwrap();
+        assert_eq!(first.notice.rp, "a");
+        // `a` is being sent: its second notice waits, `b` goes first.
+        assert_eq!(take(&mut s, now).ok().unwrap().notice.rp, "b");
+        assert!(matches!(take(&mut s, now), Err(None)));
+        s.busy.retain(|rp| rp != "a");
+        assert_eq!(take(&mut s, now).ok().unwrap().notice.rp, "a");
+        assert!(s.per_rp.is_empty() && s.waiting.is_empty());
+    }
+
+    #[test]
+    fn a_second_try_waits_its_back_off() {
+        let mut s = State::default();
+        schedule(&mut s, pending("a", 1));
+        let now = Instant::now();
+        match take(&mut s, now) {
+            Err(Some(wait)) => assert!(wait > Duration::from_secs(4) && wait <= BACKOFF[1]),
+            _ => panic!("a retry is not due at once"),
+        }
+        assert!(take(&mut s, now + BACKOFF[1]).is_ok());
+    }
+}
