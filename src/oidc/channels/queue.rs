@@ -18,7 +18,7 @@
 use crate::log;
 use crate::upstream::{self, Call};
 use crate::util;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -144,11 +144,16 @@ pub fn flush(limit: Duration) {
     while !(s.waiting.is_empty() && s.busy.is_empty()) {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            let names: Vec<&str> = s.waiting.values().map(|p| p.notice.rp.as_str()).collect();
+            let names: BTreeSet<&str> = s
+                .waiting
+                .values()
+                .map(|p| p.notice.rp.as_str())
+                .chain(s.busy.iter().map(String::as_str))
+                .collect();
             log::warn(&format!(
                 "back-channel logout: {} notices not sent as the process ends (relying parties: {})",
                 s.waiting.len() + s.busy.len(),
-                names.join(", ")
+                names.into_iter().collect::<Vec<_>>().join(", ")
             ));
             return;
         }
