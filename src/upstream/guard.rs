@@ -165,6 +165,8 @@ fn refused_v6(ip: Ipv6Addr) -> Option<&'static str> {
         (0xfe80 << 112, 10, "link-local (fe80::/10)"),
         (0xfec0 << 112, 10, "site-local (fec0::/10, deprecated)"),
         (0xff00 << 112, 8, "multicast (ff00::/8)"),
+        // What is left of ::/8 (IPv4-translated `::ffff:0:a.b.c.d` among others).
+        (0, 8, "reserved (::/8)"),
     ];
     RANGES
         .iter()

@@ -83,6 +83,8 @@ fn ipv6_forms_are_refused_including_ipv4_inside_ipv6() {
         "::ffff:169.254.169.254",
         "::ffff:0.0.0.0",
         "::127.0.0.1",
+        "::ffff:0:7f00:1",
+        "ff::1",
         "::8.8.8.8",
         "64:ff9b::7f00:1",
         "64:ff9b::a00:1",
