@@ -11,6 +11,9 @@ use serde_json::Value;
 use std::io::Read;
 use std::time::Duration;
 
+mod guard;
+pub use guard::allow_to;
+
 /// Largest response body read from a remote service.
 const MAX_RESPONSE: u64 = 16 << 20;
 
@@ -46,9 +49,6 @@ pub struct Call<'a> {
     /// Total timeout.
     pub timeout: Duration,
 }
-
-mod guard;
-pub use guard::allow_to;
 
 /// Sends a request to a URL a client chose, through the outbound guard; any HTTP status is a
 /// `Reply`, transport failures and refusals by the guard are `Upstream` errors (whose text,

@@ -29,6 +29,7 @@ use serde_json::{json, Map, Value};
 mod queue;
 pub use queue::flush;
 use queue::Notice;
+
 /// Lifetime of a logout token: it is used at once (section 2.4: "SHOULD be short").
 const TOKEN_TTL: i64 = 120;
 /// The `events` member of a logout token (section 2.4).
