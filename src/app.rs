@@ -70,6 +70,7 @@ impl App {
     /// of it is opened.
     pub fn open(mut local: LocalConf, checks: Checks) -> Result<App, StartError> {
         crate::metrics::mark_start();
+        crate::upstream::allow_to(&local.outbound_allow_to);
         let areas = checks.areas;
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {

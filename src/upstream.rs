@@ -1,9 +1,18 @@
 //! The one outbound HTTP agent (ureq): timeouts on every call and a cap on response size. The
-//! only file that names ureq.
+//! only file that names ureq (with its guard, `guard`).
+//!
+//! Two doors: [`send`], for every URL a client can steer (a relying party's `request_uri`, its
+//! back-channel logout URL), goes through the outbound guard (`guard`: no loopback, private,
+//! link-local... address unless `outboundAllowTo` allows it); [`send_configured`], for the
+//! operator's own backends (REST session, configuration and directory servers, typically on
+//! private addresses), does not. A new fetch is guarded unless it chooses otherwise.
 use crate::error::{Error, Result};
 use serde_json::Value;
 use std::io::Read;
 use std::time::Duration;
+
+mod guard;
+pub use guard::allow_to;
 
 /// Largest response body read from a remote service.
 const MAX_RESPONSE: u64 = 16 << 20;
@@ -41,13 +50,27 @@ pub struct Call<'a> {
     pub timeout: Duration,
 }
 
-/// Sends a request; any HTTP status is a `Reply`, transport failures are `Upstream` errors.
+/// Sends a request to a URL a client chose, through the outbound guard; any HTTP status is a
+/// `Reply`, transport failures and refusals by the guard are `Upstream` errors (whose text,
+/// for the log, says which).
 pub fn send(call: &Call<'_>) -> Result<Reply> {
-    let agent = ureq::AgentBuilder::new()
+    exchange(call, Some(guard::Resolver::new()))
+}
+
+/// Sends a request to a URL of the operator's own settings (the REST backends), unguarded.
+pub fn send_configured(call: &Call<'_>) -> Result<Reply> {
+    exchange(call, None)
+}
+
+fn exchange(call: &Call<'_>, guard: Option<guard::Resolver>) -> Result<Reply> {
+    let mut builder = ureq::AgentBuilder::new()
         .timeout(call.timeout)
         .timeout_connect(call.timeout.min(Duration::from_secs(5)))
-        .redirects(0)
-        .build();
+        .redirects(0);
+    if let Some(g) = guard {
+        builder = builder.resolver(g);
+    }
+    let agent = builder.build();
     let mut req = agent
         .request(call.method, call.url)
         .set("Accept", "application/json");

@@ -216,7 +216,12 @@ fn run(opts: Options) -> i32 {
     };
     match cmd {
         AppCmd::Serve => serve(app),
-        AppCmd::Sessions(c) => sessions::run(&app, &c),
+        AppCmd::Sessions(c) => {
+            let code = sessions::run(&app, &c);
+            // The sessions it ended told their back-channel relying parties through the queue.
+            crate::oidc::channels::flush(FLUSH);
+            code
+        }
         AppCmd::Notifications(c) => notifications::run(&app, &c),
     }
 }
@@ -239,6 +244,9 @@ pub fn load_local(opts: &Options) -> Result<LocalConf, String> {
     }
     Ok(local)
 }
+
+/// The longest a process about to exit waits for its back-channel logout notices.
+const FLUSH: std::time::Duration = std::time::Duration::from_secs(3);
 
 fn serve(app: Arc<App>) -> i32 {
     let listen = app.local.listen.clone();
@@ -291,6 +299,7 @@ fn serve(app: Arc<App>) -> i32 {
     server.wait();
     let _ = reloader.join();
     let _ = janitor.join();
+    crate::oidc::channels::flush(FLUSH);
     log::notice("stopped");
     0
 }

@@ -75,6 +75,9 @@ pub struct LocalConf {
     pub front: super::front::FrontLimits,
     /// Who may call the REST session, configuration and notification servers.
     pub access: super::access::ServerAccess,
+    /// `outboundAllowTo`: blocks a client-chosen URL may reach although the outbound guard
+    /// refuses them (loopback, private...); none by default.
+    pub outbound_allow_to: Vec<super::front::IpRange>,
 }
 
 /// Keys of `[portal]` that are local settings, not main-configuration overrides.
@@ -92,6 +95,7 @@ const LOCAL_KEYS: &[&str] = &[
     "globalStorageOptions",
     "persistentStorage",
     "persistentStorageOptions",
+    "outboundAllowTo",
 ];
 
 /// Keys of `[configuration]` Limette reads.
@@ -164,6 +168,7 @@ impl LocalConf {
                 .unwrap_or(false),
             front: super::front::FrontLimits::default(),
             access: super::access::ServerAccess::default(),
+            outbound_allow_to: Vec::new(),
         }
     }
 
@@ -267,6 +272,7 @@ impl LocalConf {
                 self.persistent_storage.options = json_object(v)?;
                 self.storage_set.1 = true;
             }
+            "outboundAllowTo" => self.outbound_allow_to = super::front::parse_ranges(v)?,
             other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
             other if super::access::KEYS.contains(&other) => self.access.apply(other, v)?,
             other if super::support::is_known_key(other) => {

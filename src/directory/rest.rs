@@ -69,7 +69,7 @@ impl RestDirectory {
                 "REST directory URL is not configured".into(),
             ));
         }
-        let reply = upstream::send(&Call {
+        let reply = upstream::send_configured(&Call {
             method: "POST",
             url,
             basic: None,

@@ -9,9 +9,10 @@
 //!   (`sso::oidc_sid`), which is what Limette sends. Without a browser nothing can be done.
 //! - Back-channel (OpenID Connect Back-Channel Logout 1.0, which LemonLDAP::NG 2.16 leaves as a
 //!   "TODO"): a logout token (section 2.4) signed as the RP's ID tokens, POSTed as
-//!   `logout_token=...` (section 2.5) through the one outbound client, to every such RP at once,
-//!   each call bounded by `EACH`; the session's end waits for them at most `WAIT`. A failure is
-//!   logged at warn with the RP's name and never the token.
+//!   `logout_token=...` (section 2.5) through the one outbound client and its guard
+//!   (`outboundAllowTo`). The session's end only queues the notices (`queue`): sender threads
+//!   off the request path post them, with retries, a cap, and failures logged with the RP's
+//!   name and never the token; a logout never waits for a relying party.
 //!
 //! The three options are parsed here too (`parse`, for `settings`).
 use super::jwt::Alg;
@@ -22,16 +23,13 @@ use crate::config::value_string;
 use crate::config::Conf;
 use crate::log;
 use crate::storage::Session;
-use crate::upstream::{self, Call};
 use crate::util;
 use serde_json::{json, Map, Value};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
-/// The longest one back-channel call may take (connection included).
-const EACH: Duration = Duration::from_millis(1500);
-/// The longest the end of a session waits for the back-channel calls together.
-const WAIT: Duration = Duration::from_secs(2);
+mod queue;
+pub use queue::flush;
+use queue::Notice;
+
 /// Lifetime of a logout token: it is used at once (section 2.4: "SHOULD be short").
 const TOKEN_TTL: i64 = 120;
 /// The `events` member of a logout token (section 2.4).
@@ -48,7 +46,7 @@ pub fn session_ended(_app: &App, conf: &Conf, s: &Session, reach: Reach) -> Vec<
     let id = s.get("_session_id").and_then(Value::as_str).unwrap_or("");
     let iss = super::issuer(conf);
     let sid = crate::sso::oidc_sid(&conf.key, id);
-    let (mut frames, mut posts) = (Vec::new(), Vec::new());
+    let mut frames = Vec::new();
     for rp in rps {
         let Some(out) = &rp.logout else { continue };
         match (out.channel, reach) {
@@ -58,7 +56,7 @@ pub fn session_ended(_app: &App, conf: &Conf, s: &Session, reach: Reach) -> Vec<
                 let sub = super::authorize::subject(s);
                 let claims = logout_claims(rp, &iss, &sub, &sid, util::now());
                 match super::sign_for(&settings, rp, rp.id_alg, "logout+jwt", &claims) {
-                    Ok(token) => posts.push(Post {
+                    Ok(token) => queue::push(Notice {
                         rp: rp.name.clone(),
                         url: out.url.clone(),
                         token,
@@ -71,7 +69,6 @@ pub fn session_ended(_app: &App, conf: &Conf, s: &Session, reach: Reach) -> Vec<
             }
         }
     }
-    send_all(posts);
     frames
 }
 
@@ -164,75 +161,6 @@ pub fn parse(o: &Map<String, Value>, id_alg: Alg) -> Result<Option<Logout>, Stri
         channel,
         session_required,
     }))
-}
-
-/// One back-channel call to make.
-struct Post {
-    rp: String,
-    url: String,
-    token: String,
-}
-
-/// Sends every logout token at once, one thread each, and waits until all answered or `WAIT`
-/// passed (a call still running then ends by its own timeout, `EACH`).
-fn send_all(posts: Vec<Post>) {
-    if posts.is_empty() {
-        return;
-    }
-    let (tx, rx) = mpsc::channel();
-    let mut started = 0;
-    for post in posts {
-        let tx = tx.clone();
-        let name = post.rp.clone();
-        let spawned = std::thread::Builder::new()
-            .name("backchannel".into())
-            .spawn(move || {
-                deliver(&post);
-                let _ = tx.send(());
-            });
-        match spawned {
-            Ok(_) => started += 1,
-            Err(e) => log::warn(&format!(
-                "back-channel logout of relying party {name} not sent: {e}"
-            )),
-        }
-    }
-    drop(tx);
-    let deadline = Instant::now() + WAIT;
-    for _ in 0..started {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if rx.recv_timeout(left).is_err() {
-            log::warn("back-channel logout: relying parties still unanswered, the logout goes on");
-            return;
-        }
-    }
-}
-
-/// One POST (section 2.5); logs what went wrong, never the token.
-fn deliver(post: &Post) {
-    let form = format!("logout_token={}", util::url_encode(&post.token));
-    let call = Call {
-        method: "POST",
-        url: &post.url,
-        basic: None,
-        json: None,
-        form: Some(&form),
-        timeout: EACH,
-    };
-    match upstream::send(&call) {
-        Ok(r) if (200..300).contains(&r.status) => log::debug(&format!(
-            "back-channel logout of relying party {} delivered",
-            post.rp
-        )),
-        Ok(r) => log::warn(&format!(
-            "back-channel logout of relying party {} refused: HTTP {}",
-            post.rp, r.status
-        )),
-        Err(e) => log::warn(&format!(
-            "back-channel logout of relying party {} failed: {e}",
-            post.rp
-        )),
-    }
 }
 
 #[cfg(test)]

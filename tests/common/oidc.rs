@@ -46,8 +46,19 @@ pub fn start(rps: &[(&str, Value)]) -> Portal {
     builder(rps).start()
 }
 
-/// The builder of [`start`], to add settings (test hooks, lifetimes) before starting.
+/// The builder of [`start`], to add settings (test hooks, lifetimes) before starting. The
+/// relying parties' URLs are on loopback: the outbound guard lets the portal reach loopback
+/// (`outboundAllowTo`), as a site with internal relying parties would.
 pub fn builder(rps: &[(&str, Value)]) -> Builder {
+    builder_guarded(rps).ini(&format!("outboundAllowTo = {LOOPBACK}"))
+}
+
+/// The loopback blocks, for `outboundAllowTo`.
+pub const LOOPBACK: &str = "127.0.0.0/8 ::1";
+
+/// [`builder`] without the allow-list: the outbound guard refuses loopback as it does by
+/// default.
+pub fn builder_guarded(rps: &[(&str, Value)]) -> Builder {
     let opts: Map<String, Value> = rps
         .iter()
         .map(|(n, v)| (n.to_string(), v.clone()))

@@ -13,6 +13,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -424,4 +425,170 @@ fn a_dead_relying_party_does_not_hold_the_logout() {
         "no token in the log: {log}"
     );
     drop(silent);
+}
+
+/// The 99th percentile of some durations.
+fn p99(mut d: Vec<Duration>) -> Duration {
+    d.sort();
+    d[(d.len() * 99 / 100).min(d.len() - 1)]
+}
+
+/// `DELETE /session/my`: the JSON logout, timed.
+fn json_logout(p: &Portal, id: &str) -> Duration {
+    let h = [
+        ("Accept", "application/json"),
+        ("Cookie", &*format!("lemonldap={id}")),
+    ];
+    let start = Instant::now();
+    let r = p.client().send("DELETE", "/session/my", &h, b"");
+    assert_eq!(r.status, 200, "{}", r.text());
+    start.elapsed()
+}
+
+#[test]
+fn a_relying_party_that_never_answers_slows_no_logout_and_no_user() {
+    let (rx, unused) = (Receiver::start(), Receiver::start());
+    // Accepts every connection and never answers one.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!(
+        "http://127.0.0.1:{}/bc",
+        silent.local_addr().unwrap().port()
+    );
+    std::thread::spawn(move || {
+        let held: Vec<_> = silent.incoming().flatten().collect();
+        drop(held);
+    });
+    let dead = [(
+        "silent",
+        rp(
+            "silent",
+            json!({"LogoutType": "back", "LogoutUrl": silent_url}),
+        ),
+    )];
+    let p = portal(&rx, &unused, &dead).start();
+    let timed_sid = p.login("rtyler");
+    // 8 users log in, use the silent RP, log out, for 4 s and at least 300 logouts (past the
+    // 256 notices one RP may have waiting), 30 s at most.
+    let (started, total, left) = (Instant::now(), AtomicUsize::new(0), AtomicUsize::new(8));
+    let go_on = || {
+        let t = started.elapsed();
+        t < Duration::from_secs(30)
+            && (t < Duration::from_secs(4) || total.load(Ordering::Relaxed) < 300)
+    };
+    let (logouts, timed) = std::thread::scope(|s| {
+        let loopers: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut took = Vec::new();
+                    while go_on() {
+                        let (id, _) = used(&p, &["silent"]);
+                        took.push(json_logout(&p, &id));
+                        total.fetch_add(1, Ordering::Relaxed);
+                    }
+                    left.fetch_sub(1, Ordering::Relaxed);
+                    took
+                })
+            })
+            .collect();
+        let h = [
+            ("Accept", "application/json"),
+            ("Cookie", &*format!("lemonldap={timed_sid}")),
+        ];
+        let mut timed = Vec::new();
+        while left.load(Ordering::Relaxed) > 0 {
+            let start = Instant::now();
+            assert_eq!(p.client().get("/", &h).status, 200);
+            timed.push(start.elapsed());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let logouts: Vec<Duration> = loopers
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        (logouts, timed)
+    });
+    let (n, lp, tp) = (logouts.len(), p99(logouts), p99(timed));
+    eprintln!("{n} logouts, p99 {lp:?}; the timed user's p99 {tp:?}");
+    assert!(n >= 300, "{n} logouts");
+    assert!(lp < Duration::from_millis(500), "logout p99 {lp:?}");
+    assert!(
+        tp < Duration::from_millis(300),
+        "the timed user's p99 {tp:?}"
+    );
+    // Meanwhile another RP is told at once: the silent one holds one sender, not both.
+    let (id, sid) = used(&p, &["back"]);
+    json_logout(&p, &id);
+    let bc = rx.tokens("/bc", 1);
+    assert_eq!(bc.len(), 1, "the healthy RP waits behind the silent one");
+    verify(&p, &bc[0], "back", Some(&sid));
+    // The notices did go, each try at the silent RP ending in a logged timeout, and past 256
+    // waiting for it the others were dropped, each with an error line naming it.
+    let log = p.log();
+    assert!(
+        log.contains("back-channel logout of relying party silent failed (try 1)"),
+        "{log}"
+    );
+    let dropped =
+        "back-channel logout of relying party silent dropped: 256 notices already waiting";
+    let line = log.lines().find(|l| l.contains(dropped)).expect(dropped);
+    assert!(line.contains("[error]"), "{line}");
+    assert!(!log.contains("eyJ"), "no token in the log");
+}
+
+#[test]
+fn a_notice_that_fails_is_tried_again_and_delivered() {
+    let (rx, unused) = (Receiver::start(), Receiver::start());
+    // Answers 503 to the first request, 200 to the others; records the bodies.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}/bc", l.local_addr().unwrap().port());
+    let got: Arc<Mutex<Vec<String>>> = Arc::default();
+    let keep = got.clone();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let (mut line, mut len) = (String::new(), 0);
+            loop {
+                line.clear();
+                r.read_line(&mut line).unwrap();
+                let lower = line.trim().to_ascii_lowercase();
+                if lower.is_empty() {
+                    break;
+                }
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; len];
+            r.read_exact(&mut body).unwrap();
+            let mut all = keep.lock().unwrap();
+            all.push(String::from_utf8(body).unwrap());
+            let status = if all.len() == 1 { "503 Busy" } else { "200 OK" };
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+    });
+    let flaky = [(
+        "flaky",
+        rp("flaky", json!({"LogoutType": "back", "LogoutUrl": url})),
+    )];
+    let p = portal(&rx, &unused, &flaky).start();
+    let (id, _) = used(&p, &["flaky"]);
+    assert!(json_logout(&p, &id) < Duration::from_secs(1));
+    let until = Instant::now() + Duration::from_secs(15);
+    while got.lock().unwrap().len() < 2 {
+        assert!(Instant::now() < until, "not tried again: {}", p.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let bodies = got.lock().unwrap().clone();
+    assert_eq!(bodies[0], bodies[1], "the same token, tried again");
+    let token = bodies[1].strip_prefix("logout_token=").unwrap();
+    verify(&p, token, "flaky", None);
+    let log = p.log();
+    assert!(
+        log.contains("back-channel logout of relying party flaky failed (try 1): HTTP 503"),
+        "{log}"
+    );
+    assert!(!log.contains("given up"), "{log}");
 }

@@ -53,7 +53,7 @@ impl RestConf {
             form: None,
             timeout: self.timeout,
         };
-        object(&url, &upstream::send(&call)?)
+        object(&url, &upstream::send_configured(&call)?)
     }
 
     /// The metadata of a configuration (`latest` or a number), when available.

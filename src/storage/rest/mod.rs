@@ -57,7 +57,7 @@ impl RestSessions {
     fn call(&self, method: &str, id: &str, body: Option<&Value>) -> Result<upstream::Reply> {
         check_id(id)?;
         let url = format!("{}/{id}", self.base_url);
-        upstream::send(&Call {
+        upstream::send_configured(&Call {
             method,
             url: &url,
             basic: self.basic.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
