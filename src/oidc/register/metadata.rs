@@ -12,6 +12,12 @@ pub enum RegError {
     RedirectUri,
     /// `invalid_client_metadata`.
     Metadata,
+    /// `temporarily_unavailable` (RFC 6749 4.1.2.1's code; RFC 7591 3.2.2 allows others):
+    /// over the address's registration rate, 429 with `Retry-After`.
+    TooMany,
+    /// `access_denied` (RFC 6749 4.1.2.1): the provider holds its most self-registered
+    /// clients, 403.
+    Full,
 }
 
 impl RegError {
@@ -20,6 +26,17 @@ impl RegError {
         match self {
             RegError::RedirectUri => "invalid_redirect_uri",
             RegError::Metadata => "invalid_client_metadata",
+            RegError::TooMany => "temporarily_unavailable",
+            RegError::Full => "access_denied",
+        }
+    }
+
+    /// The HTTP status of the answer.
+    pub fn status(self) -> u16 {
+        match self {
+            RegError::RedirectUri | RegError::Metadata => 400,
+            RegError::TooMany => 429,
+            RegError::Full => 403,
         }
     }
 }
