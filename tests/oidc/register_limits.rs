@@ -2,7 +2,7 @@
 //! registrations from one address (127.0.0.2) grow neither the data folder nor the server's
 //! memory; the rate answers 429 with `Retry-After` while another address still registers;
 //! oversized metadata, a full set of self-registered clients, and the versions registrations
-//! leave behind are each bounded.
+//! leave behind are each bounded. Item 14 too: a self-registered client is no open redirect.
 use crate::common::hostile::{self, request_from};
 use crate::common::oidc::*;
 use crate::common::{Portal, Resp};
@@ -158,4 +158,76 @@ fn the_rate_is_per_address() {
     assert_eq!(r.status, 429, "{}", r.text());
     assert!(r.header("retry-after").is_some());
     assert_eq!(register_from(&p, "127.0.0.3", &minimal()).status, 201);
+}
+
+/// Issue 40, item 14: a post-logout URI off the client's origins is refused at registration;
+/// a self-registered client's URI is followed only with a verified hint issued to it.
+#[test]
+fn a_self_registered_client_is_no_open_redirect_at_logout() {
+    const BYE: &str = "http://127.0.0.1:19999/bye";
+    let p = portal(&[]);
+    let evil =
+        json!({"redirect_uris": [CB], "post_logout_redirect_uris": ["http://evil.example/"]});
+    let r = register_from(&p, "127.0.0.2", &evil);
+    assert_eq!(
+        (r.status, r.json()["error"].clone()),
+        (400, json!("invalid_client_metadata"))
+    );
+    let userinfo = json!({"redirect_uris": ["http://127.0.0.1:19999@evil.example/cb"]});
+    assert_eq!(register_from(&p, "127.0.0.2", &userinfo).status, 400);
+    let r = register_from(
+        &p,
+        "127.0.0.2",
+        &json!({"redirect_uris": [CB], "post_logout_redirect_uris": [BYE],
+            "id_token_signed_response_alg": "HS256"}),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let a = r.json();
+    let (id, secret) = (
+        a["client_id"].as_str().unwrap(),
+        a["client_secret"].as_str().unwrap(),
+    );
+    // Without a hint: the portal's logout page, not the registered URI.
+    let q = format!(
+        "/oauth2/logout?client_id={id}&post_logout_redirect_uri={}&state=z",
+        enc(BYE)
+    );
+    let r = p.client().get(&q, &[]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("location").is_none());
+    // With a verified ID token of that client: back to it.
+    let sid = p.login("dwho");
+    let cookie = format!("lemonldap={sid}");
+    let page = authorize(&p, Some(&sid), &query(id, ""), &[]).text();
+    let at = page.find("name=\"token\" value=\"").expect("consent page") + 20;
+    let csrf = &page[at..at + page[at..].find('"').unwrap()];
+    let f = [
+        ("response_type", "code"),
+        ("client_id", id),
+        ("scope", "openid"),
+        ("redirect_uri", CB),
+        ("state", "st1"),
+        ("nonce", "n1"),
+        ("token", csrf),
+        ("confirm", "1"),
+    ];
+    let r = p
+        .client()
+        .post_form("/oauth2/authorize", &f, &[("Cookie", &cookie)]);
+    let c = param(r.header("location").expect("redirect"), "code").unwrap();
+    let f = [
+        ("grant_type", "authorization_code"),
+        ("code", c.as_str()),
+        ("redirect_uri", CB),
+    ];
+    let t = token(&p, Some((id, secret)), &f);
+    assert_eq!(t.status, 200, "{}", t.text());
+    let idt = t.json()["id_token"].as_str().unwrap().to_string();
+    let q = format!(
+        "/oauth2/logout?id_token_hint={idt}&post_logout_redirect_uri={}&state=z",
+        enc(BYE)
+    );
+    let r = p.client().get(&q, &[]);
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert_eq!(r.header("location"), Some(&*format!("{BYE}?state=z")));
 }
