@@ -7,7 +7,9 @@
 //! (<name>)" and the caller's address), then put in force at once.
 //!
 //! Open to anyone when on (no initial access token, as LemonLDAP::NG): anybody may then add
-//! relying parties and configuration versions, which is why it is off by default. Off, the path
+//! relying parties and configuration versions, which is why it is off by default, and why
+//! `limits` bounds the rate per address, the metadata's size, the self-registered clients and
+//! the versions registrations leave behind. Off, the path
 //! is unknown (404; LemonLDAP::NG answers a bare server error).
 //!
 //! Stricter than LemonLDAP::NG, as RFC 7591 2 and 3.2.2 say: redirect URIs are absolute
