@@ -220,6 +220,22 @@ fn set_is_in_force_and_concurrent_saves_on_the_sqlite_store() {
 #[test]
 fn set_reaches_honoured_keys_without_a_default() {
     let p = start_on(Store::File, proxy_conf());
+    // Unset, they read as what they mean unset.
+    let r = cli(
+        &p,
+        &[
+            "get",
+            "issuerDBOpenIDConnectRule",
+            "oidcServiceAllowDynamicRegistration",
+        ],
+    );
+    assert_eq!(
+        r.stdout,
+        "issuerDBOpenIDConnectRule = 1
+oidcServiceAllowDynamicRegistration = 0
+",
+        "{r:?}"
+    );
     let r = cli(
         &p,
         &[

@@ -69,6 +69,11 @@ pub struct Metadata {
     pub refresh: bool,
 }
 
+/// URIs a registration may give in each list (`redirect_uris`, `post_logout_redirect_uris`,
+/// `request_uris`): every redirect origin is a `frame-ancestors` source of the check-session
+/// page, whose header must stay small however many clients register.
+pub const MAX_URIS: usize = 10;
+
 /// A refusal: its code and what is wrong.
 pub type Refusal = (RegError, String);
 
@@ -86,6 +91,9 @@ impl Metadata {
         let list = |k: &str| -> std::result::Result<Vec<String>, Refusal> {
             match m.get(k) {
                 None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(a)) if k.ends_with("_uris") && a.len() > MAX_URIS => {
+                    Err(bad(&format!("{k} holds more than {MAX_URIS} URIs")))
+                }
                 Some(Value::Array(a)) => a
                     .iter()
                     .map(|v| v.as_str().map(str::to_string))
@@ -365,6 +373,9 @@ mod tests {
             parse(json!({"redirect_uris": ["https://rp@evil.example/cb"]})),
             Err(uri)
         );
+        let many: Vec<String> = (0..=MAX_URIS).map(|i| format!("http://rp/{i}")).collect();
+        assert_eq!(with("post_logout_redirect_uris", json!(many)), Err(meta));
+        assert_eq!(parse(json!({"redirect_uris": many})), Err(meta));
         assert!(with("request_uris", json!(["https://rp/r"])).is_ok());
         assert_eq!(with("request_uris", json!(["ftp://rp/r"])), Err(meta));
         assert!(with("request_uris", json!(["https://rp/r#c2hhMjU2"])).is_ok());
