@@ -6,8 +6,9 @@
 //! by registrations that are kept (`oidcServiceDynamicRegistrationKeptVersions`; older ones
 //! made by registrations are removed, never a version saved otherwise). Defaults live in
 //! `config::defaults`; the handler in `register` applies them.
-use crate::config::Conf;
+use crate::config::as_u64;
 use crate::storage::ConfStore;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
@@ -25,8 +26,9 @@ const WINDOW: i64 = 60;
 /// table never grows without bound, and a flood from many addresses fails closed).
 const MAX_ADDRESSES: usize = 10_000;
 
-/// The limits in force, read from the configuration (negative values read as 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The limits in force, parsed with the provider's settings (`oidc::Settings`); the default
+/// (all 0) allows no registration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Registration requests a minute from one address (0: none).
     pub rate: u32,
@@ -39,15 +41,24 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits of `conf`.
-    pub fn of(conf: &Conf) -> Limits {
-        let n = |k: &str| conf.get_i64(k).unwrap_or(0).max(0);
-        Limits {
-            rate: u32::try_from(n("oidcServiceDynamicRegistrationRate")).unwrap_or(u32::MAX),
-            max_clients: n("oidcServiceDynamicRegistrationMaxClients") as usize,
-            max_size: n("oidcServiceDynamicRegistrationMaxSize") as usize,
-            kept_versions: n("oidcServiceDynamicRegistrationKeptVersions") as usize,
-        }
+    /// The limits of a configuration (defaults merged): each key a non-negative integer, else
+    /// the error that refuses the configuration (naming key and value).
+    pub fn from_raw(raw: &Map<String, Value>) -> Result<Limits, String> {
+        let n = |k: &str| -> Result<u64, String> {
+            match raw.get(k) {
+                // Defaults are merged before; absent only in a test's bare document: none.
+                None => Ok(0),
+                Some(v) => as_u64(v)
+                    .filter(|n| *n <= u64::from(u32::MAX))
+                    .ok_or_else(|| format!("{k} = {v}: not a non-negative integer")),
+            }
+        };
+        Ok(Limits {
+            rate: n("oidcServiceDynamicRegistrationRate")? as u32,
+            max_clients: n("oidcServiceDynamicRegistrationMaxClients")? as usize,
+            max_size: n("oidcServiceDynamicRegistrationMaxSize")? as usize,
+            kept_versions: n("oidcServiceDynamicRegistrationKeptVersions")? as usize,
+        })
     }
 }
 
@@ -92,7 +103,7 @@ fn address_key(ip: IpAddr) -> IpAddr {
 }
 
 /// How many self-registered relying parties a configuration document holds.
-pub fn registered(doc: &serde_json::Map<String, serde_json::Value>) -> usize {
+pub fn registered(doc: &Map<String, Value>) -> usize {
     doc.get("oidcRPMetaDataOptions")
         .and_then(|o| o.as_object())
         .map_or(0, |o| o.keys().filter(|k| k.starts_with(PREFIX)).count())
@@ -193,6 +204,30 @@ mod tests {
         let sqlite = crate::storage::sqlite::conf::SqliteConf::open(&db, "lmConfig").unwrap();
         prune_keeps_what_it_must(&sqlite);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn limits_are_non_negative_integers() {
+        let raw = |v: Value| {
+            let mut m = Map::new();
+            m.insert("oidcServiceDynamicRegistrationRate".into(), v);
+            m
+        };
+        assert_eq!(
+            Limits::from_raw(&raw(serde_json::json!("7"))).unwrap().rate,
+            7
+        );
+        for bad in [
+            serde_json::json!(-1),
+            serde_json::json!("soon"),
+            serde_json::json!(1e12),
+        ] {
+            let e = Limits::from_raw(&raw(bad)).unwrap_err();
+            assert!(
+                e.starts_with("oidcServiceDynamicRegistrationRate = "),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let ip = req.ip();
     // As LemonLDAP::NG: a notice per request, so that floods show in the log.
     crate::log::notice(&format!("OpenID Connect registration request from {ip}"));
-    let limits = Limits::of(conf);
+    let limits = conf.area::<super::Settings>().registration;
     if let Err(wait) = limits::admit(req.client, limits.rate, crate::util::now()) {
         let why = format!("more than {} registrations a minute from {ip}", limits.rate);
         return Ok(refused(RegError::TooMany, &why).with_header("Retry-After", wait.to_string()));
