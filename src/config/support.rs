@@ -711,6 +711,42 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// Whether Limette reads and honours the main-configuration key `key`: a key of the table of
+/// honoured keys (`IMPLEMENTED`) or of the defaults table (`config::defaults`), which every key
+/// Limette adds has its default in. `config set` accepts exactly these when the stored
+/// configuration lacks them.
+pub fn is_honoured(key: &str) -> bool {
+    IMPLEMENTED.iter().any(|k| k.key == key)
+        || crate::config::defaults::defaults().contains_key(key)
+}
+
+/// The value an honoured key has when nothing sets it, for reading a new value with the right
+/// type: LemonLDAP::NG's default when it has one, else the empty value of its manager type (`0`
+/// for `bool` and `int`, `{}` for the containers, `""` for the rest). `None`: not honoured.
+pub fn unset_value(key: &str) -> Option<Value> {
+    if !is_honoured(key) {
+        return None;
+    }
+    if let Some(v) = crate::config::defaults::defaults().get(key) {
+        return Some(v.clone());
+    }
+    let Some(k) = llng_keys().get(key) else {
+        return Some(Value::String(String::new()));
+    };
+    Some(match (k.default(), k.kind) {
+        (Some(v), _) => v,
+        (None, "bool" | "int" | "trool") => Value::from(0),
+        (None, kind) if kind.ends_with("Container") => Value::Object(Default::default()),
+        (None, _) => Value::String(String::new()),
+    })
+}
+
+/// Whether the value of `key` is a rule or a flag (LemonLDAP::NG's `boolOrExpr`): text, even
+/// when the value it replaces is the number `1`.
+pub fn is_rule_or_flag(key: &str) -> bool {
+    llng_keys().get(key).is_some_and(|k| k.kind == "boolOrExpr")
+}
+
 /// The main-configuration keys a `[portal]` section may override: every key LemonLDAP::NG
 /// knows and every key of Limette's defaults.
 pub fn is_known_key(key: &str) -> bool {

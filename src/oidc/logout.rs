@@ -11,7 +11,8 @@
 //! (signature with the RP's algorithm and key, issuer, `aud`/`azp`) and refuses a forged one,
 //! and binds it to the session by `sub` and `sid`. An expired hint is still a hint (section
 //! 2: the OP SHOULD accept it). An unregistered URI or a forged hint is refused before
-//! anything is ended or asked.
+//! anything is ended or asked. A self-registered relying party (`register-*`, which anyone may
+//! add when registration is on) is sent back to its URI only with a verified hint issued to it.
 use super::{jwt, Params, Rp, Settings};
 use crate::app::{App, Reach};
 use crate::config::Conf;
@@ -134,7 +135,14 @@ pub fn read<'a>(
             }
             let state: Vec<(&str, &str)> =
                 p.state().map(|s| vec![("state", s)]).unwrap_or_default();
-            Some(super::with_params(uri, &state))
+            // Anyone may have registered a self-registered client's URIs: it is followed only
+            // with a verified hint issued to that client (so after a login through it), else
+            // the portal's page is shown, never an open redirect.
+            let self_registered = rp.name.starts_with(super::register::limits::PREFIX);
+            let hinted = hint
+                .as_ref()
+                .is_some_and(|h| h.rp.client_id == rp.client_id);
+            (hinted || !self_registered).then(|| super::with_params(uri, &state))
         }
     };
     Ok(Ask { rp, hint, target })
@@ -351,6 +359,19 @@ mod tests {
         assert!(read(&s, iss, &other).is_err());
         let bare = read(&s, iss, &Params::default()).unwrap();
         assert!(bare.rp.is_none() && bare.hint.is_none() && bare.target.is_none());
+    }
+
+    #[test]
+    fn a_self_registered_client_needs_its_hint_to_be_followed() {
+        let mut s = settings(false);
+        s.rps[0].name = "register-1700000000".into();
+        let iss = "http://p/";
+        let bye = ("post_logout_redirect_uri", "http://rp/bye");
+        let bare = read(&s, iss, &q(&[("client_id", "c"), bye])).unwrap();
+        assert!(bare.target.is_none(), "the portal's page, not the URI");
+        let h = hint(b"s", iss, "dwho", "x");
+        let hinted = read(&s, iss, &q(&[("id_token_hint", &h), bye])).unwrap();
+        assert_eq!(hinted.target.as_deref(), Some("http://rp/bye"));
     }
 
     #[test]

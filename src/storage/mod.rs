@@ -131,6 +131,13 @@ pub trait ConfStore: Send + Sync {
     /// Saves `conf` as number latest+1 (written into its `cfgNum`) atomically: concurrent
     /// savers never get the same number. Read-only stores refuse.
     fn save(&self, conf: &Map<String, Value>) -> Result<u64>;
+    /// Removes version `num`: `true` when it was there and is gone, `false` when absent or
+    /// when the store cannot remove (the default: a read-only or remote store keeps every
+    /// version). Only dynamic registration's bound on its own versions calls it.
+    fn remove(&self, num: u64) -> Result<bool> {
+        let _ = num;
+        Ok(false)
+    }
     /// A short description for logs and the CLI.
     fn describe(&self) -> String;
 }

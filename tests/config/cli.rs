@@ -214,3 +214,65 @@ fn set_is_in_force_and_concurrent_saves_on_the_file_store() {
 fn set_is_in_force_and_concurrent_saves_on_the_sqlite_store() {
     set_is_in_force_and_saves_do_not_collide(Store::Sqlite);
 }
+
+/// Issue 40, item 15: keys Limette honours with no default (`issuerDBOpenIDConnectRule`,
+/// `oidcServiceAllowDynamicRegistration`, a hash of the service) answered "Unknown key".
+#[test]
+fn set_reaches_honoured_keys_without_a_default() {
+    let p = start_on(Store::File, proxy_conf());
+    // Unset, they read as what they mean unset.
+    let r = cli(
+        &p,
+        &[
+            "get",
+            "issuerDBOpenIDConnectRule",
+            "oidcServiceAllowDynamicRegistration",
+        ],
+    );
+    assert_eq!(
+        r.stdout,
+        "issuerDBOpenIDConnectRule = 1
+oidcServiceAllowDynamicRegistration = 0
+",
+        "{r:?}"
+    );
+    let r = cli(
+        &p,
+        &[
+            "-yes",
+            "1",
+            "set",
+            "issuerDBOpenIDConnectRule",
+            "$uid ne \"guest\"",
+            "oidcServiceAllowDynamicRegistration",
+            "1",
+            "oidcServiceDynamicRegistrationExportedVars/email",
+            "mail",
+        ],
+    );
+    assert_eq!(r.code, Some(0), "{r:?}");
+    let r = cli(
+        &p,
+        &[
+            "get",
+            "issuerDBOpenIDConnectRule",
+            "oidcServiceAllowDynamicRegistration",
+            "oidcServiceDynamicRegistrationExportedVars/email",
+        ],
+    );
+    assert_eq!(
+        r.stdout,
+        "issuerDBOpenIDConnectRule = $uid ne \"guest\"\noidcServiceAllowDynamicRegistration = 1\n\
+         oidcServiceDynamicRegistrationExportedVars/email = mail\n",
+        "{r:?}"
+    );
+    // Still refused: a key nobody knows, and one LemonLDAP::NG knows that Limette does not read.
+    for (key, text) in [
+        ("oidcServiceAllowDynamicRegistrationX", "Unknown key"),
+        ("SMTPPort", "does not read"),
+    ] {
+        let r = cli(&p, &["set", key, "1"]);
+        assert_eq!(r.code, Some(2), "{key}: {r:?}");
+        assert!(r.stderr.contains(text), "{key}: {}", r.stderr);
+    }
+}

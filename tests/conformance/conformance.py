@@ -81,6 +81,8 @@ def limette_config(work, tls_port, tool_port):
     conf["oidcServiceAllowImplicitFlow"] = 1
     conf["oidcServiceAllowHybridFlow"] = 1
     conf["oidcServiceAllowDynamicRegistration"] = 1
+    # The tool registers a client per test, all from 127.0.0.1.
+    conf["oidcServiceDynamicRegistrationRate"] = 1000
     base = "http://127.0.0.1:{}/".format(tool_port)
     for alg in ALGS:
         name = "conf-" + alg

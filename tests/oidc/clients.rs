@@ -341,6 +341,7 @@ fn register(p: &Portal, body: &Value) -> Resp {
 fn registration_then_a_code_flow_with_the_new_client() {
     let p = builder(&[("rp1", rp("rp1", json!({})))])
         .conf("oidcServiceAllowDynamicRegistration", json!(1))
+        .conf("oidcServiceDynamicRegistrationRate", json!(100))
         .conf(
             "oidcServiceDynamicRegistrationExportedVars",
             json!({"email": "mail"}),

@@ -20,6 +20,7 @@ mod keys;
 mod lifetimes;
 mod logout;
 mod outbound;
+mod register_limits;
 mod requests;
 mod resources;
 mod rp;

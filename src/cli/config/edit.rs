@@ -1,10 +1,10 @@
 //! `config set`, `addKey`, `delKey`: turning arguments into a new document. For `set` a key
-//! must already exist (in the stored configuration or the defaults table; `hash/sub` reaches
-//! inside a hash); `addKey` creates entries (and missing levels) under a hash, as
+//! must exist (in the stored configuration, or be one Limette honours: `support::is_honoured`,
+//! typed by its unset value; `hash/sub` reaches inside a hash); `addKey` creates entries (and missing levels) under a hash, as
 //! `lemonldap-ng-cli` does; `delKey` removes one. A value is read with the type of the value it
 //! replaces (number, 0/1 flag, JSON object or array, text), and the `cfg*` metadata cannot be
 //! set by hand. Every argument is checked before anything is saved; saving is the caller's.
-use crate::config::defaults;
+use crate::config::{defaults, support};
 use crate::error::{Error, Result};
 use crate::storage::save::META_KEYS;
 use serde_json::{Map, Value};
@@ -18,8 +18,28 @@ pub fn apply(
     let mut out = stored.clone();
     for (path, text) in pairs {
         let parts = split_path(path, sep)?;
-        let merged = defaults::merged(&out);
-        let current = current_value(&merged, &parts, path)?;
+        let mut merged = defaults::merged(&out);
+        // A key Limette honours may be absent from the document and from the defaults (no
+        // default, as `issuerDBOpenIDConnectRule`): its unset value gives it a type.
+        if !merged.contains_key(parts[0]) {
+            match support::unset_value(parts[0]) {
+                Some(v) => {
+                    merged.insert(parts[0].to_string(), v);
+                }
+                None if support::support(parts[0]).is_some() => {
+                    return Err(Error::bad(format!(
+                        "{} is a LemonLDAP::NG key that Limette does not read",
+                        parts[0]
+                    )))
+                }
+                None => {}
+            }
+        }
+        let current = match (parts.len(), current_value(&merged, &parts, path)?) {
+            // A rule or a flag (`boolOrExpr`): text, whatever the value it replaces.
+            (1, _) if support::is_rule_or_flag(parts[0]) => None,
+            (_, c) => c,
+        };
         let value = typed(path, text, current)?;
         set_path(&mut out, &merged, &parts, value);
     }
@@ -177,6 +197,49 @@ mod tests {
         assert!(c.is_err(), "locationRules/h does not exist yet");
         let c = set(&[("groups", "{\"g\": \"1\"}")]).unwrap();
         assert_eq!(c["groups"], json!({"g": "1"}));
+    }
+
+    #[test]
+    fn every_honoured_key_can_be_set_even_without_a_default() {
+        let c = set(&[
+            ("issuerDBOpenIDConnectRule", "$uid ne \"guest\""),
+            ("oidcServiceAllowDynamicRegistration", "1"),
+            ("oidcServiceDynamicRegistrationExportedVars/email", "mail"),
+        ])
+        .unwrap();
+        assert_eq!(c["issuerDBOpenIDConnectRule"], "$uid ne \"guest\"");
+        assert_eq!(c["oidcServiceAllowDynamicRegistration"], 1);
+        assert_eq!(
+            c["oidcServiceDynamicRegistrationExportedVars"],
+            json!({"email": "mail"})
+        );
+        // A rule replacing the flag 1 is still text.
+        let mut one = stored();
+        one.insert("issuerDBOpenIDConnectRule".into(), json!(1));
+        let p = [("issuerDBOpenIDConnectRule".to_string(), "$uid".to_string())];
+        assert_eq!(
+            apply(&one, &p, "/").unwrap()["issuerDBOpenIDConnectRule"],
+            "$uid"
+        );
+        // The mechanism is the table, not a list: every honoured key takes a value of its type.
+        let settable = crate::config::support::IMPLEMENTED
+            .iter()
+            .filter(|k| !META_KEYS.contains(&k.key));
+        for k in settable {
+            let text = match support::unset_value(k.key) {
+                Some(Value::Number(_)) => "1",
+                Some(Value::Object(_)) => "{}",
+                Some(Value::Array(_)) => "[]",
+                Some(_) => "x",
+                None => panic!("{} is honoured", k.key),
+            };
+            assert!(set(&[(k.key, text)]).is_ok(), "{}", k.key);
+        }
+        assert_eq!(
+            msg(set(&[("oidcServiceAllowDynamicRegistrationX", "1")])),
+            "not found: Unknown key oidcServiceAllowDynamicRegistrationX"
+        );
+        assert!(msg(set(&[("SMTPPort", "25")])).contains("does not read"));
     }
 
     #[test]

@@ -222,6 +222,8 @@ fn lookup(conf: &Map<String, Value>, key: &str, sep: &str) -> Option<Value> {
         Err(_) => match keys::answer(conf, &path) {
             Ok(Value::Object(mut a)) => Some(a.remove("value").unwrap_or(Value::Object(a))),
             Ok(list) => Some(list),
+            // A key Limette honours that nothing sets: what it means unset, as `set` reads it.
+            Err(_) if path.len() == 1 => crate::config::support::unset_value(&path[0]),
             Err(_) => None,
         },
     }

@@ -1,6 +1,7 @@
 //! The client metadata of a registration (RFC 7591 2; OpenID Connect Dynamic Client
 //! Registration 1.0, 2), read and checked: what Limette registers, and the refusals with
 //! RFC 7591 3.2.2's codes. No HTTP here; `register` writes the RP and answers.
+use crate::http::response::origin_of;
 use crate::oidc::jwt::Alg;
 use crate::oidc::rp_keys::{parse_jwks, AuthMethod};
 use serde_json::{json, Map, Value};
@@ -12,6 +13,12 @@ pub enum RegError {
     RedirectUri,
     /// `invalid_client_metadata`.
     Metadata,
+    /// `temporarily_unavailable` (RFC 6749 4.1.2.1's code; RFC 7591 3.2.2 allows others):
+    /// over the address's registration rate, 429 with `Retry-After`.
+    TooMany,
+    /// `access_denied` (RFC 6749 4.1.2.1): the provider holds its most self-registered
+    /// clients, 403.
+    Full,
 }
 
 impl RegError {
@@ -20,6 +27,17 @@ impl RegError {
         match self {
             RegError::RedirectUri => "invalid_redirect_uri",
             RegError::Metadata => "invalid_client_metadata",
+            RegError::TooMany => "temporarily_unavailable",
+            RegError::Full => "access_denied",
+        }
+    }
+
+    /// The HTTP status of the answer.
+    pub fn status(self) -> u16 {
+        match self {
+            RegError::RedirectUri | RegError::Metadata => 400,
+            RegError::TooMany => 429,
+            RegError::Full => 403,
         }
     }
 }
@@ -51,6 +69,11 @@ pub struct Metadata {
     pub refresh: bool,
 }
 
+/// URIs a registration may give in each list (`redirect_uris`, `post_logout_redirect_uris`,
+/// `request_uris`): every redirect origin is a `frame-ancestors` source of the check-session
+/// page, whose header must stay small however many clients register.
+pub const MAX_URIS: usize = 10;
+
 /// A refusal: its code and what is wrong.
 pub type Refusal = (RegError, String);
 
@@ -68,6 +91,9 @@ impl Metadata {
         let list = |k: &str| -> std::result::Result<Vec<String>, Refusal> {
             match m.get(k) {
                 None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(a)) if k.ends_with("_uris") && a.len() > MAX_URIS => {
+                    Err(bad(&format!("{k} holds more than {MAX_URIS} URIs")))
+                }
                 Some(Value::Array(a)) => a
                     .iter()
                     .map(|v| v.as_str().map(str::to_string))
@@ -99,15 +125,24 @@ impl Metadata {
             return Err((RegError::RedirectUri, "redirect_uris is required".into()));
         }
         for u in &redirect_uris {
-            if !is_redirect_uri(u) {
-                let why = format!("{u}: not an absolute http(s) URI without fragment");
+            if !is_registrable(u) {
+                let why = format!(
+                    "{u}: not an absolute http(s) URI with a plain host and without fragment"
+                );
                 return Err((RegError::RedirectUri, why));
             }
         }
+        // The redirect URIs' origins are what the check-session page may be framed by; a
+        // post-logout URI goes to one of them, never to another host.
+        let origins: Vec<String> = redirect_uris.iter().filter_map(|u| origin_of(u)).collect();
         let post_logout_uris = list("post_logout_redirect_uris")?;
-        if let Some(u) = post_logout_uris.iter().find(|u| !is_redirect_uri(u)) {
+        if let Some(u) = post_logout_uris
+            .iter()
+            .find(|u| !is_registrable(u) || !origin_of(u).is_some_and(|o| origins.contains(&o)))
+        {
             return Err(bad(&format!(
-                "post_logout_redirect_uris: {u} is not an absolute http(s) URI"
+                "post_logout_redirect_uris: {u} is not an absolute http(s) URI on the origin \
+                 of a redirect URI"
             )));
         }
         let request_uris = list("request_uris")?;
@@ -249,6 +284,13 @@ impl Metadata {
     }
 }
 
+/// What a registration may give as a redirect or post-logout URI: [`is_redirect_uri`], and a
+/// web origin a browser names the same way (a plain host and port: no user information, which
+/// would show one host and reach another).
+pub fn is_registrable(u: &str) -> bool {
+    is_redirect_uri(u) && origin_of(u).is_some()
+}
+
 /// An absolute http(s) URI with a host, no fragment, no whitespace (RFC 7591 2; the option
 /// is space-separated).
 pub fn is_redirect_uri(u: &str) -> bool {
@@ -313,6 +355,27 @@ mod tests {
         let m = with("jwks_uri", json!("https://rp/jwks")).unwrap();
         assert!(m.jwks.is_none());
         assert!(m.answer("c", "s", 0).get("jwks_uri").is_none());
+        // Post-logout URIs: on the origin of a redirect URI, a plain host.
+        assert!(with("post_logout_redirect_uris", json!(["http://rp/bye"])).is_ok());
+        for u in [
+            "https://rp/bye",
+            "http://evil/bye",
+            "http://rp@evil/",
+            "javascript:x",
+        ] {
+            assert_eq!(
+                with("post_logout_redirect_uris", json!([u])),
+                Err(meta),
+                "{u}"
+            );
+        }
+        assert_eq!(
+            parse(json!({"redirect_uris": ["https://rp@evil.example/cb"]})),
+            Err(uri)
+        );
+        let many: Vec<String> = (0..=MAX_URIS).map(|i| format!("http://rp/{i}")).collect();
+        assert_eq!(with("post_logout_redirect_uris", json!(many)), Err(meta));
+        assert_eq!(parse(json!({"redirect_uris": many})), Err(meta));
         assert!(with("request_uris", json!(["https://rp/r"])).is_ok());
         assert_eq!(with("request_uris", json!(["ftp://rp/r"])), Err(meta));
         assert!(with("request_uris", json!(["https://rp/r#c2hhMjU2"])).is_ok());

@@ -7,7 +7,9 @@
 //! (<name>)" and the caller's address), then put in force at once.
 //!
 //! Open to anyone when on (no initial access token, as LemonLDAP::NG): anybody may then add
-//! relying parties and configuration versions, which is why it is off by default. Off, the path
+//! relying parties and configuration versions, which is why it is off by default, and why
+//! `limits` bounds the rate per address, the metadata's size, the self-registered clients and
+//! the versions registrations leave behind. Off, the path
 //! is unknown (404; LemonLDAP::NG answers a bare server error).
 //!
 //! Stricter than LemonLDAP::NG, as RFC 7591 2 and 3.2.2 say: redirect URIs are absolute
@@ -17,8 +19,10 @@
 //! carries `client_secret_expires_at` (RFC 7591 3.2.1; LemonLDAP::NG writes
 //! `client_id_expires_at`). `token_endpoint_auth_method` and `jwks` are kept (a Limette
 //! extension under later LemonLDAP::NG's option names).
+pub mod limits;
 pub mod metadata;
 
+pub use limits::Limits;
 pub use metadata::{Metadata, RegError};
 
 use crate::app::App;
@@ -44,6 +48,15 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let ip = req.ip();
     // As LemonLDAP::NG: a notice per request, so that floods show in the log.
     crate::log::notice(&format!("OpenID Connect registration request from {ip}"));
+    let limits = conf.area::<super::Settings>().registration;
+    if let Err(wait) = limits::admit(req.client, limits.rate, crate::util::now()) {
+        let why = format!("more than {} registrations a minute from {ip}", limits.rate);
+        return Ok(refused(RegError::TooMany, &why).with_header("Retry-After", wait.to_string()));
+    }
+    if req.body.len() > limits.max_size {
+        let why = format!("the metadata is over {} bytes", limits.max_size);
+        return Ok(refused(RegError::Metadata, &why));
+    }
     let body = match serde_json::from_slice::<Value>(&req.body) {
         Ok(Value::Object(m)) => m,
         _ => return Ok(refused(RegError::Metadata, "the body is not a JSON object")),
@@ -61,6 +74,13 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         return Err(Error::internal("no configuration to register into"));
     };
     let mut doc = app.confs.load(latest)?;
+    if limits::registered(&doc) >= limits.max_clients {
+        let why = format!(
+            "the provider holds its most self-registered clients ({})",
+            limits.max_clients
+        );
+        return Ok(refused(RegError::Full, &why));
+    }
     let name = rp_name(&doc, now);
     add_rp(&mut doc, &name, &meta, &client_id, &secret);
     super::keygen::complete(&mut doc).map_err(Error::internal)?;
@@ -77,6 +97,12 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     };
     let num = save::save_new(app.confs.as_ref(), &doc, &author)?;
     app.reload_if_newer()?;
+    let removed = limits::prune(app.confs.as_ref(), limits.kept_versions);
+    if removed > 0 {
+        crate::log::info(&format!(
+            "registration: {removed} older configuration versions made by registrations removed"
+        ));
+    }
     crate::log::notice(&format!(
         "relying party {name} registered (client {client_id}), configuration {num}"
     ));
@@ -151,11 +177,11 @@ fn add_rp(doc: &mut Map<String, Value>, name: &str, m: &Metadata, client_id: &st
     }
 }
 
-/// An RFC 7591 3.2.2 error answer: 400, JSON, not cached.
+/// An RFC 7591 3.2.2 error answer: JSON, not cached; 400 for bad metadata.
 fn refused(code: RegError, why: &str) -> Response {
     crate::log::info(&format!("registration refused: {}: {why}", code.as_str()));
     Response::json(
-        400,
+        code.status(),
         &json!({"error": code.as_str(), "error_description": why}),
     )
 }

@@ -80,6 +80,8 @@ pub struct Settings {
     /// The flows served: `oidcServiceAllowAuthorizationCodeFlow` (default on),
     /// `oidcServiceAllowImplicitFlow`, `oidcServiceAllowHybridFlow` (default off).
     pub flows: Flows,
+    /// Dynamic registration's bounds (`oidcServiceDynamicRegistration*`).
+    pub registration: super::register::Limits,
 }
 
 /// The flows the service allows.
@@ -147,6 +149,7 @@ impl Settings {
                 implicit: truthy(raw.get("oidcServiceAllowImplicitFlow")),
                 hybrid: truthy(raw.get("oidcServiceAllowHybridFlow")),
             },
+            registration: super::register::Limits::from_raw(raw)?,
         })
     }
 

@@ -152,6 +152,10 @@ impl ConfStore for FileConf {
         Err(Error::storage("could not claim a configuration number"))
     }
 
+    fn remove(&self, num: u64) -> Result<bool> {
+        super::remove_opt(&self.path(num))
+    }
+
     fn describe(&self) -> String {
         format!("File {}", self.dir.display())
     }

@@ -96,6 +96,18 @@ impl ConfStore for PgConf {
         })
     }
 
+    fn remove(&self, num: u64) -> Result<bool> {
+        let Ok(n) = i32::try_from(num) else {
+            return Ok(false);
+        };
+        let sql = format!("DELETE FROM {} WHERE cfgNum = $1", self.table);
+        let gone = self.pool.run(|c| {
+            let st = c.prepare(&sql)?;
+            c.client().execute(&st, &[&n])
+        })?;
+        Ok(gone > 0)
+    }
+
     fn describe(&self) -> String {
         format!("{} (table {})", self.pool.label(), self.table)
     }

@@ -63,6 +63,11 @@ fn configurations_are_numbered_once_across_savers() {
         r#"INSERT INTO lmConfig (cfgNum, data) VALUES (9, '{"cfgNum":9,"portal":"http://x/"}')"#,
     );
     assert_eq!(a.load(9).unwrap()["portal"], json!("http://x/"));
+    // Removing a version (dynamic registration's bound): once, and the numbering goes on.
+    assert!(a.remove(3).unwrap());
+    assert!(!a.remove(3).unwrap());
+    assert_eq!(a.numbers().unwrap(), [1, 2, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(b.save(&doc(10)).unwrap(), 10);
 }
 
 #[test]

@@ -91,6 +91,15 @@ impl ConfStore for SqliteConf {
         Ok(num)
     }
 
+    fn remove(&self, num: u64) -> Result<bool> {
+        let c = self.db.writer()?;
+        let n = c.execute(
+            &format!("DELETE FROM {} WHERE cfgNum = ?1", self.table),
+            params![num as i64],
+        )?;
+        Ok(n > 0)
+    }
+
     fn describe(&self) -> String {
         format!("SQLite {} ({})", self.db.path(), self.table)
     }
