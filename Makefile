@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint run static static-minimal musl-tools bench bench-tools soak fuzz clean conformance screenshots startup-order
+.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-tools soak fuzz clean conformance screenshots startup-order
 
 # The release and static builds carry the PostgreSQL stores (the postgres feature).
 FEATURES ?= postgres
@@ -54,6 +54,12 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features "$(FEATURES)" -- -D warnings
+
+# Cargo.lock against the RustSec advisory snapshot (ADVISORY_DB, default ../shared/advisory-db;
+# no network), failing on any advisory not accepted with a reason in .ci/advisories-accepted.
+# Installs cargo-audit from crates.io when it is missing (.ci/audit.sh).
+audit:
+	bash .ci/audit.sh
 
 run:
 	$(LINK_ENV) $(CARGO) run --release --features "$(FEATURES)"
