@@ -11,6 +11,7 @@ pub mod front;
 pub mod gate;
 pub mod ini;
 pub mod local;
+pub mod redact;
 pub mod stores;
 pub mod support;
 

@@ -6,5 +6,6 @@ mod common;
 mod python;
 
 mod conf;
+mod conf_secrets;
 mod manager;
 mod status;
