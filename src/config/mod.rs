@@ -5,6 +5,7 @@
 //! area serves them over REST; the top's `cli::config` administers them. Each area parses its
 //! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
 pub mod access;
+pub mod cookie_domain;
 pub mod defaults;
 pub mod diff;
 pub mod front;

@@ -300,7 +300,7 @@ fn the_diff_shows_a_change_and_a_rollback_is_a_new_number_with_the_old_content()
         &[
             ("action", "main"),
             ("timeout", "3600"),
-            ("domain", "example.org"),
+            ("domain", "127.0.0.1"),
         ],
     );
     assert_eq!(r.status, 302, "{}", r.text());

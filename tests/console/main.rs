@@ -6,6 +6,7 @@ mod common;
 mod python;
 
 mod conf;
+mod conf_domain;
 mod conf_secrets;
 mod manager;
 mod status;
