@@ -9,4 +9,5 @@ mod conf;
 mod conf_domain;
 mod conf_secrets;
 mod manager;
+mod page_rules;
 mod status;
