@@ -1,6 +1,7 @@
 //! The one redaction of configuration for anything shown to a person: the console's pages
-//! (a version's keys, the difference of two versions), `config check`'s findings and the log
-//! lines that quote a configuration value. A key is secret by `support::is_secret` (passwords,
+//! (a version's keys, the difference of two versions), `config check`'s findings, the
+//! "Proposed changes" of `limette config set` and the log lines that quote a configuration
+//! value. A key is secret by `support::is_secret` (passwords,
 //! client secrets, private keys, the shared `key`), at any depth: a secret's value is never
 //! shown, and an object or array printed whole (a relying party added or removed between two
 //! versions) is printed with every secret inside it replaced by [`HIDDEN`].
@@ -26,6 +27,12 @@ pub fn shown(secret: bool, key: &str, v: &Value) -> Option<String> {
         Value::Object(_) | Value::Array(_) => redacted(v).to_string(),
         other => value_string(other),
     })
+}
+
+/// Whether a key path (`oidcRPMetaDataOptions/app/oidcRPMetaDataOptionsClientSecret`, its
+/// segments joined by `sep`) names a secret or a value inside one.
+pub fn path_is_secret(path: &str, sep: &str) -> bool {
+    is_secret(path) || (!sep.is_empty() && path.split(sep).any(is_secret))
 }
 
 /// A copy of `v` with the value of every secret key, at any depth (inside objects and inside
