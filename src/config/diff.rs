@@ -1,9 +1,11 @@
 //! What changed between two configuration documents: keys added, removed and changed, nested
 //! objects walked and named by their path (`oidcRPMetaDataOptions/rp/oidcRPMetaDataOptionsClientID`),
-//! arrays and scalars compared whole. A secret (`support::is_secret` on any segment of the
-//! path) is reported as changed without its values. Pure; the console renders it.
+//! arrays and scalars compared whole. Every value goes through `redact::shown`: a secret
+//! (`support::is_secret` on any segment of the path) is reported without its values, and an
+//! object or array added or removed whole (a new relying party) is printed with the secrets
+//! inside it hidden. Pure; the console renders it.
+use super::redact;
 use super::support::is_secret;
-use super::value_string;
 use serde_json::{Map, Value};
 
 /// How one path differs.
@@ -67,7 +69,7 @@ fn walk(
             format!("{at}/{k}")
         };
         let secret = hidden || is_secret(k);
-        let shown = |v: &Value| (!secret).then(|| text(v));
+        let shown = |v: &Value| redact::shown(secret, k, v);
         let line = |change, old: Option<&Value>, new: Option<&Value>| Line {
             path: path.clone(),
             change,
@@ -81,14 +83,6 @@ fn walk(
             (Some(a), None) => out.push(line(Change::Removed, Some(a), None)),
             (None, Some(b)) => out.push(line(Change::Added, None, Some(b))),
         }
-    }
-}
-
-/// A value as one text: scalars as `limette config get` prints them, the rest as JSON.
-fn text(v: &Value) -> String {
-    match v {
-        Value::Object(_) | Value::Array(_) => v.to_string(),
-        other => value_string(other),
     }
 }
 
@@ -158,5 +152,54 @@ mod tests {
         assert_eq!(d[0].path, "globalStorageOptions/password/x");
         assert_eq!((d[0].old.clone(), d[0].new.clone()), (None, None));
         assert!(diff(&old, &old, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_secret_at_any_depth_never_shows() {
+        let rp = |id: &str, secret: &str| {
+            json!({"oidcRPMetaDataOptionsClientID": id,
+                   "oidcRPMetaDataOptionsClientSecret": secret,
+                   "deeper": {"list": [{"ldapPassword": format!("{secret}-in-a-list")}]}})
+        };
+        let old = map(json!({
+            "removedPwd": "gone-secret",
+            "managerPassword": "changed-old",
+            "oidcRPMetaDataOptions": {"old": rp("old", "removed-rp-secret"),
+                                      "kept": rp("kept", "kept-old")},
+        }));
+        let new = map(json!({
+            "samlServicePrivateKeySig": "added-secret",
+            "managerPassword": "changed-new",
+            "oidcRPMetaDataOptions": {"new": rp("new", "added-rp-secret"),
+                                      "kept": rp("kept", "kept-new")},
+        }));
+        let d = diff(&old, &new, &[]);
+        let all = format!("{d:?}");
+        for secret in [
+            "gone-secret",
+            "changed-old",
+            "changed-new",
+            "removed-rp-secret",
+            "added-rp-secret",
+            "kept-old",
+            "kept-new",
+            "added-secret",
+        ] {
+            assert!(!all.contains(secret), "{secret} in {all}");
+        }
+        // The RPs added and removed whole are still shown, their other keys readable.
+        let whole = |path: &str| d.iter().find(|l| l.path == path).cloned().unwrap();
+        let added = whole("oidcRPMetaDataOptions/new");
+        assert_eq!(added.change, Change::Added);
+        assert!(added
+            .new
+            .unwrap()
+            .contains("\"oidcRPMetaDataOptionsClientID\":\"new\""));
+        assert_eq!(whole("oidcRPMetaDataOptions/old").change, Change::Removed);
+        let changed = whole("managerPassword");
+        assert_eq!(
+            (changed.change, changed.old, changed.new),
+            (Change::Changed, None, None)
+        );
     }
 }

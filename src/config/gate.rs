@@ -284,11 +284,11 @@ fn one_of(out: &mut Vec<String>, key: &str, value: &str, supported: &[&str]) {
     }
 }
 
-/// A value as one short line.
+/// A value as one short line, any secret inside it hidden (`redact::redacted`).
 pub fn short(v: &Value) -> String {
     let s = match v {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => super::redact::redacted(other).to_string(),
     };
     let s: String = s.chars().filter(|c| !c.is_control()).collect();
     if s.chars().count() > 60 {

@@ -5,12 +5,14 @@
 //! area serves them over REST; the top's `cli::config` administers them. Each area parses its
 //! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
 pub mod access;
+pub mod cookie_domain;
 pub mod defaults;
 pub mod diff;
 pub mod front;
 pub mod gate;
 pub mod ini;
 pub mod local;
+pub mod redact;
 pub mod stores;
 pub mod support;
 

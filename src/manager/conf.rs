@@ -1,11 +1,12 @@
 //! The console's configuration pages (LemonLDAP::NG's manager serves them under `/confs`):
 //! the latest version's metadata, the numbers available, one version's keys (secrets hidden
-//! as `config check` hides them: `config::support::is_secret`), the difference between two
+//! by the one redaction, `config::redact`), the difference between two
 //! versions (`config::diff`), one relying party's page, and the forms that save a new number,
 //! whose posts `conf_edit` answers.
 use super::conf_forms::{base_field, diff_form, log_field, main_form, rp_form, saved_notice};
 use super::{conf_edit, Ctx};
 use crate::config::diff::{self, Change};
+use crate::config::redact;
 use crate::config::support::is_secret;
 use crate::config::{as_i64, value_string};
 use crate::error::{Error, Result};
@@ -282,9 +283,7 @@ fn flatten(
         let secret = hidden || is_secret(k);
         match v {
             Value::Object(m) if !m.is_empty() => flatten(m, &path, secret, out),
-            _ if secret => out.push((path, None)),
-            Value::Array(_) | Value::Object(_) => out.push((path, Some(v.to_string()))),
-            _ => out.push((path, Some(value_string(v)))),
+            _ => out.push((path, redact::shown(secret, k, v))),
         }
     }
 }

@@ -7,8 +7,9 @@
 //! 2. a logged-in user (the portal's login page otherwise);
 //! 3. the `locationRules` of `managerHost`, LemonLDAP::NG's manager host, evaluated on the
 //!    path LemonLDAP::NG's manager has for the page (`/sessions...`, `/notifications...`,
-//!    `/confs...`, `/status` for the status page) so that its rules apply unchanged; no
-//!    `managerHost`, or no rules for it: nobody (403);
+//!    `/confs...`, `/` for the status page, the manager's index) so that its rules apply
+//!    unchanged, each page under its own rule; no `managerHost`, or no rules for it: nobody
+//!    (403);
 //! 4. every `POST` carries the page's token, bound to the administrator's session
 //!    (`web::csrf::check_for`): missing or stale, 403.
 //!
@@ -57,10 +58,14 @@ impl Section {
         Some((section, segs.into_iter().skip(1).collect()))
     }
 
-    /// The path LemonLDAP::NG's manager serves this page under, which its rules name.
+    /// The path LemonLDAP::NG's manager serves this page under, which its rules name. The
+    /// status page (the index) is the manager's index, `/`: LemonLDAP::NG's rules give it to
+    /// the `(?#Configuration)` rule (`...(manager\.html|confs|prx/|$)`), never to `default`,
+    /// which in LemonLDAP::NG's own configuration also lets in those allowed only sessions or
+    /// notifications.
     fn rule_path(self, rest: &[String]) -> String {
         let base = match self {
-            Section::Status => "/status",
+            Section::Status => return "/".into(),
             Section::Sessions => "/sessions",
             Section::Notifications => "/notifications",
             Section::Conf => "/confs",

@@ -3,10 +3,10 @@
 //! redirected (portal error 107/108/24 as a page or JSON 400); every later error goes back to
 //! the client per RFC 6749 4.1.2.1. Then the user: no session -> the login form, which comes
 //! back here; `prompt=login` or an old authentication (`max_age`) -> a fresh login;
-//! `prompt=none` without a session -> `login_required`. Then the RP's own gate ([`admit`]: its
-//! rule, its authentication level; a refusal is a portal error page, never a redirect), then
-//! consent, then the code.
-use super::access::{admit, level};
+//! `prompt=none` without a session -> `login_required`. Then what may be granted ([`decide`]: the
+//! provider's rule, the RP's rule and authentication level, the scope after its scope rules;
+//! a refusal is a portal error page, never a redirect), then consent, then the code.
+use super::access::{decide, level, Grant};
 use super::response::{deliver, Flow, Mode, ResponseType};
 use super::{consent, params, Params, Rp};
 use crate::app::App;
@@ -87,28 +87,29 @@ pub fn handle(
             ))
         }
     };
-    // The provider's own rule (issuerDBOpenIDConnectRule) before the RP's (LemonLDAP::NG's
-    // `run`: PE_OIDC_SERVICE_NOT_ALLOWED).
-    if oidc.rule.as_ref().is_some_and(|r| !r.eval(&session)) {
-        log::notice(&format!(
-            "user {} is not allowed to use the OpenID Connect service (portal error 90)",
-            subject(&session)
-        ));
-        return Err(Error::portal(PortalCode::OidcServiceNotAllowed, 403));
-    }
-    if let Err(code) = admit(rp, &session, ar.flow.as_str()) {
-        log::notice(&format!(
-            "user {} is not authorized to access relying party {} (portal error {})",
-            subject(&session),
-            rp.name,
-            code.as_str()
-        ));
-        return Err(Error::portal(code, 403));
-    }
-    // The granted scope: declared scopes only (oidcServiceAllowOnlyDeclaredScopes), then the
-    // RP's scope rules; consent and the code are for that scope.
+    // What may be granted (access::decide: the provider's rule, the RP's rule and level, the
+    // scope after its rules); a refusal is a portal error page, never a redirect. Consent
+    // and the code are for the granted scope.
     let mut ar = ar;
-    ar.scope = super::scopes::resolve(rp, &ar.scope, &session, oidc.only_declared_scopes);
+    ar.scope = match decide(
+        &oidc,
+        rp,
+        &session,
+        Grant::Authorize(ar.flow.as_str()),
+        &ar.scope,
+    ) {
+        Ok(scope) => scope,
+        Err(refusal) => {
+            let code = refusal.portal_code();
+            log::notice(&format!(
+                "user {} is not authorized to access relying party {} (portal error {})",
+                subject(&session),
+                rp.name,
+                code.as_str()
+            ));
+            return Err(Error::portal(code, 403));
+        }
+    };
     let ar = &ar;
     // The subject this RP knows the user by (oidcRPMetaDataOptionsUserIDAttr); a user
     // without one gets nothing rather than an empty or shared `sub`.

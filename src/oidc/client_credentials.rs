@@ -4,13 +4,16 @@
 //! for the scope it asks (no `openid` needed; none at all is `invalid_scope`). The token stands
 //! for the client: its subject is the client id, and the attributes it carries are
 //! LemonLDAP::NG's for such a grant (`whatToTrace` attribute = client id, `_clientId`,
-//! `_clientConfKey`, `_scope`, `_utime`). The RP's rule is evaluated on them with
-//! `_oidc_grant_type` = `clientcredentials`; a refusal is `invalid_grant`.
+//! `_clientConfKey`, `_scope`, `_utime`). What may be granted is decided as for every grant
+//! (`access::decide`, `_oidc_grant_type` = `clientcredentials`): the scope after the RP's scope
+//! rules (which see no user attributes), then the provider's rule and the RP's rule on those
+//! attributes; a refusing rule is `invalid_grant`, no scope left `invalid_scope`.
 //!
 //! LemonLDAP::NG stores those attributes as a new SSO session; Limette keeps them in the
 //! token's family instead (`grants`, detached), so no session id exists that a browser could
 //! present. Userinfo with such a token answers as LemonLDAP::NG's does from that session: the
 //! `sub` (the client id) and the claims those attributes give.
+use super::access::{decide, Grant};
 use super::token::{issue, Family, Issue};
 use super::{Params, Rp};
 use crate::app::App;
@@ -28,15 +31,21 @@ pub fn grant(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, 
     if scope.is_empty() {
         return Err(Error::oauth(OAuthCode::InvalidScope));
     }
-    // 2. The client's attributes, and the RP's rule on them.
-    let infos = attributes(&conf.what_to_trace, rp, &scope, util::now());
-    if !super::access::rule_admits(rp, &infos, "clientcredentials") {
-        crate::log::warn(&format!(
-            "client {} refused by its rule for client credentials",
-            rp.client_id
-        ));
-        return Err(super::token::invalid_grant());
-    }
+    // 2. The client's pseudo-session, and what may be granted on it (access::decide: the
+    //    scope after its scope rules, then the provider's rule and the RP's rule).
+    let mut infos = attributes(&conf.what_to_trace, rp, util::now());
+    let oidc = conf.area::<super::Settings>();
+    let scope = match decide(&oidc, rp, &infos, Grant::ClientCredentials, &scope) {
+        Ok(scope) => scope,
+        Err(refusal) => {
+            crate::log::warn(&format!(
+                "client {} refused for client credentials ({refusal:?})",
+                rp.client_id
+            ));
+            return Err(super::token::refused(refusal));
+        }
+    };
+    infos.insert("_scope".into(), json!(scope));
     // 3. An access token alone, in a family of its own that carries the attributes.
     let mut rec = Session::new();
     rec.insert("client_id".into(), json!(rp.client_id));
@@ -54,13 +63,12 @@ pub fn grant(app: &App, conf: &Conf, rp: &Rp, p: &Params) -> Result<Map<String, 
     issue(app, conf, rp, &Record::from(rec), &infos, how)
 }
 
-/// LemonLDAP::NG's attributes of a client credentials grant.
-pub fn attributes(what_to_trace: &str, rp: &Rp, scope: &str, now: i64) -> Session {
+/// LemonLDAP::NG's attributes of a client credentials grant, but `_scope` (added once granted).
+pub fn attributes(what_to_trace: &str, rp: &Rp, now: i64) -> Session {
     let mut s = Session::new();
     s.insert(what_to_trace.into(), json!(rp.client_id));
     s.insert("_clientId".into(), json!(rp.client_id));
     s.insert("_clientConfKey".into(), json!(rp.name));
-    s.insert("_scope".into(), json!(scope));
     s.insert("_utime".into(), json!(now));
     s
 }
@@ -85,11 +93,11 @@ mod tests {
             .ok(),
             ..Rp::default()
         };
-        let a = attributes("uid", &rp, "read write", 7);
+        let a = attributes("uid", &rp, 7);
         assert_eq!(
             Value::Object(a.clone()),
             json!({"uid": "svc-id", "_clientId": "svc-id", "_clientConfKey": "svc",
-                   "_scope": "read write", "_utime": 7})
+                   "_utime": 7})
         );
         assert!(crate::oidc::access::rule_admits(
             &rp,

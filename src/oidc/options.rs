@@ -94,16 +94,15 @@ pub fn reason(key: &str, value: &Value, what_is: &str) -> String {
 
 /// A value fit for the log: `(unset)`, `***` for a secret, else at most 80 printable chars.
 pub fn shown(key: &str, value: &Value) -> String {
-    let lower = key.to_ascii_lowercase();
     if value.is_null() || value.as_str() == Some("") {
         return "(unset)".into();
     }
-    if lower.contains("secret") || lower.contains("password") {
+    if crate::config::support::is_secret(key) {
         return "***".into();
     }
     let text = match value {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => crate::config::redact::redacted(other).to_string(),
     };
     let mut out: String = text.chars().filter(|c| !c.is_control()).take(80).collect();
     if text.chars().count() > 80 {

@@ -2,15 +2,18 @@
 //! an RP with `AllowPasswordGrant` (checked by `token::allowed`), `username` and `password`
 //! go through the portal's login (its directory, `userControl`, brute-force lock and login
 //! history, notifications: `PasswordLogin`, given by the router), which creates an SSO session
-//! as a browser login would, without a cookie. The RP's rule is then evaluated on the session
-//! with `_oidc_grant_type` = `password`; a refused user's session is ended again. The answer:
-//! an access token, a refresh token when the RP has them, an ID token when the scope holds
-//! `openid`. Wrong credentials, a locked account, held notifications, a refusing rule: all
-//! `invalid_grant` (RFC 6749 5.2), whatever the reason (LemonLDAP::NG tells them apart only
-//! in its log).
+//! as a browser login would, without a cookie. What may be granted is then decided as at
+//! authorize (`access::decide` on the session, `_oidc_grant_type` = `password`: the provider's
+//! rule, the RP's rule, its authentication level, its scope rules); a refused user's session
+//! is ended again. The answer: an access token, a refresh token when the RP has them, an ID
+//! token when the granted scope holds `openid`. Wrong credentials, a locked account, held
+//! notifications, a refusing rule, a level too low: all `invalid_grant` (RFC 6749 5.2),
+//! whatever the reason (LemonLDAP::NG tells them apart only in its log); no scope left after
+//! the scope rules: `invalid_scope`.
 //!
 //! One difference: LemonLDAP::NG checks the scope after the login (an empty one is
 //! `invalid_scope` with a session created); Limette checks it first and creates none.
+use super::access::{decide, Grant};
 use super::token::{has_scope, invalid_grant, issue, Family, Issue};
 use super::{Params, PasswordLogin, Rp};
 use crate::app::App;
@@ -47,18 +50,24 @@ pub fn grant(
     let Some(session) = login(app, conf, req, user, password)? else {
         return Err(invalid_grant());
     };
-    // 3. The RP's rule (LemonLDAP::NG deletes the session it just made for a refused user).
-    if !super::access::rule_admits(rp, &session, "password") {
-        let id = session.get("_session_id").and_then(Value::as_str);
-        if let Some(s) = crate::sso::lookup(app, conf, id.unwrap_or(""))? {
-            crate::sso::logout(app, &s, crate::app::Reach::ServerOnly)?;
+    // 3. What may be granted (access::decide: the provider's rule, the RP's rule and
+    //    authentication level, the scope after its scope rules). LemonLDAP::NG deletes the
+    //    session it just made for a refused user; so does Limette, whatever the refusal.
+    let oidc = conf.area::<super::Settings>();
+    let scope = match decide(&oidc, rp, &session, Grant::Password, &scope) {
+        Ok(scope) => scope,
+        Err(refusal) => {
+            let id = session.get("_session_id").and_then(Value::as_str);
+            if let Some(s) = crate::sso::lookup(app, conf, id.unwrap_or(""))? {
+                crate::sso::logout(app, &s, crate::app::Reach::ServerOnly)?;
+            }
+            crate::log::warn(&format!(
+                "a password grant for {} refused ({refusal:?})",
+                rp.client_id
+            ));
+            return Err(super::token::refused(refusal));
         }
-        crate::log::warn(&format!(
-            "a password grant refused by the rule of {}",
-            rp.client_id
-        ));
-        return Err(invalid_grant());
-    }
+    };
     // 4. The tokens, in a family of their own, bound to the new session.
     let rec = grant_record(rp, &scope, &session);
     let how = Issue {

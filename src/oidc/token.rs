@@ -89,6 +89,18 @@ pub fn invalid_grant() -> Error {
     Error::oauth(OAuthCode::InvalidGrant)
 }
 
+/// A token endpoint grant refused by `access::decide`, per RFC 6749 5.2: a refusing rule or a
+/// level too low is `invalid_grant` (the credentials given do not grant access to this RP;
+/// LemonLDAP::NG answers so for its RP rule), no scope left is `invalid_scope`.
+/// `unauthorized_client` stays for a grant type the RP does not allow ([`allowed`]).
+pub fn refused(r: super::access::Refusal) -> Error {
+    use super::access::Refusal;
+    match r {
+        Refusal::Service | Refusal::Partner | Refusal::Level => invalid_grant(),
+        Refusal::NoScope => Error::oauth(OAuthCode::InvalidScope),
+    }
+}
+
 /// Whether a space-separated scope holds a value.
 pub fn has_scope(scope: Option<&str>, value: &str) -> bool {
     scope.unwrap_or("").split_whitespace().any(|s| s == value)

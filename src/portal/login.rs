@@ -20,6 +20,11 @@ pub const MAX_PASSWORD: usize = 4096;
 /// `POST /` or `POST /oauth2/` with `user` and `password`.
 pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Response> {
     let json = req.wants_json();
+    // A JSON login carries no token: a browser that says it comes from elsewhere is refused
+    // (login CSRF: the victim signed in as the attacker).
+    if json && super::cross_site::refused(conf, req) {
+        return Ok(super::cross_site_refusal(conf, req));
+    }
     if let CookieState::Valid(_) = session::from_request(app, conf, req)? {
         // Already authenticated: LemonLDAP::NG refuses a second login on the same session.
         if json {

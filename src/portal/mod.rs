@@ -3,6 +3,7 @@
 //! `GET /?logout=1`. JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
+pub mod cross_site;
 pub mod login;
 pub mod macros;
 pub mod menu;
@@ -125,9 +126,15 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
 /// the SSO cookie (`SameSite=Lax` travels on a top-level navigation), as an RP-initiated logout
 /// does. The answer goes on to `/?loggedout=1` (post/redirect/get); when relying parties must
 /// be told through the browser, a page first loads their front-channel logout URLs. A JSON
-/// client (which no cross-site navigation can be) logs out at once and shows no page.
+/// client logs out at once and shows no page, unless its browser says it comes from another
+/// site (`cross_site`: a `fetch` from a sibling subdomain, or from anywhere with
+/// `sameSite = None`, carries the cookie).
 fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let json = req.wants_json();
+    // A JSON logout carries no token: a browser that says it comes from elsewhere is refused.
+    if json && cross_site::refused(conf, req) {
+        return Ok(cross_site_refusal(conf, req));
+    }
     let mut frames = Vec::new();
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
         let own = csrf::check_for(conf, req.param("token").as_deref(), &logout_binding(&s)).is_ok();
@@ -159,6 +166,24 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         Response::html(200, html).with_frame_sources(&frames)
     };
     Ok(resp.with_cookies(&cookies::clear_sso(conf)))
+}
+
+/// The answer to a JSON post refused by `cross_site` (logged): portal error 81 (no
+/// token), 403, nothing done.
+pub(crate) fn cross_site_refusal(conf: &Conf, req: &Request) -> Response {
+    let origin: String = req
+        .header("origin")
+        .or(req.header("sec-fetch-site"))
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    crate::log::warn(&format!(
+        "{}: a JSON post from another site ({origin}) refused",
+        req.path.chars().take(100).collect::<String>()
+    ));
+    portal_json(PortalCode::NoToken, 403, &conf.portal)
 }
 
 /// The URL to go to after login (`url` parameter, base64 as LemonLDAP::NG sends it), when it

@@ -2,7 +2,7 @@
 //! with LemonLDAP::NG's metadata (`cfgAuthor`, `cfgAuthorIP`, `cfgDate`, `cfgLog`,
 //! `cfgVersion`), then handed to the store, which alone picks the number (latest + 1,
 //! atomically). Every writer (the CLI today) goes through `save_new`; the stores never stamp.
-use crate::config::{gate, CheckAreas, Conf, EMBEDDED_CONF};
+use crate::config::{cookie_domain, gate, CheckAreas, Conf, EMBEDDED_CONF};
 use crate::error::{Error, Result};
 use crate::storage::ConfStore;
 use serde_json::{Map, Value};
@@ -50,10 +50,15 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
 
 /// Checks that `conf` would load in a portal: the same parser, the same areas' settings
 /// (`areas`, the top's list) and the same start-up gate as a reload, so a document the CLI
-/// accepts is never rejected by a running server. The message names the key.
+/// accepts is never rejected by a running server, and a cookie `domain` the portal is not in
+/// (`config::cookie_domain`), which a running server would take but nobody could use. The
+/// message names the key.
 pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
     let built = Conf::build(conf.clone(), &Map::new(), "check").map_err(Error::BadRequest)?;
     areas(&built).map_err(Error::BadRequest)?;
+    // A cookie domain the portal is not in: nobody could log in again to undo it.
+    cookie_domain::check(&built.portal, built.domain.as_deref().unwrap_or(""))
+        .map_err(Error::BadRequest)?;
     match gate::refusals(&built.raw).as_slice() {
         [] => Ok(()),
         refused => Err(Error::BadRequest(refused.join("; "))),

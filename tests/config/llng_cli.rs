@@ -274,6 +274,24 @@ fn set_asks_for_confirmation_unless_yes() {
 }
 
 #[test]
+fn set_shows_no_secret_in_its_proposed_changes() {
+    let s = scratch();
+    let key = "oidcRPMetaDataOptions/demo/oidcRPMetaDataOptionsClientSecret";
+    let r = s.run_with(&["set", key, "typed-new-secret", "timeout", "60"], "n\n");
+    assert_eq!(r.code, Some(1), "{r:?}");
+    assert!(r.stdout.starts_with("Proposed changes:"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(key) && r.stdout.contains("(secret)"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("| 72000"), "{}", r.stdout);
+    for secret in ["demosecret", "typed-new-secret"] {
+        assert!(!r.stdout.contains(secret), "{secret}: {}", r.stdout);
+    }
+}
+
+#[test]
 fn save_then_restore_round_trips() {
     let s = scratch();
     let saved = s.run(&["save"]);

@@ -9,6 +9,7 @@ mod common;
 mod check;
 mod cli;
 mod conformance;
+mod cookie_domain;
 mod llng_cli;
 mod proxy;
 mod remote;

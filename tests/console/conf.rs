@@ -8,7 +8,7 @@ use super::manager::{console, get, post, token};
 use serde_json::{Map, Value};
 
 /// The stored configuration `num` (or the latest), as `limette config save` prints it.
-fn stored(p: &Portal, num: Option<u64>) -> Map<String, Value> {
+pub fn stored(p: &Portal, num: Option<u64>) -> Map<String, Value> {
     let n = num.map(|n| n.to_string());
     let mut args = vec![];
     if let Some(n) = &n {
@@ -19,7 +19,7 @@ fn stored(p: &Portal, num: Option<u64>) -> Map<String, Value> {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
 }
 
-fn latest(p: &Portal) -> u64 {
+pub fn latest(p: &Portal) -> u64 {
     stored(p, None)["cfgNum"].as_u64().unwrap()
 }
 
@@ -33,7 +33,7 @@ fn base(html: &str) -> String {
 }
 
 /// Posts `fields` to `path` with the token and base of the page `path` (GET).
-fn submit(p: &Portal, sid: &str, path: &str, fields: &[(&str, &str)]) -> Resp {
+pub fn submit(p: &Portal, sid: &str, path: &str, fields: &[(&str, &str)]) -> Resp {
     let page = get(p, sid, path).text();
     let (t, b) = (token(&page), base(&page));
     let mut all = vec![("token", t.as_str()), ("base", b.as_str())];
@@ -300,7 +300,7 @@ fn the_diff_shows_a_change_and_a_rollback_is_a_new_number_with_the_old_content()
         &[
             ("action", "main"),
             ("timeout", "3600"),
-            ("domain", "example.org"),
+            ("domain", "127.0.0.1"),
         ],
     );
     assert_eq!(r.status, 302, "{}", r.text());

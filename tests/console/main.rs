@@ -6,5 +6,8 @@ mod common;
 mod python;
 
 mod conf;
+mod conf_domain;
+mod conf_secrets;
 mod manager;
+mod page_rules;
 mod status;

@@ -14,6 +14,7 @@ mod consent;
 mod directory;
 mod file_processes;
 mod flows;
+mod grant_checks;
 mod grants;
 mod hygiene;
 mod keys;

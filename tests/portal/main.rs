@@ -8,6 +8,7 @@ mod common;
 mod body_limit;
 mod brute_force;
 mod cookies;
+mod cross_site;
 mod form_token;
 mod headers;
 mod hooks;

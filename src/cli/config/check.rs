@@ -116,6 +116,12 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
             format!("{key}: {reason}; it stays unset"),
         ));
     }
+    // Reported, not refused at start: saves refuse it (`storage::save::check`), and a node
+    // that stopped would lock out as surely.
+    let domain = conf.domain.as_deref().unwrap_or("");
+    if let Err(e) = crate::config::cookie_domain::check(&conf.portal, domain) {
+        out.push(finding(Level::Warning, "domain", e));
+    }
     overrides(local, conf, &mut out);
     ignored_and_unknown(conf, &mut out);
     security(conf, &mut out);

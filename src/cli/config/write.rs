@@ -5,7 +5,7 @@
 //! `Saved under number N` on stderr; `import` keeps printing it on stdout.
 use super::args::Flags;
 use super::{edit, hash, latest, show, Output};
-use crate::config::{defaults, value_string};
+use crate::config::{defaults, redact, value_string};
 use crate::config_proxy::keys;
 use crate::error::{Error, Result};
 use crate::storage::save::{self, Author};
@@ -22,9 +22,13 @@ pub fn set(store: &dyn ConfStore, pairs: &[(String, String)], flags: &Flags) -> 
     save::check(&conf, crate::router::area_settings)?;
     if !flags.yes {
         let merged = defaults::merged(&stored);
+        // Secrets are not shown, not even the one being typed (terminal scrollback, logs).
         let rows: Vec<(String, String, String)> = pairs
             .iter()
-            .map(|(k, v)| (k.clone(), old_value(&merged, k, &flags.sep), v.clone()))
+            .map(|(k, v)| match redact::path_is_secret(k, &flags.sep) {
+                true => (k.clone(), redact::HIDDEN.into(), redact::HIDDEN.into()),
+                false => (k.clone(), old_value(&merged, k, &flags.sep), v.clone()),
+            })
             .collect();
         confirm(&show::proposed_changes(&rows))?;
     }
@@ -110,7 +114,7 @@ fn saved(
 fn old_value(merged: &Map<String, Value>, key: &str, sep: &str) -> String {
     let path: Vec<String> = key.split(sep).map(str::to_string).collect();
     keys::lookup(merged, &path)
-        .map(value_string)
+        .map(|v| value_string(&redact::redacted(v)))
         .unwrap_or_default()
 }
 
