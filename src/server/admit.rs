@@ -4,12 +4,21 @@
 //! proxy's own connections count only against the overall ceiling. An IPv6 client is counted
 //! by its /64, the block one host or one customer commonly gets.
 //!
+//! Reading slots are shared fairly: when all are taken, a client holding fewer than the
+//! busiest one takes a slot from it (the busiest client's latest body ends with 503), so a
+//! few addresses feeding slow bodies can never keep everyone else's login out.
+//!
+//! Also here: who a request comes from for the address rules (`origin`). A peer that is not a
+//! trusted proxy and still sends `X-Forwarded-For` is a proxy nobody told Limette about: its
+//! clients are unknown (never the proxy's own, often loopback, address), and it is logged once.
+//! A trusted proxy that names no valid client is refused (400).
+//!
 //! The book belongs to the reading loop alone (one thread), so it needs no lock; the loop
 //! gives every count back when its connection or body ends.
 use super::head::Reject;
 use crate::config::front::FrontLimits;
 use crate::log;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,6 +32,12 @@ pub const BUSY: Reject = Reject {
     status: 503,
     msg: "Server busy, try again",
 };
+/// A trusted proxy's request that names no valid client.
+pub const BAD_FORWARD: Reject = Reject::bad("X-Forwarded-For missing or invalid");
+
+/// Untrusted peers that sent `X-Forwarded-For` and were logged, at most this many (then one
+/// line a second, through [`refused`]).
+const WARNED_MAX: usize = 1024;
 
 /// The book of connections and bodies being read.
 pub struct Admit {
@@ -30,7 +45,11 @@ pub struct Admit {
     pub limits: FrontLimits,
     per_address: HashMap<IpAddr, usize>,
     reading: usize,
-    reading_per_client: HashMap<IpAddr, usize>,
+    /// The connections whose body is being read, by client key, oldest first.
+    readers: HashMap<IpAddr, Vec<u64>>,
+    /// Untrusted peers already logged for sending `X-Forwarded-For`, at most `warned_max`.
+    warned: HashSet<IpAddr>,
+    warned_max: usize,
 }
 
 /// The key an address is counted under: an IPv4 address (an IPv4-mapped IPv6 one as IPv4),
@@ -55,7 +74,9 @@ impl Admit {
             limits,
             per_address: HashMap::new(),
             reading: 0,
-            reading_per_client: HashMap::new(),
+            readers: HashMap::new(),
+            warned: HashSet::new(),
+            warned_max: WARNED_MAX,
         }
     }
 
@@ -85,35 +106,102 @@ impl Admit {
         }
     }
 
-    /// Takes a slot for reading one body, overall and for `client`; returns the key to give
-    /// back, or 503 / 429 at the caps.
-    pub fn read(&mut self, client: IpAddr) -> Result<IpAddr, Reject> {
-        if self.reading >= self.limits.max_reading {
-            refused("maxReading reached");
-            return Err(BUSY);
-        }
+    /// Takes a slot for reading the body of connection `id`, overall and for `client`;
+    /// returns the key to give back, or 429 at the client's cap, 503 when every slot is taken
+    /// (then [`Admit::victim`] may name a body to end to make room).
+    pub fn read(&mut self, client: IpAddr, id: u64) -> Result<IpAddr, Reject> {
         let key = group(client);
-        if !take(
-            &mut self.reading_per_client,
-            key,
-            self.limits.max_reading_per_address,
-        ) {
+        let held = self.readers.get(&key).map_or(0, Vec::len);
+        if held >= self.limits.max_reading_per_address {
             refused(&format!("{client}: maxReadingPerAddress reached"));
             return Err(TOO_MANY);
         }
+        if self.reading >= self.limits.max_reading {
+            return Err(BUSY);
+        }
+        self.readers.entry(key).or_default().push(id);
         self.reading += 1;
         Ok(key)
     }
 
-    /// Gives back a body slot taken by `read`.
-    pub fn done_reading(&mut self, key: IpAddr) {
-        self.reading = self.reading.saturating_sub(1);
-        decrement(&mut self.reading_per_client, key);
+    /// Every slot is taken and `client` wants one: the body to end for it, the latest of the
+    /// client holding the most, when that client holds more than `client` does; None (503
+    /// for `client`) when no one holds more.
+    pub fn victim(&self, client: IpAddr) -> Option<u64> {
+        let held = self.readers.get(&group(client)).map_or(0, Vec::len);
+        let (_, ids) = self.readers.iter().max_by_key(|(_, ids)| ids.len())?;
+        if ids.len() <= held {
+            refused("maxReading reached");
+            return None;
+        }
+        refused("maxReading reached: the busiest client's latest body ends for another");
+        ids.last().copied()
+    }
+
+    /// Gives back the body slot of connection `id`, taken under `key` by `read`.
+    pub fn done_reading(&mut self, key: IpAddr, id: u64) {
+        if let Some(ids) = self.readers.get_mut(&key) {
+            if let Some(i) = ids.iter().position(|x| *x == id) {
+                ids.remove(i);
+                self.reading = self.reading.saturating_sub(1);
+            }
+            if ids.is_empty() {
+                self.readers.remove(&key);
+            }
+        }
+    }
+
+    /// Who a request from `peer` comes from, for the address rules, given its
+    /// `X-Forwarded-For` values and whether it carries any other proxy's header
+    /// (`Forwarded`, `X-Real-IP`): the peer; behind a trusted proxy the client it names (400
+    /// when it names none); None, unknown, when an untrusted peer forwards for someone (the
+    /// first time logged).
+    pub fn origin(
+        &mut self,
+        peer: IpAddr,
+        xff: &[&str],
+        proxied: bool,
+    ) -> Result<Option<IpAddr>, Reject> {
+        if self.limits.is_trusted(peer) {
+            return match forwarded_client(&self.limits, peer, xff) {
+                Some(ip) => Ok(Some(ip)),
+                None => {
+                    refused(&format!(
+                        "{peer}: a trusted proxy sent no valid X-Forwarded-For (400)"
+                    ));
+                    Err(BAD_FORWARD)
+                }
+            };
+        }
+        if xff.is_empty() && !proxied {
+            return Ok(Some(peer));
+        }
+        self.warn_untrusted(peer);
+        Ok(None)
+    }
+
+    /// Logs once per peer (at most [`WARNED_MAX`] of them, then at most a line a second) that
+    /// an untrusted peer forwards for others.
+    fn warn_untrusted(&mut self, peer: IpAddr) {
+        let key = group(peer);
+        if self.warned.contains(&key) {
+            return;
+        }
+        let what = format!(
+            "{peer} sends X-Forwarded-For but is not in trustedProxies: its clients count as \
+             unknown addresses, which the address rules (*AllowFrom) refuse"
+        );
+        if self.warned.len() < self.warned_max {
+            self.warned.insert(key);
+            log::warn(&what);
+        } else {
+            refused(&what);
+        }
     }
 
     /// Whether nothing is counted (for tests).
     pub fn is_empty(&self) -> bool {
-        self.per_address.is_empty() && self.reading == 0 && self.reading_per_client.is_empty()
+        self.per_address.is_empty() && self.reading == 0 && self.readers.is_empty()
     }
 }
 
@@ -140,8 +228,10 @@ fn decrement(map: &mut HashMap<IpAddr, usize>, ip: IpAddr) {
 }
 
 /// The client behind a trusted proxy: the rightmost `X-Forwarded-For` entry that is not
-/// itself a trusted proxy (entries to its left are the client's word, not the proxy's).
-/// None when the peer is not trusted, or the header names no usable address.
+/// itself a trusted proxy (entries to its left are the client's word, not the proxy's), or
+/// the leftmost when every entry is a trusted proxy (the client is one of those addresses).
+/// None when the peer is not trusted, or the header names no usable address (absent, empty,
+/// or an entry that is not an address on the way).
 pub fn forwarded_client(limits: &FrontLimits, peer: IpAddr, xff: &[&str]) -> Option<IpAddr> {
     if !limits.is_trusted(peer) {
         return None;
@@ -151,13 +241,15 @@ pub fn forwarded_client(limits: &FrontLimits, peer: IpAddr, xff: &[&str]) -> Opt
         .flat_map(|v| v.split(','))
         .map(str::trim)
         .collect();
+    let mut last = None;
     for entry in entries.iter().rev() {
         let ip: IpAddr = entry.parse().ok()?;
         if !limits.is_trusted(ip) {
             return Some(ip);
         }
+        last = Some(ip);
     }
-    None
+    last
 }
 
 /// Logs a refusal: at most one line a second, with the count of those not logged.
@@ -230,15 +322,44 @@ mod tests {
     #[test]
     fn reads_are_capped_per_client_and_overall() {
         let mut book = Admit::new(limits());
-        let r1 = book.read(ip("192.0.2.1")).unwrap();
-        assert_eq!(book.read(ip("192.0.2.1")).unwrap_err().status, 429);
-        let r2 = book.read(ip("192.0.2.2")).unwrap();
-        let r3 = book.read(ip("192.0.2.3")).unwrap();
-        assert_eq!(book.read(ip("192.0.2.4")).unwrap_err().status, 503);
-        for r in [r1, r2, r3] {
-            book.done_reading(r);
+        let r1 = book.read(ip("192.0.2.1"), 1).unwrap();
+        assert_eq!(book.read(ip("192.0.2.1"), 2).unwrap_err().status, 429);
+        let r2 = book.read(ip("192.0.2.2"), 3).unwrap();
+        let r3 = book.read(ip("192.0.2.3"), 4).unwrap();
+        assert_eq!(book.read(ip("192.0.2.4"), 5).unwrap_err().status, 503);
+        for (r, id) in [(r1, 1), (r2, 3), (r3, 4)] {
+            book.done_reading(r, id);
         }
+        book.done_reading(r1, 1);
         assert!(book.is_empty());
+    }
+
+    #[test]
+    fn a_full_book_takes_a_slot_from_the_busiest_client_only() {
+        let mut book = Admit::new(FrontLimits {
+            max_reading: 4,
+            max_reading_per_address: 3,
+            ..FrontLimits::default()
+        });
+        for id in 1..=3 {
+            book.read(ip("192.0.2.1"), id).unwrap();
+        }
+        book.read(ip("192.0.2.2"), 4).unwrap();
+        // A newcomer ends the busiest client's latest body, not the other's.
+        assert_eq!(book.read(ip("192.0.2.3"), 5).unwrap_err().status, 503);
+        assert_eq!(book.victim(ip("192.0.2.3")), Some(3));
+        book.done_reading(group(ip("192.0.2.1")), 3);
+        book.read(ip("192.0.2.3"), 5).unwrap();
+        // Among equals nobody gives way: 1 slot each but one with 2, which gives one up.
+        assert_eq!(book.victim(ip("192.0.2.2")), Some(2));
+        book.done_reading(group(ip("192.0.2.1")), 2);
+        book.read(ip("192.0.2.2"), 6).unwrap();
+        assert_eq!(
+            book.victim(ip("192.0.2.2")),
+            None,
+            "2 already holds the most"
+        );
+        assert_eq!(book.victim(ip("192.0.2.4")), Some(6));
     }
 
     #[test]
@@ -251,6 +372,45 @@ mod tests {
         );
         assert_eq!(forwarded_client(&l, ip("192.0.2.1"), &xff), None);
         assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &["junk"]), None);
+        assert_eq!(
+            forwarded_client(&l, ip("10.0.0.1"), &["1.2.3.4, junk"]),
+            None
+        );
+        assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &[""]), None);
         assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &[]), None);
+        assert_eq!(
+            forwarded_client(&l, ip("10.0.0.1"), &["junk, 10.0.0.1"]),
+            None
+        );
+        assert_eq!(
+            forwarded_client(&l, ip("10.0.0.1"), &["10.0.0.1"]),
+            Some(ip("10.0.0.1")),
+            "a client on the proxy's own address"
+        );
+    }
+
+    #[test]
+    fn an_untrusted_forwarder_has_unknown_clients_and_a_trusted_one_needs_the_header() {
+        let mut book = Admit::new(limits());
+        let xff = ["198.51.100.7"];
+        assert_eq!(
+            book.origin(ip("127.0.0.1"), &[], false),
+            Ok(Some(ip("127.0.0.1")))
+        );
+        assert_eq!(book.origin(ip("127.0.0.1"), &xff, false), Ok(None));
+        assert_eq!(book.origin(ip("127.0.0.1"), &[], true), Ok(None));
+        assert_eq!(book.warned.len(), 1, "logged once per peer");
+        assert_eq!(
+            book.origin(ip("10.0.0.1"), &xff, false),
+            Ok(Some(ip("198.51.100.7")))
+        );
+        assert_eq!(book.origin(ip("10.0.0.1"), &[], false), Err(BAD_FORWARD));
+        assert_eq!(book.origin(ip("10.0.0.1"), &["x"], true), Err(BAD_FORWARD));
+        book.warned_max = 4;
+        for i in 0..10u32 {
+            let peer = IpAddr::from(std::net::Ipv4Addr::from(0x0a01_0000 + i));
+            assert_eq!(book.origin(peer, &xff, false), Ok(None));
+        }
+        assert_eq!(book.warned.len(), 4, "bounded");
     }
 }

@@ -52,8 +52,9 @@ pub enum Phase {
 pub struct Body {
     /// The head.
     pub head: Head,
-    /// The client (the peer, or behind a trusted proxy the address it forwards).
-    pub client: IpAddr,
+    /// The client for the address rules (the peer, or behind a trusted proxy the address it
+    /// forwards; None when unknown: an untrusted peer forwarding for someone).
+    pub client: Option<IpAddr>,
     /// The key of the body slot it holds (`Admit::read`).
     pub slot: IpAddr,
     /// The body so far.

@@ -281,21 +281,49 @@ impl Stage {
     }
 
     /// Answers a refusal, logs it, and ends the connection after a short drain.
-    pub(super) fn refuse(&mut self, mut conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
+    pub(super) fn refuse(&mut self, conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
+        crate::metrics::refused(r.status);
+        self.answer_then_close(conn, &refusal(r), head, t0)
+    }
+
+    /// Answers what the gate decided from a head (its body unread), and ends the connection
+    /// after a short drain: what the client sends of its body then is never read as a request.
+    pub(super) fn answer_and_close(
+        &mut self,
+        conn: Conn,
+        resp: Response,
+        head: &Head,
+        t0: Instant,
+    ) {
+        crate::metrics::refused(resp.status);
+        self.answer_then_close(conn, &resp, Some(head), t0)
+    }
+
+    fn answer_then_close(
+        &mut self,
+        mut conn: Conn,
+        resp: &Response,
+        head: Option<&Head>,
+        t0: Instant,
+    ) {
         if let Phase::Body(b) = &conn.phase {
-            self.admit.done_reading(b.slot);
+            self.admit.done_reading(b.slot, conn.id);
         }
         let head_only = head.is_some_and(|h| h.method == "HEAD");
-        let out = wire::serialize(&refusal(r), true, head_only);
+        let out = wire::serialize(resp, true, head_only);
         let (method, path) = match head {
             Some(h) => (h.method.as_str(), h.target.split('?').next().unwrap_or("")),
             None => ("-", "-"),
         };
-        log::access(method, path, r.status, t0.elapsed().as_millis());
-        crate::metrics::refused(r.status);
+        log::access(method, path, resp.status, t0.elapsed().as_millis());
         conn.buf = Vec::new();
         conn.phase = Phase::Write(Box::new(pending(&self.settings, out, 0, Then::Close)));
         self.write_on(conn)
+    }
+
+    /// Takes a connection out of the loop's hands (to end it).
+    pub(super) fn take(&mut self, id: u64) -> Option<Conn> {
+        self.conns.remove(&id)
     }
 
     /// Whether the server is shutting down.
@@ -355,7 +383,7 @@ impl Stage {
     /// Ends a connection and gives back what it held.
     pub(super) fn close(&mut self, conn: Conn) {
         if let Phase::Body(b) = &conn.phase {
-            self.admit.done_reading(b.slot);
+            self.admit.done_reading(b.slot, conn.id);
         }
         self.admit.disconnect(conn.counted);
         crate::metrics::connection_closed();

@@ -10,6 +10,7 @@ mod bounds;
 mod clients;
 mod faults;
 mod framing;
+mod heads;
 mod input;
 mod soak;
 mod stage;

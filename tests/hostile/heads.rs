@@ -1,0 +1,79 @@
+//! What is decided from a request's head alone, before any byte of its body is read, tried
+//! the way an attacker sends it: the head of a large upload on a raw socket, the body held
+//! back, the answer awaited. An address rule refuses a client outside it (403, connection
+//! closed), the authorization endpoint refuses a body larger than its form needs (413); were
+//! either decided after the body, the server would wait for bytes that never come (408 after
+//! the body's rate check), and an anonymous flood would hold megabytes each.
+use crate::common::http::read_response;
+use crate::common::{hostile, Portal};
+use serde_json::json;
+use std::io::{BufReader, Write};
+
+/// Sends the head of a POST of `length` bytes to `path` from `from`, never its body, and
+/// returns the answer and whether the server then closed the connection.
+fn head_only(from: &str, port: u16, path: &str, length: usize) -> (u16, String, bool) {
+    let mut s = hostile::connect_from(from, port).expect("connect");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    let r = read_response(&mut reader, false).unwrap_or_else(|e| panic!("{path}: no answer: {e}"));
+    let closed = hostile::read_until_closed(&mut s).is_ok();
+    (r.status, r.text(), closed)
+}
+
+#[test]
+fn an_address_rule_refuses_an_8_mb_upload_from_its_head() {
+    let p = Portal::builder()
+        .conf("restSessionServer", json!(1))
+        .conf("restConfigServer", json!(1))
+        .conf("notificationServer", json!(1))
+        .ini("sessionsAllowFrom = 127.0.0.1")
+        .ini("configAllowFrom = 127.0.0.1")
+        .ini("notificationsAllowFrom = 127.0.0.1")
+        .start();
+    for path in ["/sessions/global", "/config", "/notifications"] {
+        let (status, text, closed) = head_only("127.0.0.2", p.port, path, 8_000_000);
+        assert_eq!(status, 403, "{path}: {text}");
+        assert!(text.contains("AllowFrom"), "{path}: {text}");
+        assert!(closed, "{path}: the connection ends after the refusal");
+    }
+    let log = p.log();
+    assert!(
+        log.contains("/sessions/global: refused to 127.0.0.2, outside sessionsAllowFrom"),
+        "{log}"
+    );
+    // A client inside the rule has its body read as before (an invalid one: 400).
+    let r = hostile::request_from(
+        "127.0.0.1",
+        p.port,
+        "POST",
+        "/sessions/global",
+        "",
+        b"not json",
+    )
+    .unwrap();
+    assert_eq!(r.status, 400, "{}", r.text());
+    crate::assert_serving(&p);
+}
+
+#[test]
+fn the_authorization_endpoint_takes_a_form_not_megabytes() {
+    let p = Portal::start();
+    let (status, text, closed) = head_only("127.0.0.2", p.port, "/oauth2/authorize", 100 * 1024);
+    assert_eq!(status, 413, "{text}");
+    assert!(closed);
+    // A form with a request object at its 16 KiB cap fits (answered, whatever the answer).
+    let form = format!("client_id=none&request={}", "a".repeat(16 * 1024));
+    let r = hostile::request(
+        p.port,
+        "POST",
+        "/oauth2/authorize",
+        "Content-Type: application/x-www-form-urlencoded\r\n",
+        form.as_bytes(),
+    )
+    .unwrap();
+    assert_ne!(r.status, 413, "{}", r.text());
+    crate::assert_serving(&p);
+}
