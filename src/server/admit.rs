@@ -125,12 +125,13 @@ impl Admit {
     }
 
     /// Every slot is taken and `client` wants one: the body to end for it, the latest of the
-    /// client holding the most, when that client holds more than `client` does; None (503
-    /// for `client`) when no one holds more.
+    /// client holding the most, when that client holds at least two more than `client` does
+    /// (so that clients holding as many, or one more, do not take slots from each other in
+    /// turn); None (503 for `client`) otherwise.
     pub fn victim(&self, client: IpAddr) -> Option<u64> {
         let held = self.readers.get(&group(client)).map_or(0, Vec::len);
         let (_, ids) = self.readers.iter().max_by_key(|(_, ids)| ids.len())?;
-        if ids.len() <= held {
+        if ids.len() <= held + 1 {
             refused("maxReading reached");
             return None;
         }

@@ -12,6 +12,7 @@ mod faults;
 mod framing;
 mod heads;
 mod input;
+mod slots;
 mod soak;
 mod stage;
 mod store_faults;
