@@ -351,16 +351,17 @@ mod tests {
         assert_eq!(book.victim(ip("192.0.2.3")), Some(3));
         book.done_reading(group(ip("192.0.2.1")), 3);
         book.read(ip("192.0.2.3"), 5).unwrap();
-        // Among equals nobody gives way: 1 slot each but one with 2, which gives one up.
-        assert_eq!(book.victim(ip("192.0.2.2")), Some(2));
-        book.done_reading(group(ip("192.0.2.1")), 2);
-        book.read(ip("192.0.2.2"), 6).unwrap();
+        // 1 holds 2, 2 and 3 hold 1 each: only a client holding none takes one from 1.
         assert_eq!(
             book.victim(ip("192.0.2.2")),
             None,
-            "2 already holds the most"
+            "one less is near enough"
         );
-        assert_eq!(book.victim(ip("192.0.2.4")), Some(6));
+        assert_eq!(book.victim(ip("192.0.2.4")), Some(2));
+        book.done_reading(group(ip("192.0.2.1")), 2);
+        book.read(ip("192.0.2.4"), 6).unwrap();
+        // Now everyone holds one: nobody gives way, not even to a newcomer.
+        assert_eq!(book.victim(ip("192.0.2.5")), None);
     }
 
     #[test]
