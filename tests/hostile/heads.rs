@@ -77,3 +77,59 @@ fn the_authorization_endpoint_takes_a_form_not_megabytes() {
     assert_ne!(r.status, 413, "{}", r.text());
     crate::assert_serving(&p);
 }
+
+/// Sends a POST of 8 MB to `path` from `from` as fast as the server reads, and returns the
+/// answer's status (the server may refuse it from the head and close while the body is sent).
+fn upload(from: &str, port: u16, path: &str) -> Option<u16> {
+    const EIGHT_MB: usize = 8_000_000;
+    let mut s = hostile::connect_from(from, port).ok()?;
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {EIGHT_MB}\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).ok()?;
+    let _ = s.write_all(&vec![b'{'; EIGHT_MB]);
+    read_response(&mut BufReader::new(s), false)
+        .ok()
+        .map(|r| r.status)
+}
+
+#[test]
+fn a_flood_of_8_mb_uploads_leaves_no_memory_behind() {
+    let p = Portal::builder()
+        .conf("restSessionServer", json!(1))
+        .ini("sessionsAllowFrom = 127.0.0.1")
+        .start();
+    let pid = p.child.as_ref().unwrap().id();
+    crate::assert_serving(&p);
+    let idle = hostile::rss_kib(pid);
+    // 128 uploads from 8 addresses, 16 at a time from each, half anonymous ones to the
+    // authorization endpoint, half to the session server from addresses outside its rule.
+    let uploads: Vec<_> = (0..128)
+        .map(|i| {
+            let port = p.port;
+            std::thread::spawn(move || {
+                let from = format!("127.0.4.{}", 1 + i % 8);
+                let path = if i % 2 == 0 {
+                    "/oauth2/authorize"
+                } else {
+                    "/sessions/global"
+                };
+                (path, upload(&from, port, path))
+            })
+        })
+        .collect();
+    let got: Vec<_> = uploads.into_iter().map(|u| u.join().unwrap()).collect();
+    crate::assert_serving(&p);
+    let back = hostile::wait_for(std::time::Duration::from_secs(60), || {
+        hostile::rss_kib(pid) < idle + 20 * 1024
+    });
+    let now = hostile::rss_kib(pid);
+    assert!(
+        back,
+        "resident memory {now} KiB a minute after the flood, {idle} KiB idle"
+    );
+    for (path, status) in got {
+        let want = if path == "/sessions/global" { 403 } else { 413 };
+        assert_eq!(status, Some(want), "{path}");
+    }
+}
