@@ -8,6 +8,11 @@
 //! busiest one takes a slot from it (the busiest client's latest body ends with 503), so a
 //! few addresses feeding slow bodies can never keep everyone else's login out.
 //!
+//! Large bodies (over 64 KiB: only the REST servers take them, from the clients their rules
+//! let in) also share a budget of bytes in hand, `maxReadingBytes`, from their head until
+//! their answer is written: a flood of 8 MB uploads is refused (503) past it instead of
+//! taking the memory of 128 of them, which the allocator then keeps.
+//!
 //! Also here: who a request comes from for the address rules (`origin`). A peer that is not a
 //! trusted proxy and still sends `X-Forwarded-For` is a proxy nobody told Limette about: its
 //! clients are unknown (never the proxy's own, often loopback, address), and it is logged once.
@@ -35,6 +40,10 @@ pub const BUSY: Reject = Reject {
 /// A trusted proxy's request that names no valid client.
 pub const BAD_FORWARD: Reject = Reject::bad("X-Forwarded-For missing or invalid");
 
+/// A body of at most this many bytes (a form's, the most any path open to all takes) costs
+/// nothing of `maxReadingBytes`.
+pub const SMALL_BODY: u64 = 64 * 1024;
+
 /// Untrusted peers that sent `X-Forwarded-For` and were logged, at most this many (then one
 /// line a second, through [`refused`]).
 const WARNED_MAX: usize = 1024;
@@ -47,6 +56,8 @@ pub struct Admit {
     reading: usize,
     /// The connections whose body is being read, by client key, oldest first.
     readers: HashMap<IpAddr, Vec<u64>>,
+    /// Bytes of the large bodies in hand (`maxReadingBytes`).
+    body_bytes: u64,
     /// Untrusted peers already logged for sending `X-Forwarded-For`, at most `warned_max`.
     warned: HashSet<IpAddr>,
     warned_max: usize,
@@ -75,6 +86,7 @@ impl Admit {
             per_address: HashMap::new(),
             reading: 0,
             readers: HashMap::new(),
+            body_bytes: 0,
             warned: HashSet::new(),
             warned_max: WARNED_MAX,
         }
@@ -152,6 +164,31 @@ impl Admit {
         }
     }
 
+    /// Takes `size` bytes of `maxReadingBytes` for a body larger than [`SMALL_BODY`]
+    /// (returns what it took, 0 for a small body), or 503 when the large bodies in hand would
+    /// go over it. A body alone always fits (`maxBodySize` may be larger).
+    pub fn take_bytes(&mut self, size: u64) -> Result<u64, Reject> {
+        if size <= SMALL_BODY {
+            return Ok(0);
+        }
+        if self.body_bytes > 0
+            && self.body_bytes.saturating_add(size) > self.limits.max_reading_bytes
+        {
+            refused(&format!(
+                "maxReadingBytes reached ({} bytes of large bodies in hand)",
+                self.body_bytes
+            ));
+            return Err(BUSY);
+        }
+        self.body_bytes += size;
+        Ok(size)
+    }
+
+    /// Gives back what `take_bytes` took.
+    pub fn give_bytes(&mut self, held: u64) {
+        self.body_bytes = self.body_bytes.saturating_sub(held);
+    }
+
     /// Who a request from `peer` comes from, for the address rules, given its
     /// `X-Forwarded-For` values and whether it carries any other proxy's header
     /// (`Forwarded`, `X-Real-IP`): the peer; behind a trusted proxy the client it names (400
@@ -202,7 +239,10 @@ impl Admit {
 
     /// Whether nothing is counted (for tests).
     pub fn is_empty(&self) -> bool {
-        self.per_address.is_empty() && self.reading == 0 && self.readers.is_empty()
+        self.per_address.is_empty()
+            && self.reading == 0
+            && self.readers.is_empty()
+            && self.body_bytes == 0
     }
 }
 
@@ -332,6 +372,26 @@ mod tests {
             book.done_reading(r, id);
         }
         book.done_reading(r1, 1);
+        assert!(book.is_empty());
+    }
+
+    #[test]
+    fn large_bodies_share_a_budget_of_bytes_and_one_always_fits() {
+        let mut book = Admit::new(FrontLimits {
+            max_reading_bytes: 1 << 20,
+            ..FrontLimits::default()
+        });
+        assert_eq!(book.take_bytes(SMALL_BODY), Ok(0), "a form costs nothing");
+        let big = book.take_bytes(8 << 20).unwrap();
+        assert_eq!(big, 8 << 20, "alone, a body over the budget fits");
+        assert_eq!(book.take_bytes(SMALL_BODY + 1), Err(BUSY));
+        assert_eq!(book.take_bytes(100), Ok(0));
+        book.give_bytes(big);
+        let a = book.take_bytes(600 << 10).unwrap();
+        assert_eq!(book.take_bytes(600 << 10), Err(BUSY));
+        let b = book.take_bytes(400 << 10).unwrap();
+        book.give_bytes(a);
+        book.give_bytes(b);
         assert!(book.is_empty());
     }
 

@@ -22,6 +22,9 @@ pub struct Conn {
     pub peer: SocketAddr,
     /// The key its connection is counted under (None for a trusted proxy).
     pub counted: Option<IpAddr>,
+    /// Bytes of `maxReadingBytes` its request's large body holds, from its head until the
+    /// connection comes back from the worker that answered it (0 for a small body).
+    pub holds: u64,
     /// Bytes read and not yet used (a partial head, a body, a pipelined request).
     pub buf: Vec<u8>,
     /// Requests answered on it.

@@ -85,10 +85,20 @@ impl Stage {
             }
         }
         let limit = (self.settings.body_limit)(head.target.split('?').next().unwrap_or(""));
+        if matches!(head.framing, Framing::Length(n) if n > limit) {
+            return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0);
+        }
+        // A large body (only a server whose rule let the client in takes one) holds its size
+        // of `maxReadingBytes` until its answer is written.
+        let size = match head.framing {
+            Framing::Length(n) => n,
+            Framing::Chunked => limit,
+        };
+        conn.holds = match self.admit.take_bytes(size) {
+            Ok(held) => held,
+            Err(r) => return self.refuse(conn, &r, Some(&head), t0),
+        };
         let data = match head.framing {
-            Framing::Length(n) if n > limit => {
-                return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0)
-            }
             Framing::Length(n) if conn.buf.len() as u64 >= n => {
                 let body: Vec<u8> = conn.buf.drain(..n as usize).collect();
                 return self.submit(conn, head, body, client, t0);

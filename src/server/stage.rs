@@ -203,6 +203,7 @@ impl Stage {
             stream,
             peer,
             counted,
+            holds: 0,
             buf: Vec::new(),
             served: 0,
             phase: Phase::Idle(Instant::now()),
@@ -263,7 +264,8 @@ impl Stage {
     }
 
     /// A connection a worker handed back (`watched`: parked in the readiness list already).
-    fn returned(&mut self, conn: Conn, watched: bool) {
+    fn returned(&mut self, mut conn: Conn, watched: bool) {
+        self.admit.give_bytes(std::mem::take(&mut conn.holds));
         match conn.phase {
             Phase::Write(_) => self.write_on(conn),
             Phase::Idle(_) if conn.buf.is_empty() => {
@@ -309,6 +311,7 @@ impl Stage {
         if let Phase::Body(b) = &conn.phase {
             self.admit.done_reading(b.slot, conn.id);
         }
+        self.admit.give_bytes(std::mem::take(&mut conn.holds));
         let head_only = head.is_some_and(|h| h.method == "HEAD");
         let out = wire::serialize(resp, true, head_only);
         let (method, path) = match head {
@@ -385,6 +388,7 @@ impl Stage {
         if let Phase::Body(b) = &conn.phase {
             self.admit.done_reading(b.slot, conn.id);
         }
+        self.admit.give_bytes(conn.holds);
         self.admit.disconnect(conn.counted);
         crate::metrics::connection_closed();
         let _ = epoll::delete(&self.hub.epoll, &conn.stream);

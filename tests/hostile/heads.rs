@@ -133,3 +133,46 @@ fn a_flood_of_8_mb_uploads_leaves_no_memory_behind() {
         assert_eq!(status, Some(want), "{path}");
     }
 }
+
+#[test]
+fn a_flood_of_8_mb_uploads_a_rule_lets_in_is_bounded_and_given_back() {
+    // The session server's rule lets in the whole loopback block (its default).
+    let p = Portal::builder()
+        .conf("restSessionServer", json!(1))
+        .start();
+    let pid = p.child.as_ref().unwrap().id();
+    crate::assert_serving(&p);
+    let idle = hostile::rss_kib(pid);
+    let mut peak = idle;
+    let mut rounds = Vec::new();
+    for _ in 0..2 {
+        let uploads: Vec<_> = (0..128)
+            .map(|i| {
+                let port = p.port;
+                let from = format!("127.0.4.{}", 1 + i % 8);
+                std::thread::spawn(move || upload(&from, port, "/sessions/global"))
+            })
+            .collect();
+        rounds.push(
+            uploads
+                .into_iter()
+                .map(|u| u.join().unwrap())
+                .collect::<Vec<_>>(),
+        );
+        peak = peak.max(hostile::rss_kib(pid));
+    }
+    crate::assert_serving(&p);
+    let back = hostile::wait_for(std::time::Duration::from_secs(60), || {
+        hostile::rss_kib(pid) < idle + 20 * 1024
+    });
+    let now = hostile::rss_kib(pid);
+    assert!(
+        back,
+        "resident memory {now} KiB a minute after the flood, {idle} KiB idle (peak {peak})"
+    );
+    // Each upload read and refused as JSON (400), or turned away past maxReadingBytes (503).
+    for got in rounds {
+        assert!(got.contains(&Some(400)), "{got:?}");
+        assert!(got.iter().all(|s| matches!(s, Some(400 | 503))), "{got:?}");
+    }
+}
