@@ -4,26 +4,21 @@
 //! proxy's own connections count only against the overall ceiling. An IPv6 client is counted
 //! by its /64, the block one host or one customer commonly gets.
 //!
-//! Reading slots are shared fairly: when all are taken, a client holding fewer than the
-//! busiest one takes a slot from it (the busiest client's latest body ends with 503), so a
-//! few addresses feeding slow bodies can never keep everyone else's login out.
+//! Reading slots are shared fairly: when all are taken, a client holding at least two fewer
+//! than the busiest one takes a slot from it (the busiest client's latest body ends with
+//! 503), so a few addresses feeding slow bodies can never keep everyone else's login out.
 //!
 //! Large bodies (over 64 KiB: only the REST servers take them, from the clients their rules
 //! let in) also share a budget of bytes in hand, `maxReadingBytes`, from their head until
 //! their answer is written: a flood of 8 MB uploads is refused (503) past it instead of
 //! taking the memory of 128 of them, which the allocator then keeps.
 //!
-//! Also here: who a request comes from for the address rules (`origin`). A peer that is not a
-//! trusted proxy and still sends `X-Forwarded-For` is a proxy nobody told Limette about: its
-//! clients are unknown (never the proxy's own, often loopback, address), and it is logged once.
-//! A trusted proxy that names no valid client is refused (400).
-//!
 //! The book belongs to the reading loop alone (one thread), so it needs no lock; the loop
 //! gives every count back when its connection or body ends.
 use super::head::Reject;
 use crate::config::front::FrontLimits;
 use crate::log;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -37,16 +32,9 @@ pub const BUSY: Reject = Reject {
     status: 503,
     msg: "Server busy, try again",
 };
-/// A trusted proxy's request that names no valid client.
-pub const BAD_FORWARD: Reject = Reject::bad("X-Forwarded-For missing or invalid");
-
 /// A body of at most this many bytes (a form's, the most any path open to all takes) costs
 /// nothing of `maxReadingBytes`.
 pub const SMALL_BODY: u64 = 64 * 1024;
-
-/// Untrusted peers that sent `X-Forwarded-For` and were logged, at most this many (then one
-/// line a second, through [`refused`]).
-const WARNED_MAX: usize = 1024;
 
 /// The book of connections and bodies being read.
 pub struct Admit {
@@ -58,9 +46,6 @@ pub struct Admit {
     readers: HashMap<IpAddr, Vec<u64>>,
     /// Bytes of the large bodies in hand (`maxReadingBytes`).
     body_bytes: u64,
-    /// Untrusted peers already logged for sending `X-Forwarded-For`, at most `warned_max`.
-    warned: HashSet<IpAddr>,
-    warned_max: usize,
 }
 
 /// The key an address is counted under: an IPv4 address (an IPv4-mapped IPv6 one as IPv4),
@@ -87,8 +72,6 @@ impl Admit {
             reading: 0,
             readers: HashMap::new(),
             body_bytes: 0,
-            warned: HashSet::new(),
-            warned_max: WARNED_MAX,
         }
     }
 
@@ -189,54 +172,6 @@ impl Admit {
         self.body_bytes = self.body_bytes.saturating_sub(held);
     }
 
-    /// Who a request from `peer` comes from, for the address rules, given its
-    /// `X-Forwarded-For` values and whether it carries any other proxy's header
-    /// (`Forwarded`, `X-Real-IP`): the peer; behind a trusted proxy the client it names (400
-    /// when it names none); None, unknown, when an untrusted peer forwards for someone (the
-    /// first time logged).
-    pub fn origin(
-        &mut self,
-        peer: IpAddr,
-        xff: &[&str],
-        proxied: bool,
-    ) -> Result<Option<IpAddr>, Reject> {
-        if self.limits.is_trusted(peer) {
-            return match forwarded_client(&self.limits, peer, xff) {
-                Some(ip) => Ok(Some(ip)),
-                None => {
-                    refused(&format!(
-                        "{peer}: a trusted proxy sent no valid X-Forwarded-For (400)"
-                    ));
-                    Err(BAD_FORWARD)
-                }
-            };
-        }
-        if xff.is_empty() && !proxied {
-            return Ok(Some(peer));
-        }
-        self.warn_untrusted(peer);
-        Ok(None)
-    }
-
-    /// Logs once per peer (at most [`WARNED_MAX`] of them, then at most a line a second) that
-    /// an untrusted peer forwards for others.
-    fn warn_untrusted(&mut self, peer: IpAddr) {
-        let key = group(peer);
-        if self.warned.contains(&key) {
-            return;
-        }
-        let what = format!(
-            "{peer} sends X-Forwarded-For but is not in trustedProxies: its clients count as \
-             unknown addresses, which the address rules (*AllowFrom) refuse"
-        );
-        if self.warned.len() < self.warned_max {
-            self.warned.insert(key);
-            log::warn(&what);
-        } else {
-            refused(&what);
-        }
-    }
-
     /// Whether nothing is counted (for tests).
     pub fn is_empty(&self) -> bool {
         self.per_address.is_empty()
@@ -266,31 +201,6 @@ fn decrement(map: &mut HashMap<IpAddr, usize>, ip: IpAddr) {
             map.remove(&ip);
         }
     }
-}
-
-/// The client behind a trusted proxy: the rightmost `X-Forwarded-For` entry that is not
-/// itself a trusted proxy (entries to its left are the client's word, not the proxy's), or
-/// the leftmost when every entry is a trusted proxy (the client is one of those addresses).
-/// None when the peer is not trusted, or the header names no usable address (absent, empty,
-/// or an entry that is not an address on the way).
-pub fn forwarded_client(limits: &FrontLimits, peer: IpAddr, xff: &[&str]) -> Option<IpAddr> {
-    if !limits.is_trusted(peer) {
-        return None;
-    }
-    let entries: Vec<&str> = xff
-        .iter()
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .collect();
-    let mut last = None;
-    for entry in entries.iter().rev() {
-        let ip: IpAddr = entry.parse().ok()?;
-        if !limits.is_trusted(ip) {
-            return Some(ip);
-        }
-        last = Some(ip);
-    }
-    last
 }
 
 /// Logs a refusal: at most one line a second, with the count of those not logged.
@@ -422,57 +332,5 @@ mod tests {
         book.read(ip("192.0.2.4"), 6).unwrap();
         // Now everyone holds one: nobody gives way, not even to a newcomer.
         assert_eq!(book.victim(ip("192.0.2.5")), None);
-    }
-
-    #[test]
-    fn the_forwarded_client_is_believed_from_trusted_proxies_only() {
-        let l = limits();
-        let xff = ["203.0.113.9, 198.51.100.7", "10.0.0.1"];
-        assert_eq!(
-            forwarded_client(&l, ip("10.0.0.1"), &xff),
-            Some(ip("198.51.100.7"))
-        );
-        assert_eq!(forwarded_client(&l, ip("192.0.2.1"), &xff), None);
-        assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &["junk"]), None);
-        assert_eq!(
-            forwarded_client(&l, ip("10.0.0.1"), &["1.2.3.4, junk"]),
-            None
-        );
-        assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &[""]), None);
-        assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &[]), None);
-        assert_eq!(
-            forwarded_client(&l, ip("10.0.0.1"), &["junk, 10.0.0.1"]),
-            None
-        );
-        assert_eq!(
-            forwarded_client(&l, ip("10.0.0.1"), &["10.0.0.1"]),
-            Some(ip("10.0.0.1")),
-            "a client on the proxy's own address"
-        );
-    }
-
-    #[test]
-    fn an_untrusted_forwarder_has_unknown_clients_and_a_trusted_one_needs_the_header() {
-        let mut book = Admit::new(limits());
-        let xff = ["198.51.100.7"];
-        assert_eq!(
-            book.origin(ip("127.0.0.1"), &[], false),
-            Ok(Some(ip("127.0.0.1")))
-        );
-        assert_eq!(book.origin(ip("127.0.0.1"), &xff, false), Ok(None));
-        assert_eq!(book.origin(ip("127.0.0.1"), &[], true), Ok(None));
-        assert_eq!(book.warned.len(), 1, "logged once per peer");
-        assert_eq!(
-            book.origin(ip("10.0.0.1"), &xff, false),
-            Ok(Some(ip("198.51.100.7")))
-        );
-        assert_eq!(book.origin(ip("10.0.0.1"), &[], false), Err(BAD_FORWARD));
-        assert_eq!(book.origin(ip("10.0.0.1"), &["x"], true), Err(BAD_FORWARD));
-        book.warned_max = 4;
-        for i in 0..10u32 {
-            let peer = IpAddr::from(std::net::Ipv4Addr::from(0x0a01_0000 + i));
-            assert_eq!(book.origin(peer, &xff, false), Ok(None));
-        }
-        assert_eq!(book.warned.len(), 4, "bounded");
     }
 }

@@ -1,6 +1,6 @@
 //! The reading half of the stage: from the bytes a connection has to a complete request in
 //! the workers' queue. A head is parsed once it is whole (`head::parse_head`), its client is
-//! decided (`Admit::origin`), a request with a body is refused from its head when the gate
+//! decided (`forward`), a request with a body is refused from its head when the gate
 //! says so (an address rule: no byte of the body is read), its body's limit is the route's, a
 //! body that did not come with its head takes a slot for reading (fairly: `Admit::victim`)
 //! and is read as it arrives (`Content-Length` into one buffer of that size, chunked through
@@ -67,10 +67,15 @@ impl Stage {
         }
         let parsed = head::parse_head(&conn.buf[..end]);
         conn.buf.drain(..end);
-        let mut head = match parsed {
-            Ok(h) => h,
-            Err(r) => return self.refuse(conn, &r, None, t0),
-        };
+        match parsed {
+            Ok(head) => self.on_parsed(conn, head, t0, now),
+            Err(r) => self.refuse(conn, &r, None, t0),
+        }
+    }
+
+    /// A head just parsed: its client, what the gate says, its body's limit and share of
+    /// `maxReadingBytes`; then the request goes on whole, or its body is read.
+    fn on_parsed(&mut self, mut conn: Conn, mut head: Head, t0: Instant, now: Instant) {
         let peer = conn.peer.ip();
         let client = match self.origin(peer, &head) {
             Ok(c) => c,
@@ -110,9 +115,22 @@ impl Stage {
             }
             Framing::Chunked => BodyData::Chunked(Chunked::new(limit)),
         };
-        // The body is still to come: it takes a slot for reading, counted under the client
-        // (an unknown one under its peer).
-        let slot = match self.reading_slot(client.unwrap_or(peer), conn.id) {
+        let key = client.unwrap_or(peer);
+        self.await_body(conn, head, client, key, data, (t0, now))
+    }
+
+    /// A body still to come: it takes a slot for reading, counted under `key` (the client,
+    /// an unknown one under its peer), and is read as it arrives.
+    fn await_body(
+        &mut self,
+        mut conn: Conn,
+        head: Head,
+        client: Option<IpAddr>,
+        key: IpAddr,
+        data: BodyData,
+        (t0, now): (Instant, Instant),
+    ) {
+        let slot = match self.reading_slot(key, conn.id) {
             Ok(k) => k,
             Err(r) => return self.refuse(conn, &r, Some(&head), t0),
         };
@@ -142,7 +160,7 @@ impl Stage {
         self.on_body(conn)
     }
 
-    /// The client's address for the address rules (`Admit::origin`): the peer, or behind a
+    /// The client's address for the address rules (`Forwarders::origin`): the peer, or behind a
     /// trusted proxy the one it forwards (400 when it forwards none), or None, unknown, when a
     /// peer that is not a trusted proxy forwards for someone.
     fn origin(&mut self, peer: IpAddr, head: &Head) -> Result<Option<IpAddr>, Reject> {
@@ -158,7 +176,8 @@ impl Stage {
             .filter(|(k, _)| k.eq_ignore_ascii_case("x-forwarded-for"))
             .map(|(_, v)| v.as_str())
             .collect();
-        self.admit.origin(peer, &xff, proxied)
+        self.forwarders
+            .origin(&self.settings.front, peer, &xff, proxied)
     }
 
     /// A slot for reading a body: when every slot is taken, the busiest client's latest body

@@ -10,6 +10,7 @@
 //! connection: bytes after a refused request are never read as another request.
 use super::admit::{refused, Admit, BUSY};
 use super::conn::{self, Conn, Got, Phase, Then, DRAIN_FOR};
+use super::forward::Forwarders;
 use super::head::{self, Head, Reject};
 use super::hub::{pending, watch, Hub, WAKE};
 use super::pool::Pool;
@@ -43,6 +44,8 @@ pub(super) struct Stage {
     /// The listener is out of the readiness list after a failed accept (until the next tick).
     paused: bool,
     pub(super) admit: Admit,
+    /// The untrusted peers that forwarded, as logged.
+    pub(super) forwarders: Forwarders,
     conns: HashMap<u64, Conn>,
     /// Connections a worker holds.
     pub(super) away: usize,
@@ -73,6 +76,7 @@ pub fn run(
     }
     let mut stage = Stage {
         admit: Admit::new(settings.front.clone()),
+        forwarders: Forwarders::default(),
         settings,
         hub,
         pool,
