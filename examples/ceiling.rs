@@ -55,6 +55,7 @@ fn own(addr: &str, threads: usize) {
         threads,
         queue: 256,
         body_limit: Box::new(|_| 64 * 1024),
+        gate: Box::new(|_| None),
     };
     let body: serde_json::Value = serde_json::from_str(BODY).unwrap_or_default();
     let handler: limette::server::Handler = Arc::new(move |_| Response::json(200, &body));

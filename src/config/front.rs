@@ -23,6 +23,9 @@ pub struct FrontLimits {
     /// Bodies being read at once, overall (a head costs no slot: it is read as it arrives,
     /// within `headerTimeout`).
     pub max_reading: usize,
+    /// Bytes of large bodies (over 64 KiB) in hand at once, from their head until their
+    /// answer is written (503 above; a body alone always fits).
+    pub max_reading_bytes: u64,
     /// Bodies being read at once for one client (its forwarded address behind a proxy, an
     /// IPv6 client by its /64).
     pub max_reading_per_address: usize,
@@ -41,6 +44,7 @@ pub const KEYS: &[&str] = &[
     "maxConnectionsPerAddress",
     "maxReading",
     "maxReadingPerAddress",
+    "maxReadingBytes",
     "trustedProxies",
 ];
 
@@ -53,6 +57,7 @@ impl Default for FrontLimits {
             max_connections_per_address: 64,
             max_reading: 128,
             max_reading_per_address: 16,
+            max_reading_bytes: 8 << 20,
             trusted_proxies: Vec::new(),
         }
     }
@@ -91,6 +96,12 @@ impl FrontLimits {
             "maxConnectionsPerAddress" => self.max_connections_per_address = count(v)?,
             "maxReading" => self.max_reading = count(v)?,
             "maxReadingPerAddress" => self.max_reading_per_address = count(v)?,
+            "maxReadingBytes" => {
+                self.max_reading_bytes = match v.trim().parse::<u64>() {
+                    Ok(n) if n >= 1 << 16 => n,
+                    _ => return Err(format!("expected bytes, at least 65536, got {v}")),
+                }
+            }
             "trustedProxies" => self.trusted_proxies = parse_ranges(v)?,
             other => return Err(format!("{other} is not a reading-stage key")),
         }

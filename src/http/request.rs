@@ -66,7 +66,8 @@ pub struct Request {
     /// The TCP peer, when known (the reading stage states it).
     pub remote: Option<SocketAddr>,
     /// The client's address, when known: the peer, or behind a trusted proxy the address its
-    /// `X-Forwarded-For` names (decided once, by the reading stage). Address rules use this.
+    /// `X-Forwarded-For` names (decided once, by the reading stage); None when a peer that is
+    /// not a trusted proxy forwards for someone. Address rules use this.
     pub client: Option<IpAddr>,
     /// Request id used in log lines.
     pub id: u64,
@@ -223,10 +224,10 @@ impl Request {
             .collect()
     }
 
-    /// Client IP as text, for the session's `ipAddr`.
+    /// Client IP as text, for the session's `ipAddr` and the rules' `$ENV{REMOTE_ADDR}`:
+    /// empty when the client is unknown (behind a proxy that is not trusted), which no
+    /// address rule matches; never a loopback address by default.
     pub fn ip(&self) -> String {
-        self.client
-            .map(|a| a.to_string())
-            .unwrap_or_else(|| "127.0.0.1".to_string())
+        self.client.map(|a| a.to_string()).unwrap_or_default()
     }
 }

@@ -2,6 +2,9 @@
 //! with its error flavour (the REST servers always JSON, the portal by `Accept`), and `errors`,
 //! THE error -> response table, turns any error into the response of that flavour.
 pub mod errors;
+mod head;
+
+pub use head::{body_limit, refuse_from_head};
 
 use crate::app::App;
 use crate::config::Conf;
@@ -171,32 +174,6 @@ fn area<'r>(app: &App, req: &'r Request) -> Option<(Area, &'r str)> {
         .find_map(|(area, rest)| rest.map(|r| (area, r)))
 }
 
-/// Largest body of the portal's and the OpenID Connect provider's forms: a login, a token
-/// request with a client assertion, a consent, a registration hold a few kilobytes at most.
-pub const FORM_BODY_LIMIT: u64 = 64 * 1024;
-
-/// The largest body a request to `path` may send, decided from its head alone (413 above,
-/// before any of it is read): `max` (`maxBodySize`) where a body can be large, the REST
-/// session and configuration servers under `prefix`, the notification server (REST and SOAP)
-/// and the authorization endpoint, whose form may carry a request object (and the test hooks
-/// when they are on); a few kilobytes everywhere else, which anyone may send to.
-pub fn body_limit(path: &str, prefix: &str, max: u64, test_hooks: bool) -> u64 {
-    let prefixed = |p: &str| {
-        path.strip_prefix(prefix)
-            .is_some_and(|rest| is_under(rest, p))
-    };
-    let large = prefixed("/sessions")
-        || prefixed("/config")
-        || is_under(path, "/notifications")
-        || is_under(path, "/oauth2/authorize")
-        || (test_hooks && is_under(path, "/__test"));
-    if large {
-        max
-    } else {
-        max.min(FORM_BODY_LIMIT)
-    }
-}
-
 /// `path` is `p` or below it.
 fn is_under(path: &str, p: &str) -> bool {
     path.strip_prefix(p)
@@ -214,11 +191,7 @@ fn route(
         return (Flavour::Negotiated, Err(Error::not_found("Not found")));
     };
     if let Err(e) = admit_server(app, req, area) {
-        let flavour = match area {
-            Area::Manager => Flavour::Negotiated,
-            _ => Flavour::Json,
-        };
-        return (flavour, Err(e));
+        return (refusal_flavour(area), Err(e));
     }
     match area {
         Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
@@ -268,43 +241,73 @@ fn password_login(
     )
 }
 
-/// The address rule and the basic credentials of the REST servers, the status paths and the
-/// console (`config::access`), applied before the handler runs and so before any store is
-/// touched: 403 outside the rule, then 401 without the right credentials. Other areas pass.
-fn admit_server(app: &App, req: &Request, area: Area) -> Result<()> {
-    use crate::config::access::{Server, Verdict};
-    let server = match area {
+/// The server whose address rule and credentials guard an area, if any.
+fn guarded(req: &Request, area: Area) -> Option<crate::config::access::Server> {
+    use crate::config::access::Server;
+    Some(match area {
         Area::Sessions => Server::Sessions,
         Area::Config => Server::Config,
         Area::NotificationServer => Server::Notifications,
         Area::Status => crate::status::server_of(&req.path),
         Area::Manager => Server::Manager,
-        _ => return Ok(()),
-    };
-    let client = req.client;
-    let shown = client.map_or_else(|| "an unknown address".to_string(), |ip| ip.to_string());
-    let path: String = req
-        .path
+        _ => return None,
+    })
+}
+
+/// The flavour of a refusal by `admit_server`: the console's pages by `Accept`, JSON else.
+fn refusal_flavour(area: Area) -> Flavour {
+    match area {
+        Area::Manager => Flavour::Negotiated,
+        _ => Flavour::Json,
+    }
+}
+
+/// The request's path as a log line shows it: 200 characters at most, no control characters.
+fn shown_path(req: &Request) -> String {
+    req.path
         .chars()
         .take(200)
         .filter(|c| !c.is_control())
-        .collect();
+        .collect()
+}
+
+/// The client as a log line names it.
+fn shown_client(req: &Request) -> String {
+    req.client
+        .map_or_else(|| "an unknown address".to_string(), |ip| ip.to_string())
+}
+
+/// The 403 of an address rule, logged.
+fn forbidden(req: &Request, server: crate::config::access::Server) -> Error {
+    crate::log::warn(&format!(
+        "{}: refused to {}, outside {}",
+        shown_path(req),
+        shown_client(req),
+        server.key()
+    ));
+    Error::Forbidden(format!(
+        "Access refused from this address ({})",
+        server.key()
+    ))
+}
+
+/// The address rule and the basic credentials of the REST servers, the status paths and the
+/// console (`config::access`), applied before the handler runs and so before any store is
+/// touched: 403 outside the rule, then 401 without the right credentials. Other areas pass.
+/// (A request with a body met the address rule already, from its head: `refuse_from_head`.)
+fn admit_server(app: &App, req: &Request, area: Area) -> Result<()> {
+    use crate::config::access::Verdict;
+    let Some(server) = guarded(req, area) else {
+        return Ok(());
+    };
+    let (path, shown) = (shown_path(req), shown_client(req));
     match app
         .local
         .access
-        .check(server, client, req.header("authorization"))
+        .check(server, req.client, req.header("authorization"))
     {
         Verdict::Allowed => Ok(()),
-        Verdict::Forbidden => {
-            crate::log::warn(&format!(
-                "{path}: refused to {shown}, outside {}",
-                server.key()
-            ));
-            Err(Error::Forbidden(format!(
-                "Access refused from this address ({})",
-                server.key()
-            )))
-        }
+        Verdict::Forbidden => Err(forbidden(req, server)),
         // LemonLDAP::NG's Perl clients send credentials only after this challenge: a request
         // without any is the normal first half of a call (info); a wrong password is not.
         Verdict::Unauthorized if req.header("authorization").is_none() => {
@@ -367,44 +370,7 @@ fn test_hook(req: &Request) -> Result<Response> {
 
 #[cfg(test)]
 mod tests {
-    use super::{body_limit, is_under, FORM_BODY_LIMIT};
-
-    #[test]
-    fn bodies_are_large_only_where_they_can_be() {
-        let max = 8 << 20;
-        for large in [
-            "/sessions/global",
-            "/config",
-            "/notifications/dwho",
-            "/oauth2/authorize",
-        ] {
-            assert_eq!(body_limit(large, "", max, false), max, "{large}");
-        }
-        assert_eq!(body_limit("/p/sessions/global", "/p", max, false), max);
-        assert_eq!(
-            body_limit("/sessions/global", "/p", max, false),
-            FORM_BODY_LIMIT
-        );
-        for small in [
-            "/",
-            "/oauth2/token",
-            "/oauth2/revoke",
-            "/oauth2/par",
-            "/oauth2/",
-            "/notifback",
-            "/sessionsx",
-            "/session/my",
-        ] {
-            assert_eq!(
-                body_limit(small, "", max, false),
-                FORM_BODY_LIMIT,
-                "{small}"
-            );
-        }
-        assert_eq!(body_limit("/", "", 1024, false), 1024);
-        assert_eq!(body_limit("/__test/big", "", max, false), FORM_BODY_LIMIT);
-        assert_eq!(body_limit("/__test/big", "", max, true), max);
-    }
+    use super::is_under;
 
     #[test]
     fn a_prefix_owns_itself_and_what_is_below_it_only() {

@@ -4,6 +4,15 @@
 //! proxy's own connections count only against the overall ceiling. An IPv6 client is counted
 //! by its /64, the block one host or one customer commonly gets.
 //!
+//! Reading slots are shared fairly: when all are taken, a client holding at least two fewer
+//! than the busiest one takes a slot from it (the busiest client's latest body ends with
+//! 503), so a few addresses feeding slow bodies can never keep everyone else's login out.
+//!
+//! Large bodies (over 64 KiB: only the REST servers take them, from the clients their rules
+//! let in) also share a budget of bytes in hand, `maxReadingBytes`, from their head until
+//! their answer is written: a flood of 8 MB uploads is refused (503) past it instead of
+//! taking the memory of 128 of them, which the allocator then keeps.
+//!
 //! The book belongs to the reading loop alone (one thread), so it needs no lock; the loop
 //! gives every count back when its connection or body ends.
 use super::head::Reject;
@@ -23,6 +32,9 @@ pub const BUSY: Reject = Reject {
     status: 503,
     msg: "Server busy, try again",
 };
+/// A body of at most this many bytes (a form's, the most any path open to all takes) costs
+/// nothing of `maxReadingBytes`.
+pub const SMALL_BODY: u64 = 64 * 1024;
 
 /// The book of connections and bodies being read.
 pub struct Admit {
@@ -30,7 +42,10 @@ pub struct Admit {
     pub limits: FrontLimits,
     per_address: HashMap<IpAddr, usize>,
     reading: usize,
-    reading_per_client: HashMap<IpAddr, usize>,
+    /// The connections whose body is being read, by client key, oldest first.
+    readers: HashMap<IpAddr, Vec<u64>>,
+    /// Bytes of the large bodies in hand (`maxReadingBytes`).
+    body_bytes: u64,
 }
 
 /// The key an address is counted under: an IPv4 address (an IPv4-mapped IPv6 one as IPv4),
@@ -55,7 +70,8 @@ impl Admit {
             limits,
             per_address: HashMap::new(),
             reading: 0,
-            reading_per_client: HashMap::new(),
+            readers: HashMap::new(),
+            body_bytes: 0,
         }
     }
 
@@ -85,35 +101,83 @@ impl Admit {
         }
     }
 
-    /// Takes a slot for reading one body, overall and for `client`; returns the key to give
-    /// back, or 503 / 429 at the caps.
-    pub fn read(&mut self, client: IpAddr) -> Result<IpAddr, Reject> {
-        if self.reading >= self.limits.max_reading {
-            refused("maxReading reached");
-            return Err(BUSY);
-        }
+    /// Takes a slot for reading the body of connection `id`, overall and for `client`;
+    /// returns the key to give back, or 429 at the client's cap, 503 when every slot is taken
+    /// (then [`Admit::victim`] may name a body to end to make room).
+    pub fn read(&mut self, client: IpAddr, id: u64) -> Result<IpAddr, Reject> {
         let key = group(client);
-        if !take(
-            &mut self.reading_per_client,
-            key,
-            self.limits.max_reading_per_address,
-        ) {
+        let held = self.readers.get(&key).map_or(0, Vec::len);
+        if held >= self.limits.max_reading_per_address {
             refused(&format!("{client}: maxReadingPerAddress reached"));
             return Err(TOO_MANY);
         }
+        if self.reading >= self.limits.max_reading {
+            return Err(BUSY);
+        }
+        self.readers.entry(key).or_default().push(id);
         self.reading += 1;
         Ok(key)
     }
 
-    /// Gives back a body slot taken by `read`.
-    pub fn done_reading(&mut self, key: IpAddr) {
-        self.reading = self.reading.saturating_sub(1);
-        decrement(&mut self.reading_per_client, key);
+    /// Every slot is taken and `client` wants one: the body to end for it, the latest of the
+    /// client holding the most, when that client holds at least two more than `client` does
+    /// (so that clients holding as many, or one more, do not take slots from each other in
+    /// turn); None (503 for `client`) otherwise.
+    pub fn victim(&self, client: IpAddr) -> Option<u64> {
+        let held = self.readers.get(&group(client)).map_or(0, Vec::len);
+        let (_, ids) = self.readers.iter().max_by_key(|(_, ids)| ids.len())?;
+        if ids.len() <= held + 1 {
+            refused("maxReading reached");
+            return None;
+        }
+        refused("maxReading reached: the busiest client's latest body ends for another");
+        ids.last().copied()
+    }
+
+    /// Gives back the body slot of connection `id`, taken under `key` by `read`.
+    pub fn done_reading(&mut self, key: IpAddr, id: u64) {
+        if let Some(ids) = self.readers.get_mut(&key) {
+            if let Some(i) = ids.iter().position(|x| *x == id) {
+                ids.remove(i);
+                self.reading = self.reading.saturating_sub(1);
+            }
+            if ids.is_empty() {
+                self.readers.remove(&key);
+            }
+        }
+    }
+
+    /// Takes `size` bytes of `maxReadingBytes` for a body larger than [`SMALL_BODY`]
+    /// (returns what it took, 0 for a small body), or 503 when the large bodies in hand would
+    /// go over it. A body alone always fits (`maxBodySize` may be larger).
+    pub fn take_bytes(&mut self, size: u64) -> Result<u64, Reject> {
+        if size <= SMALL_BODY {
+            return Ok(0);
+        }
+        if self.body_bytes > 0
+            && self.body_bytes.saturating_add(size) > self.limits.max_reading_bytes
+        {
+            refused(&format!(
+                "maxReadingBytes reached ({} bytes of large bodies in hand)",
+                self.body_bytes
+            ));
+            return Err(BUSY);
+        }
+        self.body_bytes += size;
+        Ok(size)
+    }
+
+    /// Gives back what `take_bytes` took.
+    pub fn give_bytes(&mut self, held: u64) {
+        self.body_bytes = self.body_bytes.saturating_sub(held);
     }
 
     /// Whether nothing is counted (for tests).
     pub fn is_empty(&self) -> bool {
-        self.per_address.is_empty() && self.reading == 0 && self.reading_per_client.is_empty()
+        self.per_address.is_empty()
+            && self.reading == 0
+            && self.readers.is_empty()
+            && self.body_bytes == 0
     }
 }
 
@@ -137,27 +201,6 @@ fn decrement(map: &mut HashMap<IpAddr, usize>, ip: IpAddr) {
             map.remove(&ip);
         }
     }
-}
-
-/// The client behind a trusted proxy: the rightmost `X-Forwarded-For` entry that is not
-/// itself a trusted proxy (entries to its left are the client's word, not the proxy's).
-/// None when the peer is not trusted, or the header names no usable address.
-pub fn forwarded_client(limits: &FrontLimits, peer: IpAddr, xff: &[&str]) -> Option<IpAddr> {
-    if !limits.is_trusted(peer) {
-        return None;
-    }
-    let entries: Vec<&str> = xff
-        .iter()
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .collect();
-    for entry in entries.iter().rev() {
-        let ip: IpAddr = entry.parse().ok()?;
-        if !limits.is_trusted(ip) {
-            return Some(ip);
-        }
-    }
-    None
 }
 
 /// Logs a refusal: at most one line a second, with the count of those not logged.
@@ -230,27 +273,64 @@ mod tests {
     #[test]
     fn reads_are_capped_per_client_and_overall() {
         let mut book = Admit::new(limits());
-        let r1 = book.read(ip("192.0.2.1")).unwrap();
-        assert_eq!(book.read(ip("192.0.2.1")).unwrap_err().status, 429);
-        let r2 = book.read(ip("192.0.2.2")).unwrap();
-        let r3 = book.read(ip("192.0.2.3")).unwrap();
-        assert_eq!(book.read(ip("192.0.2.4")).unwrap_err().status, 503);
-        for r in [r1, r2, r3] {
-            book.done_reading(r);
+        let r1 = book.read(ip("192.0.2.1"), 1).unwrap();
+        assert_eq!(book.read(ip("192.0.2.1"), 2).unwrap_err().status, 429);
+        let r2 = book.read(ip("192.0.2.2"), 3).unwrap();
+        let r3 = book.read(ip("192.0.2.3"), 4).unwrap();
+        assert_eq!(book.read(ip("192.0.2.4"), 5).unwrap_err().status, 503);
+        for (r, id) in [(r1, 1), (r2, 3), (r3, 4)] {
+            book.done_reading(r, id);
         }
+        book.done_reading(r1, 1);
         assert!(book.is_empty());
     }
 
     #[test]
-    fn the_forwarded_client_is_believed_from_trusted_proxies_only() {
-        let l = limits();
-        let xff = ["203.0.113.9, 198.51.100.7", "10.0.0.1"];
+    fn large_bodies_share_a_budget_of_bytes_and_one_always_fits() {
+        let mut book = Admit::new(FrontLimits {
+            max_reading_bytes: 1 << 20,
+            ..FrontLimits::default()
+        });
+        assert_eq!(book.take_bytes(SMALL_BODY), Ok(0), "a form costs nothing");
+        let big = book.take_bytes(8 << 20).unwrap();
+        assert_eq!(big, 8 << 20, "alone, a body over the budget fits");
+        assert_eq!(book.take_bytes(SMALL_BODY + 1), Err(BUSY));
+        assert_eq!(book.take_bytes(100), Ok(0));
+        book.give_bytes(big);
+        let a = book.take_bytes(600 << 10).unwrap();
+        assert_eq!(book.take_bytes(600 << 10), Err(BUSY));
+        let b = book.take_bytes(400 << 10).unwrap();
+        book.give_bytes(a);
+        book.give_bytes(b);
+        assert!(book.is_empty());
+    }
+
+    #[test]
+    fn a_full_book_takes_a_slot_from_the_busiest_client_only() {
+        let mut book = Admit::new(FrontLimits {
+            max_reading: 4,
+            max_reading_per_address: 3,
+            ..FrontLimits::default()
+        });
+        for id in 1..=3 {
+            book.read(ip("192.0.2.1"), id).unwrap();
+        }
+        book.read(ip("192.0.2.2"), 4).unwrap();
+        // A newcomer ends the busiest client's latest body, not the other's.
+        assert_eq!(book.read(ip("192.0.2.3"), 5).unwrap_err().status, 503);
+        assert_eq!(book.victim(ip("192.0.2.3")), Some(3));
+        book.done_reading(group(ip("192.0.2.1")), 3);
+        book.read(ip("192.0.2.3"), 5).unwrap();
+        // 1 holds 2, 2 and 3 hold 1 each: only a client holding none takes one from 1.
         assert_eq!(
-            forwarded_client(&l, ip("10.0.0.1"), &xff),
-            Some(ip("198.51.100.7"))
+            book.victim(ip("192.0.2.2")),
+            None,
+            "one less is near enough"
         );
-        assert_eq!(forwarded_client(&l, ip("192.0.2.1"), &xff), None);
-        assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &["junk"]), None);
-        assert_eq!(forwarded_client(&l, ip("10.0.0.1"), &[]), None);
+        assert_eq!(book.victim(ip("192.0.2.4")), Some(2));
+        book.done_reading(group(ip("192.0.2.1")), 2);
+        book.read(ip("192.0.2.4"), 6).unwrap();
+        // Now everyone holds one: nobody gives way, not even to a newcomer.
+        assert_eq!(book.victim(ip("192.0.2.5")), None);
     }
 }

@@ -22,6 +22,9 @@ pub struct Conn {
     pub peer: SocketAddr,
     /// The key its connection is counted under (None for a trusted proxy).
     pub counted: Option<IpAddr>,
+    /// Bytes of `maxReadingBytes` its request's large body holds, from its head until the
+    /// connection comes back from the worker that answered it (0 for a small body).
+    pub holds: u64,
     /// Bytes read and not yet used (a partial head, a body, a pipelined request).
     pub buf: Vec<u8>,
     /// Requests answered on it.
@@ -52,8 +55,9 @@ pub enum Phase {
 pub struct Body {
     /// The head.
     pub head: Head,
-    /// The client (the peer, or behind a trusted proxy the address it forwards).
-    pub client: IpAddr,
+    /// The client for the address rules (the peer, or behind a trusted proxy the address it
+    /// forwards; None when unknown: an untrusted peer forwarding for someone).
+    pub client: Option<IpAddr>,
     /// The key of the body slot it holds (`Admit::read`).
     pub slot: IpAddr,
     /// The body so far.

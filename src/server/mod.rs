@@ -6,7 +6,10 @@
 //!
 //! - `head`: RFC 9112 parsing and framing of a head (pure);
 //! - `chunked`: the chunked coding, decoded as bytes arrive;
-//! - `admit`: connection and body caps, overall and per client address;
+//! - `admit`: connection and body caps, overall and per client address, reading slots shared
+//!   fairly, and the bytes of large bodies in hand;
+//! - `forward`: who a request comes from (the peer, the client a trusted proxy names, or
+//!   nobody known behind a proxy that is not trusted);
 //! - `conn`: one connection's state, and writing without blocking;
 //! - `stage`: the loop, and `read` its reading half; `hub`: what it shares with the workers;
 //! - `pool`: the workers; `settings`: what the server is told; `listener`: the socket.
@@ -17,6 +20,7 @@
 pub mod admit;
 pub mod chunked;
 pub mod conn;
+pub mod forward;
 pub mod head;
 pub mod hub;
 pub mod listener;

@@ -1,12 +1,15 @@
 //! The reading half of the stage: from the bytes a connection has to a complete request in
-//! the workers' queue. A head is parsed once it is whole (`head::parse_head`), its body's
-//! limit is the route's, a body that did not come with its head takes a slot for reading and
-//! is read as it arrives (`Content-Length` into one buffer of that size, chunked through the
-//! decoder), and the request goes to the pool, or is refused (400, 408, 413, 429, 501, 503).
-use super::admit::{forwarded_client, BUSY};
+//! the workers' queue. A head is parsed once it is whole (`head::parse_head`), its client is
+//! decided (`forward`), a request with a body is refused from its head when the gate
+//! says so (an address rule: no byte of the body is read), its body's limit is the route's, a
+//! body that did not come with its head takes a slot for reading (fairly: `Admit::victim`)
+//! and is read as it arrives (`Content-Length` into one buffer of that size, chunked through
+//! the decoder), and the request goes to the pool, or is refused (400, 403, 408, 413, 429,
+//! 501, 503).
+use super::admit::BUSY;
 use super::chunked::Chunked;
 use super::conn::{Body, BodyData, Conn, Pace, Phase};
-use super::head::{self, Framing, Head, BODY_TOO_LARGE, MAX_HEAD, TOO_LARGE};
+use super::head::{self, Framing, Head, Reject, BODY_TOO_LARGE, MAX_HEAD, TOO_LARGE};
 use super::pool::Job;
 use super::stage::Stage;
 use crate::config::front::RATE_GRACE;
@@ -64,16 +67,43 @@ impl Stage {
         }
         let parsed = head::parse_head(&conn.buf[..end]);
         conn.buf.drain(..end);
-        let head = match parsed {
-            Ok(h) => h,
-            Err(r) => return self.refuse(conn, &r, None, t0),
+        match parsed {
+            Ok(head) => self.on_parsed(conn, head, t0, now),
+            Err(r) => self.refuse(conn, &r, None, t0),
+        }
+    }
+
+    /// A head just parsed: its client, what the gate says, its body's limit and share of
+    /// `maxReadingBytes`; then the request goes on whole, or its body is read.
+    fn on_parsed(&mut self, mut conn: Conn, mut head: Head, t0: Instant, now: Instant) {
+        let peer = conn.peer.ip();
+        let client = match self.origin(peer, &head) {
+            Ok(c) => c,
+            Err(r) => return self.refuse(conn, &r, Some(&head), t0),
         };
-        let client = self.client_of(&conn, &head);
-        let limit = (self.settings.body_limit)(head.target.split('?').next().unwrap_or(""));
-        let data = match head.framing {
-            Framing::Length(n) if n > limit => {
-                return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0)
+        if head.framing != Framing::Length(0) {
+            let early = request(&mut head, Vec::new(), conn.peer, client);
+            let answer = (self.settings.gate)(&early);
+            head.headers = early.headers;
+            if let Some(answer) = answer {
+                return self.answer_and_close(conn, answer, &head, t0);
             }
+        }
+        let limit = (self.settings.body_limit)(head.target.split('?').next().unwrap_or(""));
+        if matches!(head.framing, Framing::Length(n) if n > limit) {
+            return self.refuse(conn, &BODY_TOO_LARGE, Some(&head), t0);
+        }
+        // A large body (only a server whose rule let the client in takes one) holds its size
+        // of `maxReadingBytes` until its answer is written.
+        let size = match head.framing {
+            Framing::Length(n) => n,
+            Framing::Chunked => limit,
+        };
+        conn.holds = match self.admit.take_bytes(size) {
+            Ok(held) => held,
+            Err(r) => return self.refuse(conn, &r, Some(&head), t0),
+        };
+        let data = match head.framing {
             Framing::Length(n) if conn.buf.len() as u64 >= n => {
                 let body: Vec<u8> = conn.buf.drain(..n as usize).collect();
                 return self.submit(conn, head, body, client, t0);
@@ -85,8 +115,22 @@ impl Stage {
             }
             Framing::Chunked => BodyData::Chunked(Chunked::new(limit)),
         };
-        // The body is still to come: it takes a slot for reading.
-        let slot = match self.admit.read(client) {
+        let key = client.unwrap_or(peer);
+        self.await_body(conn, head, client, key, data, (t0, now))
+    }
+
+    /// A body still to come: it takes a slot for reading, counted under `key` (the client,
+    /// an unknown one under its peer), and is read as it arrives.
+    fn await_body(
+        &mut self,
+        mut conn: Conn,
+        head: Head,
+        client: Option<IpAddr>,
+        key: IpAddr,
+        data: BodyData,
+        (t0, now): (Instant, Instant),
+    ) {
+        let slot = match self.reading_slot(key, conn.id) {
             Ok(k) => k,
             Err(r) => return self.refuse(conn, &r, Some(&head), t0),
         };
@@ -97,7 +141,7 @@ impl Stage {
         if head.has_token("expect", "100-continue") && !head.http10 && conn.buf.is_empty() {
             match (&conn.stream).write(CONTINUE) {
                 Ok(n) if n < CONTINUE.len() => {
-                    self.admit.done_reading(slot);
+                    self.admit.done_reading(slot, conn.id);
                     return self.close(conn);
                 }
                 _ => {}
@@ -116,20 +160,45 @@ impl Stage {
         self.on_body(conn)
     }
 
-    /// The client's address: the peer, or behind a trusted proxy the one it forwards.
-    fn client_of(&self, conn: &Conn, head: &Head) -> IpAddr {
-        let limits = &self.settings.front;
-        let peer = conn.peer.ip();
-        if !limits.is_trusted(peer) {
-            return peer; // its X-Forwarded-For is the client's own word
-        }
+    /// The client's address for the address rules (`Forwarders::origin`): the peer, or behind a
+    /// trusted proxy the one it forwards (400 when it forwards none), or None, unknown, when a
+    /// peer that is not a trusted proxy forwards for someone.
+    fn origin(&mut self, peer: IpAddr, head: &Head) -> Result<Option<IpAddr>, Reject> {
+        let named = |name: &str| {
+            head.headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case(name))
+        };
+        let proxied = named("forwarded") || named("x-real-ip");
         let xff: Vec<&str> = head
             .headers
             .iter()
             .filter(|(k, _)| k.eq_ignore_ascii_case("x-forwarded-for"))
             .map(|(_, v)| v.as_str())
             .collect();
-        forwarded_client(limits, peer, &xff).unwrap_or(peer)
+        self.forwarders
+            .origin(&self.settings.front, peer, &xff, proxied)
+    }
+
+    /// A slot for reading a body: when every slot is taken, the busiest client's latest body
+    /// ends (503) for a client holding fewer (`Admit::victim`).
+    fn reading_slot(&mut self, client: IpAddr, id: u64) -> Result<IpAddr, Reject> {
+        match self.admit.read(client, id) {
+            Err(r) if r == BUSY => {
+                let victim = self.admit.victim(client).and_then(|v| self.take(v));
+                let Some(victim) = victim else {
+                    return Err(BUSY);
+                };
+                let Phase::Body(b) = &victim.phase else {
+                    self.close(victim); // unreachable: only bodies hold slots
+                    return Err(BUSY);
+                };
+                let (head, t0) = (b.head.clone(), b.t0);
+                self.refuse(victim, &BUSY, Some(&head), t0);
+                self.admit.read(client, id)
+            }
+            other => other,
+        }
     }
 
     /// A body being read: take what arrived, and hand the request on once it is whole.
@@ -161,7 +230,7 @@ impl Stage {
             return; // matched just above
         };
         let b = *b;
-        self.admit.done_reading(b.slot);
+        self.admit.done_reading(b.slot, conn.id);
         let body = match b.data {
             BodyData::Length(_, body) => body,
             BodyData::Chunked(d) => d.body,
@@ -175,7 +244,7 @@ impl Stage {
         mut conn: Conn,
         mut head: Head,
         body: Vec<u8>,
-        client: IpAddr,
+        client: Option<IpAddr>,
         t0: Instant,
     ) {
         let closing = self.closing();
@@ -200,7 +269,7 @@ impl Stage {
 
 /// The request as handlers see it. Its header fields are moved out of the head, names
 /// lower-cased in place; the head keeps its method and target.
-fn request(head: &mut Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> Request {
+fn request(head: &mut Head, body: Vec<u8>, peer: SocketAddr, client: Option<IpAddr>) -> Request {
     let mut headers = std::mem::take(&mut head.headers);
     for (k, _) in &mut headers {
         k.make_ascii_lowercase();
@@ -216,7 +285,7 @@ fn request(head: &mut Head, body: Vec<u8>, peer: SocketAddr, client: IpAddr) -> 
         headers,
         body,
         remote: Some(peer),
-        client: Some(client),
+        client,
         id: NEXT_REQUEST.fetch_add(1, Ordering::Relaxed),
     }
 }

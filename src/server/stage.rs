@@ -10,6 +10,7 @@
 //! connection: bytes after a refused request are never read as another request.
 use super::admit::{refused, Admit, BUSY};
 use super::conn::{self, Conn, Got, Phase, Then, DRAIN_FOR};
+use super::forward::Forwarders;
 use super::head::{self, Head, Reject};
 use super::hub::{pending, watch, Hub, WAKE};
 use super::pool::Pool;
@@ -43,6 +44,8 @@ pub(super) struct Stage {
     /// The listener is out of the readiness list after a failed accept (until the next tick).
     paused: bool,
     pub(super) admit: Admit,
+    /// The untrusted peers that forwarded, as logged.
+    pub(super) forwarders: Forwarders,
     conns: HashMap<u64, Conn>,
     /// Connections a worker holds.
     pub(super) away: usize,
@@ -73,6 +76,7 @@ pub fn run(
     }
     let mut stage = Stage {
         admit: Admit::new(settings.front.clone()),
+        forwarders: Forwarders::default(),
         settings,
         hub,
         pool,
@@ -203,6 +207,7 @@ impl Stage {
             stream,
             peer,
             counted,
+            holds: 0,
             buf: Vec::new(),
             served: 0,
             phase: Phase::Idle(Instant::now()),
@@ -263,7 +268,8 @@ impl Stage {
     }
 
     /// A connection a worker handed back (`watched`: parked in the readiness list already).
-    fn returned(&mut self, conn: Conn, watched: bool) {
+    fn returned(&mut self, mut conn: Conn, watched: bool) {
+        self.admit.give_bytes(std::mem::take(&mut conn.holds));
         match conn.phase {
             Phase::Write(_) => self.write_on(conn),
             Phase::Idle(_) if conn.buf.is_empty() => {
@@ -281,21 +287,50 @@ impl Stage {
     }
 
     /// Answers a refusal, logs it, and ends the connection after a short drain.
-    pub(super) fn refuse(&mut self, mut conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
+    pub(super) fn refuse(&mut self, conn: Conn, r: &Reject, head: Option<&Head>, t0: Instant) {
+        crate::metrics::refused(r.status);
+        self.answer_then_close(conn, &refusal(r), head, t0)
+    }
+
+    /// Answers what the gate decided from a head (its body unread), and ends the connection
+    /// after a short drain: what the client sends of its body then is never read as a request.
+    pub(super) fn answer_and_close(
+        &mut self,
+        conn: Conn,
+        resp: Response,
+        head: &Head,
+        t0: Instant,
+    ) {
+        crate::metrics::refused(resp.status);
+        self.answer_then_close(conn, &resp, Some(head), t0)
+    }
+
+    fn answer_then_close(
+        &mut self,
+        mut conn: Conn,
+        resp: &Response,
+        head: Option<&Head>,
+        t0: Instant,
+    ) {
         if let Phase::Body(b) = &conn.phase {
-            self.admit.done_reading(b.slot);
+            self.admit.done_reading(b.slot, conn.id);
         }
+        self.admit.give_bytes(std::mem::take(&mut conn.holds));
         let head_only = head.is_some_and(|h| h.method == "HEAD");
-        let out = wire::serialize(&refusal(r), true, head_only);
+        let out = wire::serialize(resp, true, head_only);
         let (method, path) = match head {
             Some(h) => (h.method.as_str(), h.target.split('?').next().unwrap_or("")),
             None => ("-", "-"),
         };
-        log::access(method, path, r.status, t0.elapsed().as_millis());
-        crate::metrics::refused(r.status);
+        log::access(method, path, resp.status, t0.elapsed().as_millis());
         conn.buf = Vec::new();
         conn.phase = Phase::Write(Box::new(pending(&self.settings, out, 0, Then::Close)));
         self.write_on(conn)
+    }
+
+    /// Takes a connection out of the loop's hands (to end it).
+    pub(super) fn take(&mut self, id: u64) -> Option<Conn> {
+        self.conns.remove(&id)
     }
 
     /// Whether the server is shutting down.
@@ -355,8 +390,9 @@ impl Stage {
     /// Ends a connection and gives back what it held.
     pub(super) fn close(&mut self, conn: Conn) {
         if let Phase::Body(b) = &conn.phase {
-            self.admit.done_reading(b.slot);
+            self.admit.done_reading(b.slot, conn.id);
         }
+        self.admit.give_bytes(conn.holds);
         self.admit.disconnect(conn.counted);
         crate::metrics::connection_closed();
         let _ = epoll::delete(&self.hub.epoll, &conn.stream);

@@ -7,6 +7,7 @@ mod common;
 
 mod audit;
 mod files;
+mod proxies;
 mod servers;
 
 use common::hostile;
