@@ -43,6 +43,12 @@ pub struct Call<'a> {
 
 /// Sends a request; any HTTP status is a `Reply`, transport failures are `Upstream` errors.
 pub fn send(call: &Call<'_>) -> Result<Reply> {
+    send_limited(call, MAX_RESPONSE)
+}
+
+/// Sends a request as [`send`] does, reading at most `most` bytes of the answer's body (a
+/// caller that must refuse a larger answer asks for one byte more than it takes).
+pub fn send_limited(call: &Call<'_>, most: u64) -> Result<Reply> {
     let agent = ureq::AgentBuilder::new()
         .timeout(call.timeout)
         .timeout_connect(call.timeout.min(Duration::from_secs(5)))
@@ -76,7 +82,7 @@ pub fn send(call: &Call<'_>) -> Result<Reply> {
     let status = resp.status();
     let mut body = Vec::new();
     resp.into_reader()
-        .take(MAX_RESPONSE)
+        .take(most)
         .read_to_end(&mut body)
         .map_err(|e| Error::Upstream(format!("{}: reading the answer: {e}", call.url)))?;
     Ok(Reply { status, body })

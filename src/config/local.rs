@@ -73,6 +73,8 @@ pub struct LocalConf {
     pub test_hooks: bool,
     /// The reading stage's limits (header deadline, body rate, per-address caps).
     pub front: super::front::FrontLimits,
+    /// The fetchers' limits (threads, queue, per-client share).
+    pub fetch: super::fetch::FetchLimits,
     /// Who may call the REST session, configuration and notification servers.
     pub access: super::access::ServerAccess,
 }
@@ -163,6 +165,7 @@ impl LocalConf {
                 .map(|v| v == "1")
                 .unwrap_or(false),
             front: super::front::FrontLimits::default(),
+            fetch: super::fetch::FetchLimits::default(),
             access: super::access::ServerAccess::default(),
         }
     }
@@ -224,6 +227,7 @@ impl LocalConf {
                     super::front::KEYS
                         .iter()
                         .chain(super::access::KEYS)
+                        .chain(super::fetch::KEYS)
                         .copied()
                         .filter(|_| section == "portal"),
                 )
@@ -269,6 +273,7 @@ impl LocalConf {
             }
             other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
             other if super::access::KEYS.contains(&other) => self.access.apply(other, v)?,
+            other if super::fetch::KEYS.contains(&other) => self.fetch.apply(other, v)?,
             other if super::support::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);

@@ -7,6 +7,7 @@
 pub mod access;
 pub mod defaults;
 pub mod diff;
+pub mod fetch;
 pub mod front;
 pub mod gate;
 pub mod ini;

@@ -19,6 +19,7 @@ pub mod chunked;
 pub mod conn;
 pub mod head;
 pub mod hub;
+pub mod later;
 pub mod listener;
 pub mod pool;
 mod read;
