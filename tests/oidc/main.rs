@@ -19,6 +19,7 @@ mod hygiene;
 mod keys;
 mod lifetimes;
 mod logout;
+mod request_uri;
 mod requests;
 mod resources;
 mod rp;
