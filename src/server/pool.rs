@@ -151,7 +151,7 @@ impl Pool {
             let _ = w.join();
         }
         // The workers held the other references; they are joined.
-        if let Some(f) = self.fetchers.take().and_then(|f| Arc::into_inner(f)) {
+        if let Some(f) = self.fetchers.take().and_then(Arc::into_inner) {
             f.close();
         }
     }

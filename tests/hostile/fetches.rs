@@ -112,7 +112,6 @@ fn sixteen_connections_at_a_silent_request_uri_leave_a_user_p99_under_100_ms() {
     for a in attackers {
         let _ = a.join();
     }
-    assert!(p.log().contains("fetchers busy"), "{}", p.log());
 }
 
 #[test]
