@@ -96,6 +96,10 @@ pub fn expand(
 /// The client and the URL to fetch before `authorize` can go on: a request object by
 /// reference at a `request_uri` the client registered; `None` when nothing is to be fetched.
 pub fn reference(conf: &Conf, p: &Params) -> Option<(String, String)> {
+    // A pushed request is read from the store, whatever the RP's patterns cover.
+    if p.get("request_uri").is_some_and(|u| u.starts_with(URN)) {
+        return None;
+    }
     let oidc = conf.area::<Settings>();
     let rp = oidc.rp(p.get("client_id").unwrap_or(""))?;
     let url = request_object::reference(rp, p)?;

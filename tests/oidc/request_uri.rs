@@ -181,3 +181,55 @@ fn request_objects_out_of_their_time_are_refused() {
     let fine = json!({"nonce": "d", "exp": now + 300, "nbf": now + 30, "iat": now + 30});
     assert_eq!(run(fine), (None, true));
 }
+
+#[test]
+fn a_pushed_request_takes_no_fetcher_even_under_a_catch_all_pattern() {
+    // A listener that never answers holds the client's one fetch...
+    let (silent, held) = serve(|s| {
+        read_head(&s);
+        std::thread::sleep(Duration::from_secs(5));
+    });
+    let p = builder(&[("app", rp("app", json!({"RequestUris": "*"})))])
+        .ini("fetchesPerClient = 1")
+        .start();
+    let sid = p.login("dwho");
+    let q = format!(
+        "client_id=app&response_type=code&scope=openid&redirect_uri={}&request_uri={}",
+        enc(CB),
+        enc(&format!("{silent}/req"))
+    );
+    let port = p.port;
+    let holder = std::thread::spawn(move || {
+        crate::common::Client::new(port).get(&format!("/oauth2/authorize?{q}"), &[])
+    });
+    let start = Instant::now();
+    while held.load(Ordering::SeqCst) == 0 && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(held.load(Ordering::SeqCst), 1);
+    // ...and the pushed request, whose URN the pattern `*` also covers, is read from the
+    // store, not queued for a fetcher.
+    let fields = [
+        ("response_type", "code"),
+        ("scope", "openid"),
+        ("redirect_uri", CB),
+        ("state", "ps"),
+    ];
+    let auth = basic("app", SECRET);
+    let r = p
+        .client()
+        .post_form("/oauth2/par", &fields, &[("Authorization", &auth)]);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let uri = r.json()["request_uri"].as_str().unwrap().to_string();
+    let r = authorize(
+        &p,
+        Some(&sid),
+        &format!("client_id=app&request_uri={}", enc(&uri)),
+        &[],
+    );
+    assert_eq!(r.status, 302, "{}", r.text());
+    let loc = r.header("location").unwrap();
+    assert!(param(loc, "code").is_some(), "{loc}");
+    assert_eq!(param(loc, "state").as_deref(), Some("ps"));
+    let _ = holder.join();
+}
