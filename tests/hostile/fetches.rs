@@ -130,6 +130,7 @@ fn a_client_over_its_share_of_fetchers_is_refused_at_once() {
     let r = hostile::raw_from("127.0.0.3", p.port, &req).expect("an answer");
     assert!(t0.elapsed() < Duration::from_secs(1), "{:?}", t0.elapsed());
     assert_eq!(r.status, 302, "{}", r.text());
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
     let loc = r.header("location").unwrap();
     assert_eq!(
         param(loc, "error").as_deref(),

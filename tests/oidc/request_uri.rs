@@ -74,6 +74,8 @@ fn by_reference(p: &Portal, sid: &str, uri: &str) -> Option<String> {
     );
     let r = authorize(p, Some(sid), &q, &[]);
     assert_eq!(r.status, 302, "{}", r.text());
+    // Given by a fetcher, finished as any answer is.
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
     let loc = r.header("location").unwrap().to_string();
     assert!(loc.starts_with(CB), "{loc}");
     param(&loc, "error")
