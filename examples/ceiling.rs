@@ -54,6 +54,7 @@ fn own(addr: &str, threads: usize) {
         max_requests: 100,
         threads,
         queue: 256,
+        fetch: limette::config::fetch::FetchLimits::default(),
         body_limit: Box::new(|_| 64 * 1024),
         gate: Box::new(|_| None),
     };

@@ -83,6 +83,9 @@ pub enum OAuthCode {
     InvalidRequestObject,
     /// RFC 6749 5.2 (server_error is 4.1.2.1)
     ServerError,
+    /// RFC 6749 4.1.2.1: too busy now (every `request_uri` fetcher, or the client's share of
+    /// them, is in use).
+    TemporarilyUnavailable,
 }
 
 impl OAuthCode {
@@ -103,6 +106,7 @@ impl OAuthCode {
             OAuthCode::InvalidRequestUri => "invalid_request_uri",
             OAuthCode::InvalidRequestObject => "invalid_request_object",
             OAuthCode::ServerError => "server_error",
+            OAuthCode::TemporarilyUnavailable => "temporarily_unavailable",
         }
     }
 }

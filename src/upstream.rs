@@ -54,15 +54,22 @@ pub struct Call<'a> {
 /// `Reply`, transport failures and refusals by the guard are `Upstream` errors (whose text,
 /// for the log, says which).
 pub fn send(call: &Call<'_>) -> Result<Reply> {
-    exchange(call, Some(guard::Resolver::new()))
+    send_limited(call, MAX_RESPONSE)
+}
+
+/// Sends a request as [`send`] does (through the guard), reading at most `most` bytes of the
+/// answer's body (a caller that must refuse a larger answer asks for one byte more than it
+/// takes).
+pub fn send_limited(call: &Call<'_>, most: u64) -> Result<Reply> {
+    exchange(call, Some(guard::Resolver::new()), most)
 }
 
 /// Sends a request to a URL of the operator's own settings (the REST backends), unguarded.
 pub fn send_configured(call: &Call<'_>) -> Result<Reply> {
-    exchange(call, None)
+    exchange(call, None, MAX_RESPONSE)
 }
 
-fn exchange(call: &Call<'_>, guard: Option<guard::Resolver>) -> Result<Reply> {
+fn exchange(call: &Call<'_>, guard: Option<guard::Resolver>, most: u64) -> Result<Reply> {
     let mut builder = ureq::AgentBuilder::new()
         .timeout(call.timeout)
         .timeout_connect(call.timeout.min(Duration::from_secs(5)))
@@ -99,7 +106,7 @@ fn exchange(call: &Call<'_>, guard: Option<guard::Resolver>) -> Result<Reply> {
     let status = resp.status();
     let mut body = Vec::new();
     resp.into_reader()
-        .take(MAX_RESPONSE)
+        .take(most)
         .read_to_end(&mut body)
         .map_err(|e| Error::Upstream(format!("{}: reading the answer: {e}", call.url)))?;
     Ok(Reply { status, body })

@@ -73,6 +73,8 @@ pub struct LocalConf {
     pub test_hooks: bool,
     /// The reading stage's limits (header deadline, body rate, per-address caps).
     pub front: super::front::FrontLimits,
+    /// The fetchers' limits (threads, queue, per-client share).
+    pub fetch: super::fetch::FetchLimits,
     /// Who may call the REST session, configuration and notification servers.
     pub access: super::access::ServerAccess,
     /// `outboundAllowTo`: blocks a client-chosen URL may reach although the outbound guard
@@ -167,6 +169,7 @@ impl LocalConf {
                 .map(|v| v == "1")
                 .unwrap_or(false),
             front: super::front::FrontLimits::default(),
+            fetch: super::fetch::FetchLimits::default(),
             access: super::access::ServerAccess::default(),
             outbound_allow_to: Vec::new(),
         }
@@ -229,6 +232,7 @@ impl LocalConf {
                     super::front::KEYS
                         .iter()
                         .chain(super::access::KEYS)
+                        .chain(super::fetch::KEYS)
                         .copied()
                         .filter(|_| section == "portal"),
                 )
@@ -275,6 +279,7 @@ impl LocalConf {
             "outboundAllowTo" => self.outbound_allow_to = super::front::parse_ranges(v)?,
             other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
             other if super::access::KEYS.contains(&other) => self.access.apply(other, v)?,
+            other if super::fetch::KEYS.contains(&other) => self.fetch.apply(other, v)?,
             other if super::support::is_known_key(other) => {
                 debug_assert!(!LOCAL_KEYS.contains(&other));
                 self.overrides.insert(other.to_string(), override_value(v)?);

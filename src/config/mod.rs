@@ -8,6 +8,7 @@ pub mod access;
 pub mod cookie_domain;
 pub mod defaults;
 pub mod diff;
+pub mod fetch;
 pub mod front;
 pub mod gate;
 pub mod ini;

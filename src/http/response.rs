@@ -6,7 +6,7 @@ use std::borrow::Cow;
 pub type HeaderText = Cow<'static, str>;
 
 /// One HTTP response.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Response {
     /// Status code.
     pub status: u16,
@@ -23,6 +23,30 @@ pub struct Response {
     /// The origins that may frame this page (`with_frame_ancestors`), in place of the
     /// portal's `frame-ancestors` (`web::headers`); `None` for every other page.
     pub frame_ancestors: Option<Vec<String>>,
+    /// An answer given later, off the worker pool (`Response::later`): the server hands the
+    /// connection and this to its fetchers; the rest of the response is then unused.
+    pub later: Option<Box<Later>>,
+}
+
+/// Work that produces an answer, run once on whichever thread takes it.
+pub type Task = Box<dyn FnOnce() -> crate::error::Result<Response> + Send>;
+
+/// An answer that waits on something slow (a fetch a client asked for): `run` gives it on a
+/// fetcher thread, never on a worker; `busy` gives the refusal when no fetcher can take it now
+/// (at once, on the worker). `key` names who asked (a client id): its tasks in hand are capped.
+pub struct Later {
+    /// Whose task this is, for the per-key cap.
+    pub key: String,
+    /// The answer, after the slow part.
+    pub run: Task,
+    /// The answer when the fetchers are full or `key` has its share in hand.
+    pub busy: Task,
+}
+
+impl std::fmt::Debug for Later {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Later").field("key", &self.key).finish()
+    }
 }
 
 /// The no-cache headers every JSON answer carries (contract, "Cross-cutting").
@@ -42,7 +66,19 @@ impl Response {
             form_targets: Vec::new(),
             frame_sources: Vec::new(),
             frame_ancestors: None,
+            later: None,
         }
+    }
+
+    /// An answer given later (see [`Later`]).
+    pub fn later(key: impl Into<String>, run: Task, busy: Task) -> Response {
+        let mut r = Response::empty(500);
+        r.later = Some(Box::new(Later {
+            key: key.into(),
+            run,
+            busy,
+        }));
+        r
     }
 
     /// A JSON response with the no-cache headers.

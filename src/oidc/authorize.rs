@@ -13,12 +13,14 @@ use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::grants::{self as store, RecordType};
+use crate::http::response::Task;
 use crate::http::{Request, Response};
 use crate::log;
 use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// A checked authorization request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,17 +60,44 @@ pub enum Refusal {
 
 /// `/oauth2/authorize`.
 pub fn handle(
+    app: &Arc<App>,
+    req: &Request,
+    conf: &Arc<Conf>,
+    login: super::LoginRedirect,
+) -> Result<Response> {
+    let query = params(req);
+    // A request object by reference is fetched off the worker pool, and the request answered
+    // there: a slow or silent URL holds one of the few fetchers (refused at once when they or
+    // this client's share are busy), never a worker.
+    if let Some((client, url)) = super::pushed::reference(conf, &query) {
+        let (app, req, conf2, q) = (app.clone(), req.clone(), conf.clone(), query.clone());
+        let run: Task = Box::new(move || {
+            let body = super::pushed::fetch(&url);
+            answer(&app, &req, &conf2, login, &q, |_| body)
+        });
+        let conf = conf.clone();
+        let busy: Task = Box::new(move || refusal(super::pushed::busy(&conf, &query), &query));
+        return Ok(Response::later(client, run, busy));
+    }
+    answer(app, req, conf, login, &query, |_| {
+        Err("nothing to fetch".into())
+    })
+}
+
+/// The request answered, its request object by reference got by `fetch`.
+fn answer(
     app: &App,
     req: &Request,
     conf: &Conf,
     login: super::LoginRedirect,
+    query: &Params,
+    fetch: impl FnOnce(&str) -> std::result::Result<String, String>,
 ) -> Result<Response> {
-    let query = params(req);
     // A pushed request's parameters, or a request object's over the query's (RFC 9126, OIDC
     // Core 6), before anything is checked.
-    let p = match super::pushed::expand(app, conf, &query) {
+    let p = match super::pushed::expand(app, conf, query, fetch) {
         Ok(p) => p,
-        Err(r) => return refusal(r, &query),
+        Err(r) => return refusal(r, query),
     };
     let oidc = conf.area::<crate::oidc::Settings>();
     let (rp, ar) = match check(&oidc, &p) {

@@ -42,6 +42,7 @@ use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::util;
+use std::sync::Arc;
 
 pub use settings::{DisabledRp, Rp, Settings};
 
@@ -58,9 +59,9 @@ pub type PasswordLogin =
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
 pub fn handle(
-    app: &App,
+    app: &Arc<App>,
     req: &Request,
-    conf: &Conf,
+    conf: &Arc<Conf>,
     login: LoginRedirect,
     password: PasswordLogin,
 ) -> Result<Response> {

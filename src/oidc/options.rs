@@ -48,7 +48,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsPublic", Implemented, "0 or 1; a public client must use PKCE"),
     opt("oidcRPMetaDataOptionsRedirectUris", Implemented, "space-separated, exact match"),
     opt("oidcRPMetaDataOptionsRefreshToken", Implemented, "0 or 1"),
-    opt("oidcRPMetaDataOptionsRequestUris", Implemented, "space-separated request_uri values the provider may fetch (* is a wildcard); request objects signed HS256/384/512 with the client secret"),
+    opt("oidcRPMetaDataOptionsRequestUris", Implemented, "space-separated request_uri values the provider may fetch (* is a wildcard; 2 s, 16 KiB, no redirect, off the worker pool: see oidc.md); request objects signed HS256/384/512 with the client secret"),
     opt("oidcRPMetaDataOptionsRequirePKCE", Implemented, "0 or 1"),
     opt("oidcRPMetaDataOptionsRule", Implemented, "checked at authorize; a refused user gets portal error 84, no code"),
     opt("oidcRPMetaDataOptionsUserIDAttr", Implemented, "sub: this session attribute or per-RP macro (unset: whatToTrace); a user without it is refused"),

@@ -42,7 +42,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             .cloned()
             .collect();
     kept.push(("client_id".into(), rp.client_id.clone()));
-    let kept = request_object::expand(rp, &issuer(conf), &Params(kept), |_| {
+    let now = crate::util::now();
+    let kept = request_object::expand(rp, &issuer(conf), &Params(kept), now, |_| {
         Err("a pushed request carries its request object by value".into())
     })
     .map_err(Error::oauth)?;
@@ -65,7 +66,13 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 
 /// The parameters `authorize` works on: a pushed request's, a request object's applied to the
 /// query, or the query's. A refusal before the redirect URI can be trusted is a portal error.
-pub fn expand(app: &App, conf: &Conf, p: &Params) -> std::result::Result<Params, Refusal> {
+/// `fetch` gets a request object by reference (run off the worker pool: see [`reference`]).
+pub fn expand(
+    app: &App,
+    conf: &Conf,
+    p: &Params,
+    fetch: impl FnOnce(&str) -> std::result::Result<String, String>,
+) -> std::result::Result<Params, Refusal> {
     let oidc = conf.area::<Settings>();
     let rp = oidc
         .rp(p.get("client_id").unwrap_or(""))
@@ -82,34 +89,67 @@ pub fn expand(app: &App, conf: &Conf, p: &Params) -> std::result::Result<Params,
             _ => Err(Refusal::Portal(PortalCode::Error)),
         };
     }
-    request_object::expand(rp, &issuer(conf), p, fetch).map_err(|code| {
-        // The query's redirect URI, when it is the client's, may carry the error.
-        let registered = p
-            .get("redirect_uri")
-            .is_some_and(|u| rp.redirect_uris.iter().any(|r| r == u));
-        match registered {
-            true => Refusal::Redirect(code),
-            false => Refusal::Portal(PortalCode::Error),
-        }
-    })
+    let now = crate::util::now();
+    request_object::expand(rp, &issuer(conf), p, now, fetch).map_err(|code| refused(rp, p, code))
 }
 
-/// GETs a registered `request_uri` (5 s, at most `MAX_REQUEST_OBJECT` bytes, 200 only).
-fn fetch(uri: &str) -> std::result::Result<String, String> {
+/// The client and the URL to fetch before `authorize` can go on: a request object by
+/// reference at a `request_uri` the client registered; `None` when nothing is to be fetched.
+pub fn reference(conf: &Conf, p: &Params) -> Option<(String, String)> {
+    // A pushed request is read from the store, whatever the RP's patterns cover.
+    if p.get("request_uri").is_some_and(|u| u.starts_with(URN)) {
+        return None;
+    }
+    let oidc = conf.area::<Settings>();
+    let rp = oidc.rp(p.get("client_id").unwrap_or(""))?;
+    let url = request_object::reference(rp, p)?;
+    Some((rp.client_id.clone(), url))
+}
+
+/// The refusal when a `request_uri` cannot be fetched now (every fetcher, or the client's
+/// share of them, busy): RFC 6749 4.1.2.1 `temporarily_unavailable`.
+pub fn busy(conf: &Conf, p: &Params) -> Refusal {
+    let oidc = conf.area::<Settings>();
+    match oidc.rp(p.get("client_id").unwrap_or("")) {
+        Some(rp) => refused(rp, p, OAuthCode::TemporarilyUnavailable),
+        None => Refusal::Portal(PortalCode::UnknownPartner),
+    }
+}
+
+/// A refusal of the request object: to the query's redirect URI when it is the client's (it
+/// may carry the error), else a portal error.
+fn refused(rp: &super::Rp, p: &Params, code: OAuthCode) -> Refusal {
+    let registered = p
+        .get("redirect_uri")
+        .is_some_and(|u| rp.redirect_uris.iter().any(|r| r == u));
+    match registered {
+        true => Refusal::Redirect(code),
+        false => Refusal::Portal(PortalCode::Error),
+    }
+}
+
+/// Longest a `request_uri` fetch may take, connection and whole answer included.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// GETs a registered `request_uri` ([`FETCH_TIMEOUT`], no redirect, 200 only): at most one
+/// byte more than `MAX_REQUEST_OBJECT` is read, and an answer that has it is refused whole,
+/// never cut. Slow: callers run it off the worker pool.
+pub fn fetch(uri: &str) -> std::result::Result<String, String> {
     let call = crate::upstream::Call {
         method: "GET",
         url: uri,
         basic: None,
         json: None,
         form: None,
-        timeout: Duration::from_secs(5),
+        timeout: FETCH_TIMEOUT,
     };
-    let reply = crate::upstream::send(&call).map_err(|e| e.to_string())?;
+    let most = request_object::MAX_REQUEST_OBJECT as u64 + 1;
+    let reply = crate::upstream::send_limited(&call, most).map_err(|e| e.to_string())?;
     if reply.status != 200 {
         return Err(format!("answered {}", reply.status));
     }
     if reply.body.len() > request_object::MAX_REQUEST_OBJECT {
-        return Err("the request object is too large".into());
+        return Err("the request object is over 16 KiB".into());
     }
     String::from_utf8(reply.body).map_err(|_| "the request object is not text".into())
 }

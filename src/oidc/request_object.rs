@@ -5,8 +5,11 @@
 //! HS384, HS512: what LemonLDAP::NG 2.16 verifies for a relying party); `none` and any other
 //! algorithm are refused. Its parameters replace the query's, except that `client_id` and
 //! `response_type`, when both carry them, must agree (6.1), `iss` is the client and `aud`, when
-//! present, names this provider (RFC 9101 §6.3). The fetch is the caller's (a function given
-//! in), so this file stays free of the network.
+//! present, names this provider (RFC 9101 §6.3), and its `exp`, `nbf` and `iat` hold (RFC 7519
+//! 4.1.4, 4.1.5, 4.1.6: `nbf` and `iat` may be up to [`LEEWAY`] in the future, as a client
+//! assertion's; a past `exp` has no leeway). The fetch is the caller's (a function given in,
+//! run off the worker pool), so this file stays free of the network.
+use super::assertion::LEEWAY;
 use super::jwt::{self, Alg, VerifyKey};
 use super::{Params, Rp};
 use crate::error::OAuthCode;
@@ -15,13 +18,24 @@ use serde_json::Value;
 /// The largest request object accepted, by value or fetched (bytes).
 pub const MAX_REQUEST_OBJECT: usize = 16 * 1024;
 
+/// The URL to fetch when the request carries its object by reference at a `request_uri` the
+/// RP registered (without its fragment, which is never sent: RFC 3986 3.5); `None` when there
+/// is nothing to fetch (no `request_uri`, or one `expand` refuses without fetching).
+pub fn reference(rp: &Rp, p: &Params) -> Option<String> {
+    match (p.get("request"), p.get("request_uri")) {
+        (None, Some(uri)) if registered(rp, uri) => Some(bare(uri)),
+        _ => None,
+    }
+}
+
 /// The parameters of the request, with its request object applied; the query's unchanged when
-/// it has none. `fetch` gets the body at a registered `request_uri`.
+/// it has none. `fetch` gets the body at a registered `request_uri`; `now` is the time, seconds.
 pub fn expand(
     rp: &Rp,
     issuer: &str,
     p: &Params,
-    fetch: impl Fn(&str) -> Result<String, String>,
+    now: i64,
+    fetch: impl FnOnce(&str) -> Result<String, String>,
 ) -> Result<Params, OAuthCode> {
     let jwt = match (p.get("request"), p.get("request_uri")) {
         (None, None) => return Ok(p.clone()),
@@ -29,21 +43,13 @@ pub fn expand(
         (Some(_), Some(_)) => return Err(OAuthCode::InvalidRequest),
         (Some(v), None) => v.to_string(),
         (None, Some(uri)) => {
-            // Compared without fragments: the fragment is a hash of the contents (OpenID
-            // Connect Dynamic Registration 2), which may change from one request to the next.
-            let bare = |u: &str| u.split('#').next().unwrap_or_default().to_string();
-            if !rp
-                .request_uris
-                .iter()
-                .any(|pattern| wildcard(&bare(pattern), &bare(uri)))
-            {
+            if !registered(rp, uri) {
                 crate::log::notice(&format!(
                     "relying party {}: request_uri not registered",
                     rp.name
                 ));
                 return Err(OAuthCode::InvalidRequestUri);
             }
-            // A fragment is never sent (RFC 3986 3.5).
             let body = fetch(&bare(uri)).map_err(|e| {
                 crate::log::warn(&format!("relying party {}: request_uri: {e}", rp.name));
                 OAuthCode::InvalidRequestUri
@@ -55,7 +61,46 @@ pub fn expand(
         return Err(OAuthCode::InvalidRequestObject);
     }
     let claims = verify(rp, &jwt).ok_or(OAuthCode::InvalidRequestObject)?;
+    if !in_time(&claims, now) {
+        crate::log::notice(&format!(
+            "relying party {}: request object expired or not yet valid",
+            rp.name
+        ));
+        return Err(OAuthCode::InvalidRequestObject);
+    }
     apply(rp, issuer, p, &claims)
+}
+
+/// Whether `uri` matches one of the RP's `RequestUris`, both compared without fragments: the
+/// fragment is a hash of the contents (OpenID Connect Dynamic Registration 2), which may
+/// change from one request to the next.
+fn registered(rp: &Rp, uri: &str) -> bool {
+    rp.request_uris
+        .iter()
+        .any(|pattern| wildcard(&bare(pattern), &bare(uri)))
+}
+
+/// A URI without its fragment.
+fn bare(u: &str) -> String {
+    u.split('#').next().unwrap_or_default().to_string()
+}
+
+/// RFC 7519 4.1.4-4.1.6: `exp`, when present, is still ahead; `nbf` and `iat`, when present,
+/// are no more than [`LEEWAY`] ahead (clocks drift). A present claim that is not a number of
+/// seconds is refused.
+fn in_time(claims: &serde_json::Map<String, Value>, now: i64) -> bool {
+    let number = |k: &str| claims.get(k).map(|v| v.as_i64());
+    let exp_ok = match number("exp") {
+        None => true,
+        Some(Some(exp)) => exp > now,
+        Some(None) => false,
+    };
+    let started = |k: &str| match number(k) {
+        None => true,
+        Some(Some(t)) => t <= now + LEEWAY,
+        Some(None) => false,
+    };
+    exp_ok && started("nbf") && started("iat")
 }
 
 /// The claims of a request object signed with the RP's secret by an HS* algorithm.
@@ -156,6 +201,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The time the tests run at.
+    const NOW: i64 = 1_700_000_000;
+
     fn rp() -> Rp {
         Rp {
             name: "app".into(),
@@ -184,7 +232,7 @@ mod tests {
             b"s3cret",
         );
         let p = q(&format!("client_id=app&scope=openid&state=s&request={obj}"));
-        let out = expand(&rp(), "http://p/", &p, |_| Err("no".into())).unwrap();
+        let out = expand(&rp(), "http://p/", &p, NOW, |_| Err("no".into())).unwrap();
         assert_eq!(out.get("scope"), Some("openid email"));
         assert_eq!(out.get("nonce"), Some("n1"));
         assert_eq!(out.get("max_age"), Some("60"));
@@ -199,7 +247,7 @@ mod tests {
             let p = q(&format!(
                 "client_id=app&response_type=code{extra}&request={obj}"
             ));
-            expand(&rp(), "http://p/", &p, |_| Err("no".into())).err()
+            expand(&rp(), "http://p/", &p, NOW, |_| Err("no".into())).err()
         };
         let bad = Some(OAuthCode::InvalidRequestObject);
         assert_eq!(run(signed(json!({"a": 1}), Alg::HS256, b"wrong"), ""), bad);
@@ -236,11 +284,11 @@ mod tests {
             Ok(obj.clone())
         };
         let p = q("client_id=app&request_uri=https%3A%2F%2Frp.example%2Freq%2F42");
-        let out = expand(&rp(), "http://p/", &p, fetched).unwrap();
+        let out = expand(&rp(), "http://p/", &p, NOW, fetched).unwrap();
         assert_eq!(out.get("scope"), Some("openid profile"));
         let p = q("client_id=app&request_uri=https%3A%2F%2Fevil.example%2Freq%2F42");
         assert_eq!(
-            expand(&rp(), "http://p/", &p, fetched).err(),
+            expand(&rp(), "http://p/", &p, NOW, fetched).err(),
             Some(OAuthCode::InvalidRequestUri)
         );
         assert!(wildcard("https://a/*/x*", "https://a/b/c/xyz"));
@@ -249,6 +297,32 @@ mod tests {
         let mut hashed = rp();
         hashed.request_uris = vec!["https://rp.example/req/1#aaaa".into()];
         let p = q("client_id=app&request_uri=https%3A%2F%2Frp.example%2Freq%2F1%23bbbb");
-        assert!(expand(&hashed, "http://p/", &p, fetched).is_ok());
+        assert!(expand(&hashed, "http://p/", &p, NOW, fetched).is_ok());
+    }
+
+    #[test]
+    fn times_are_checked_with_the_leeway() {
+        let run = |claims: Value| {
+            let obj = signed(claims, Alg::HS256, b"s3cret");
+            let p = q(&format!("client_id=app&request={obj}"));
+            expand(&rp(), "http://p/", &p, NOW, |_| Err("no".into())).err()
+        };
+        let bad = Some(OAuthCode::InvalidRequestObject);
+        // RFC 7519 4.1.4: expired, by a second or more; a past exp has no leeway.
+        assert_eq!(run(json!({"exp": NOW})), bad);
+        assert_eq!(run(json!({"exp": NOW - 3600})), bad);
+        assert_eq!(run(json!({"exp": NOW + 1})), None);
+        // 4.1.5: not yet valid beyond the leeway; within it, accepted.
+        assert_eq!(run(json!({"nbf": NOW + LEEWAY + 1})), bad);
+        assert_eq!(run(json!({"nbf": NOW + LEEWAY})), None);
+        // 4.1.6: issued in the future beyond the leeway.
+        assert_eq!(run(json!({"iat": NOW + LEEWAY + 1})), bad);
+        assert_eq!(
+            run(json!({"iat": NOW - 10, "nbf": NOW - 10, "exp": NOW + 60})),
+            None
+        );
+        // Times that are not numbers of seconds.
+        assert_eq!(run(json!({"exp": "tomorrow"})), bad);
+        assert_eq!(run(json!({"iat": 1.5e9})), bad);
     }
 }

@@ -9,23 +9,50 @@ pub use head::{body_limit, refuse_from_head};
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, Result};
+use crate::http::response::{Later, Task};
 use crate::http::{Method, Request, Response};
 use errors::{to_response, Flavour};
+use std::sync::Arc;
 
-/// Routes one request and turns any error into its response.
-pub fn dispatch(app: &App, req: &Request) -> Response {
+/// Routes one request and turns any error into its response. An answer given later (a fetch a
+/// client asked for, see [`Later`]) is finished the same way when it comes, with copies of the
+/// request and of the configuration in force now.
+pub fn dispatch(app: &Arc<App>, req: &Request) -> Response {
     let t0 = std::time::Instant::now();
     let conf = app.conf();
     let found = area(app, req);
-    let (flavour, res) = route(app, req, &conf, found);
+    let counted = found.map_or(crate::metrics::Area::Other, |(a, _)| a.counted());
+    let (flavour, mut res) = route(app, req, &conf, found);
+    let later = match &mut res {
+        Ok(r) => r.later.take(),
+        Err(_) => None,
+    };
+    let Some(later) = later else {
+        return finish(app, req, &conf, (flavour, counted, t0), res);
+    };
+    let how = (flavour, counted, t0);
+    let finishing = |task: Task| -> Task {
+        let (app, req, conf) = (app.clone(), req.clone(), conf.clone());
+        Box::new(move || Ok(finish(&app, &req, &conf, how, task())))
+    };
+    let Later { key, run, busy } = *later;
+    Response::later(key, finishing(run), finishing(busy))
+}
+
+/// How an answer is finished: its error flavour, the area it is counted under, and when its
+/// request was taken.
+type Finish = (Flavour, crate::metrics::Area, std::time::Instant);
+
+/// Any error turned into its response, the language cookie, the security headers, the count.
+fn finish(app: &App, req: &Request, conf: &Conf, how: Finish, res: Result<Response>) -> Response {
+    let (flavour, counted, t0) = how;
     let mut resp = match res {
         Ok(r) => r,
-        Err(e) => to_response(&e, req, flavour, Some(&conf)),
+        Err(e) => to_response(&e, req, flavour, Some(conf)),
     };
-    remember_language(&conf, req, &mut resp);
+    remember_language(conf, req, &mut resp);
     let policy = conf.area::<crate::web::headers::Policy>();
-    crate::web::headers::apply(&policy, &mut resp, client_https(app, req, &conf));
-    let counted = found.map_or(crate::metrics::Area::Other, |(a, _)| a.counted());
+    crate::web::headers::apply(&policy, &mut resp, client_https(app, req, conf));
     crate::metrics::request(counted, resp.status, t0.elapsed());
     resp
 }
@@ -181,9 +208,9 @@ fn is_under(path: &str, p: &str) -> bool {
 }
 
 fn route(
-    app: &App,
+    app: &Arc<App>,
     req: &Request,
-    conf: &Conf,
+    conf: &Arc<Conf>,
     found: Option<(Area, &str)>,
 ) -> (Flavour, Result<Response>) {
     use crate::{config_proxy as proxy, notifications, portal, sessions};

@@ -23,6 +23,7 @@ pub mod conn;
 pub mod forward;
 pub mod head;
 pub mod hub;
+pub mod later;
 pub mod listener;
 pub mod pool;
 mod read;

@@ -4,10 +4,14 @@
 //! and hands the connection back to the reading stage: parked in the
 //! readiness list when it is idle, or to the loop when an answer is left to finish or
 //! pipelined bytes wait. A panic in a handler becomes a logged 500 and the worker lives on.
+//! An answer the handler gives later (`Later`: it waits on another server) goes, with its
+//! connection, to the fetchers (`later`), which write it the same way (`write_answer`).
 use super::conn::{self, Conn, Phase, Then};
 use super::hub::{pending, Hub};
+use super::later::Fetchers;
 use super::{Handler, Settings};
 use crate::error::Error;
+use crate::http::response::Task;
 use crate::http::{wire, Method, Request, Response};
 use crate::log;
 use crate::router::errors::{to_response, Flavour};
@@ -96,6 +100,7 @@ impl Queue {
 pub struct Pool {
     queue: Arc<Queue>,
     workers: Vec<JoinHandle<()>>,
+    fetchers: Option<Arc<Fetchers>>,
 }
 
 impl Pool {
@@ -109,21 +114,27 @@ impl Pool {
             ready: Condvar::new(),
             capacity: settings.queue.max(1),
         });
+        let fetchers = Arc::new(Fetchers::start(settings.clone(), hub.clone()));
         let workers = (0..settings.threads.max(1))
             .map(|i| {
-                let (queue, handler, hub, s) = (
+                let (queue, handler, hub, s, f) = (
                     queue.clone(),
                     handler.clone(),
                     hub.clone(),
                     settings.clone(),
+                    fetchers.clone(),
                 );
                 std::thread::Builder::new()
                     .name(format!("worker-{i}"))
-                    .spawn(move || worker(&queue, &handler, &hub, &s))
+                    .spawn(move || worker(&queue, &handler, &hub, &s, &f))
                     .expect("spawning a worker at start-up") // start-up only, not the request path
             })
             .collect();
-        Pool { queue, workers }
+        Pool {
+            queue,
+            workers,
+            fetchers: Some(fetchers),
+        }
     }
 
     /// Queues a request; hands it back when the queue is full.
@@ -132,28 +143,63 @@ impl Pool {
         self.queue.push(job)
     }
 
-    /// Closes the queue and joins the workers once they have drained it.
+    /// Closes the queue and joins the workers once they have drained it, then the fetchers
+    /// (which the workers may still have fed).
     pub fn close(mut self) {
         self.queue.close();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+        // The workers held the other references; they are joined.
+        if let Some(f) = self.fetchers.take().and_then(Arc::into_inner) {
+            f.close();
+        }
     }
 }
 
-fn worker(queue: &Queue, handler: &Handler, hub: &Hub, settings: &Settings) {
+fn worker(queue: &Queue, handler: &Handler, hub: &Hub, settings: &Settings, f: &Fetchers) {
     log::gather_access();
     // Nothing waits: the lines gathered go out before this worker sleeps.
     while let Some(job) = queue.pop(log::flush_access) {
         crate::metrics::dequeued();
-        serve_one(job, handler, hub, settings);
+        serve_one(job, handler, hub, settings, f);
         crate::metrics::worker_done();
     }
     log::flush_access();
 }
 
-/// Answers one request and hands its connection back.
-fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
+/// Answers one request and hands its connection back; an answer given later goes with its
+/// connection to the fetchers (refused at once when they cannot take it).
+fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings, fetchers: &Fetchers) {
+    let mut resp = dispatch_guarded(handler, &job.req);
+    if let Some(later) = resp.later.take() {
+        match fetchers.submit(job, *later) {
+            Ok(()) => return,
+            Err((job, later)) => {
+                let resp = run_task(later.busy, &job.req);
+                return write_answer(job, resp, hub, settings);
+            }
+        }
+    }
+    write_answer(job, resp, hub, settings);
+}
+
+/// Runs a task that gives an answer (`Later`); an error or a panic in it becomes an answer.
+pub(super) fn run_task(task: Task, req: &Request) -> Response {
+    match catch_unwind(AssertUnwindSafe(task)) {
+        Ok(Ok(resp)) if resp.later.is_none() => resp,
+        Ok(Ok(_)) => {
+            let err = Error::Internal("an answer given later asked to be later again".into());
+            to_response(&err, req, Flavour::Negotiated, None)
+        }
+        Ok(Err(e)) => to_response(&e, req, Flavour::Negotiated, None),
+        Err(panic) => panicked(panic, req),
+    }
+}
+
+/// Writes one answer as far as the socket takes it without waiting, logs its access line, and
+/// hands the connection back (what a worker does after routing, and a fetcher after its task).
+pub(super) fn write_answer(job: Job, resp: Response, hub: &Hub, settings: &Settings) {
     let Job {
         mut conn,
         req,
@@ -164,7 +210,6 @@ fn serve_one(job: Job, handler: &Handler, hub: &Hub, settings: &Settings) {
     // Everything that looks at the request runs guarded: a panic anywhere in it still answers,
     // and the connection always goes back to the stage, which alone gives back its counts.
     let answered = catch_unwind(AssertUnwindSafe(|| {
-        let resp = dispatch_guarded(handler, &req);
         let out = wire::serialize(&resp, !keep, req.method == Method::Head);
         log::access(
             req.method.as_str(),
@@ -216,14 +261,17 @@ const INTERNAL: &[u8] =
 fn dispatch_guarded(handler: &Handler, req: &Request) -> Response {
     match catch_unwind(AssertUnwindSafe(|| handler(req))) {
         Ok(resp) => resp,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown".into());
-            let err = Error::Internal(format!("handler panicked: {what}"));
-            to_response(&err, req, Flavour::Negotiated, None)
-        }
+        Err(panic) => panicked(panic, req),
     }
+}
+
+/// The 500 for a panic, its message logged.
+fn panicked(panic: Box<dyn std::any::Any + Send>, req: &Request) -> Response {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    let err = Error::Internal(format!("handler panicked: {what}"));
+    to_response(&err, req, Flavour::Negotiated, None)
 }

@@ -2,6 +2,7 @@
 //! from a request's head alone, and what answers a request. `Settings::of` reads them from an
 //! application's local configuration.
 use crate::app::App;
+use crate::config::fetch::FetchLimits;
 use crate::config::front::FrontLimits;
 use crate::http::{Request, Response};
 use std::sync::Arc;
@@ -28,6 +29,8 @@ pub struct Settings {
     pub threads: usize,
     /// Requests queued for the workers (503 above).
     pub queue: usize,
+    /// The fetchers that give answers a handler gives later (`later`).
+    pub fetch: FetchLimits,
     /// The largest body a path may send (413 above, before any of it is read).
     pub body_limit: Box<dyn Fn(&str) -> u64 + Send + Sync>,
     /// The refusals decided from the head (the address rules of the servers that have one).
@@ -47,6 +50,7 @@ impl Settings {
             max_requests: l.max_requests,
             threads: l.threads,
             queue: l.queue,
+            fetch: l.fetch.clone(),
             body_limit: Box::new(move |path| crate::router::body_limit(path, &prefix, max, hooks)),
             gate: {
                 let app = app.clone();

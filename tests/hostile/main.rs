@@ -9,6 +9,7 @@ mod common;
 mod bounds;
 mod clients;
 mod faults;
+mod fetches;
 mod framing;
 mod heads;
 mod input;

@@ -22,6 +22,7 @@ mod lifetimes;
 mod logout;
 mod outbound;
 mod register_limits;
+mod request_uri;
 mod requests;
 mod resources;
 mod rp;
