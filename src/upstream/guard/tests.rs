@@ -1,7 +1,7 @@
 //! The guard's classifier, range by range and edge by edge, and its resolver step with a
 //! resolver that maps test names to private addresses without any connection.
 use super::*;
-use crate::upstream::{exchange, Call};
+use crate::upstream::{exchange, Call, MAX_RESPONSE};
 use std::net::TcpListener;
 use std::time::Duration;
 
@@ -186,7 +186,7 @@ fn get(url: &str, guard: Resolver) -> crate::error::Result<crate::upstream::Repl
         form: None,
         timeout: Duration::from_secs(2),
     };
-    exchange(&call, Some(guard))
+    exchange(&call, Some(guard), MAX_RESPONSE)
 }
 
 #[test]
