@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-tools soak fuzz clean conformance screenshots startup-order
+.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-tools soak fuzz clean conformance screenshots startup-order
 
 # The release and static builds carry the PostgreSQL stores (the postgres feature).
 FEATURES ?= postgres
@@ -106,6 +106,12 @@ bench: bench-tools static static-minimal
 	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette --example ceiling --example head_parsers
 	bash bench/run.sh
 	BENCH_APPEND=1 bash bench/two_nodes.sh
+
+# The hostile part of make bench alone, on a release build: each attack on a fresh instance
+# with the shipped limits while a user is timed; writes bench/RESULTS-hostile.md.
+bench-hostile: bench-tools
+	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette
+	BENCH_ONLY=hostile bash bench/run.sh
 
 # 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow
 # headers and idle connections from 127.0.0.2 and .3 while a user at 127.0.0.1 is timed

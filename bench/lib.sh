@@ -95,6 +95,7 @@ restConfigServer = 1
 notificationServer = 1
 notificationServerDELETE = 1
 $notif
+${BENCH_INI:-}
 EOF
   [ "$storage" != PostgreSQL ] || "$bin" -c "$dir/limette.ini" --data "$dir" db init >/dev/null
   # Two more relying parties like demo, signing with RS256 and ES256. Their keys are generated
@@ -106,7 +107,14 @@ EOF
       "$k" oidcRPMetaDataOptionsRedirectUris http://127.0.0.1:9999/cb
       "$k" oidcRPMetaDataOptionsIDTokenSignAlg "$rp" "$k" oidcRPMetaDataOptionsBypassConsent 1)
   done
+  # More, for one instance: BENCH_ADDKEY (key subkey value triples) and BENCH_SET (key value
+  # pairs), read without pathname expansion (a RequestUris pattern holds '*').
+  local extra=()
+  read -r -a extra <<<"${BENCH_ADDKEY:-}"
+  args+=("${extra[@]}")
   "$bin" -c "$dir/limette.ini" --data "$dir" config -yes 1 addKey "${args[@]}" 2>/dev/null
+  read -r -a extra <<<"${BENCH_SET:-}"
+  [ ${#extra[@]} -eq 0 ] || "$bin" -c "$dir/limette.ini" --data "$dir" config -yes 1 set "${extra[@]}" >/dev/null
   start "$name-keys" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0
   stop "$PID"
   start "$name" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0

@@ -50,7 +50,7 @@ trap cleanup EXIT
 # 10,000 idle connections on both sides of the loopback: raise the soft limit of open files.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 for tool in wrk curl python3; do command -v $tool >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }; done
-[ -x "$BIN" ] && [ -x "$CEIL" ] || { echo "bench: build first (make bench does)" >&2; exit 1; }
+[ -x "$BIN" ] && { [ -x "$CEIL" ] || [ "${BENCH_ONLY:-}" = hostile ]; } || { echo "bench: build first (make bench does)" >&2; exit 1; }
 . bench/lib.sh
 HZ=$(getconf CLK_TCK)
 
@@ -243,6 +243,50 @@ bulk() {
   else BULK="failed: $(head -c 200 "$WORK/bulk.out")"; fi
 }
 
+# The hostile part: one attack at a time on a fresh instance with the shipped limits (the
+# cap per address included), a user at 127.0.0.1 timed throughout (bench/attack.py and the
+# bench/attack_*.py rows). With BENCH_ONLY=hostile, run.sh runs this part alone, right after
+# the builds are checked, and writes bench/RESULTS-hostile.md (make bench-hostile).
+HOSTILE_FACTS=""
+# hostile_row LABEL SCRIPT ARGS...: one attack (SCRIPT PORT PID SECONDS ARGS...), one fact.
+hostile_row() {
+  local label=$1 script=$2 out; shift 2
+  out=$(python3 "bench/$script" "$PORT" "$PID" "${BENCH_ATTACK_SECONDS:-10}" "$@")
+  echo "  $label: $out"
+  HOSTILE_FACTS+="$label|$(python3 bench/hostile_fact.py "$out")"$'\n'
+}
+hostile_part() {
+  echo "== hostile part (File storage, the shipped limits)"
+  BENCH_PER_ADDRESS=64 instance hostile File "$BIN"
+  hostile_row "10,000 idle keep-alive connections from 200 addresses" attack.py idle:10000
+  hostile_row "slow headers, 256 connections from 16 addresses" attack.py slow-headers
+  hostile_row "128 anonymous 8 MB login bodies from 8 addresses" attack.py big-bodies
+  hostile_row "slow bodies, 256 connections from 16 addresses; the user's login body follows its head by 50 ms" attack_split_login.py
+  stop "$PID"
+  # request_uri aimed at a listener that never answers: an RP whose RequestUris cover it, and
+  # the outbound guard told to let loopback through (the attack's listener is on 127.0.0.1).
+  BENCH_PER_ADDRESS=64 BENCH_INI="outboundAllowTo = 127.0.0.1/32" \
+    BENCH_ADDKEY="oidcRPMetaDataOptions/demo-RS256 oidcRPMetaDataOptionsRequestUris http://127.0.0.1:*/silent/*" \
+    instance hostile-fetch File "$BIN"
+  ATTACK_CLIENT=demo-RS256 hostile_row "request_uri at a URL that never answers, 16 connections from 16 addresses; a logged-in user" attack_request_uri.py
+  stop "$PID"
+  # Dynamic registration open, its bounds at their defaults; the data folder is measured.
+  BENCH_PER_ADDRESS=64 BENCH_SET="oidcServiceAllowDynamicRegistration 1" instance hostile-register File "$BIN"
+  hostile_row "1,000 dynamic registrations from one address" attack_register.py "$WORK/hostile-register"
+  stop "$PID"
+}
+if [ "${BENCH_ONLY:-}" = hostile ]; then
+  hostile_part
+  {
+    echo "# make bench-hostile: $(git log -1 --format='%h, %cs' 2>/dev/null || echo 'commit unknown'), $THREADS workers, ${BENCH_ATTACK_SECONDS:-10} s an attack"
+    echo
+    echo "| attack | user and server |"
+    echo "|---|---|"
+    printf '%s' "$HOSTILE_FACTS" | awk -F'|' 'NF { printf "| %s | %s |\n", $1, $2 }'
+  } | tee bench/RESULTS-hostile.md
+  exit 0
+fi
+
 # Every row of the table and both ceilings are the best of BEST_OF runs (3; BENCH_BEST_OF): every
 # ratio divides by a ceiling, and one run taken at a slow moment of this shared machine (it
 # measured 59,000 req/s where the run before had 73,700) flattered every row of the table; a
@@ -283,21 +327,7 @@ NAGLE_MS=$(for _ in $(seq 21); do echo "url = \"$BASE/config/latest?full=1\""; e
 FILE_FDS=$(ls "/proc/$PID/fd" | wc -l)
 stop "$PID"
 
-# The hostile part: one attack at a time on a fresh instance with the shipped limits (the
-# cap per address included), a user at 127.0.0.1 timed throughout (bench/attack.py).
-HOSTILE_FACTS=""
-hostile_row() {
-  local label=$1 kind=$2 out
-  out=$(python3 bench/attack.py "$PORT" "$PID" "${BENCH_ATTACK_SECONDS:-10}" "$kind")
-  echo "  $label: $out"
-  HOSTILE_FACTS+="$label|$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(("%s held, " % r["held"] if r["held"] else "") + "user: %s%% answered, p50 %s ms, p99 %s ms; server: peak RSS %s MiB, %s threads" % (r["answered_pct"], r["p50_ms"], r["p99_ms"], r["peak_rss_mib"], r["peak_threads"]))' "$out")"$'\n'
-}
-echo "== hostile part (File storage, the shipped limits)"
-BENCH_PER_ADDRESS=64 instance hostile File "$BIN"
-hostile_row "10,000 idle keep-alive connections from 200 addresses" idle:10000
-hostile_row "slow headers, 256 connections from 16 addresses" slow-headers
-hostile_row "128 anonymous 8 MB login bodies from 8 addresses" big-bodies
-stop "$PID"
+hostile_part
 
 echo "== Limette, SQLite storage"
 instance sqlite SQLite "$BIN"
