@@ -20,31 +20,10 @@ import threading
 import time
 
 PORT, PID, SECONDS, KIND = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-stop = threading.Event()
-peak = {"rss_kib": 0, "threads": 0}
+import attacklib  # noqa: E402 (bench/ is the script's own folder)
+from attacklib import connect, peak, quantile, sampler, stop  # noqa: E402
 
-
-def proc(key):
-    with open(f"/proc/{PID}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def sampler():
-    while not stop.is_set():
-        peak["rss_kib"] = max(peak["rss_kib"], proc("VmRSS"))
-        peak["threads"] = max(peak["threads"], proc("Threads"))
-        time.sleep(0.2)
-
-
-def connect(source, timeout=2.0):
-    s = socket.socket()
-    s.bind((source, 0))
-    s.settimeout(timeout)
-    s.connect(("127.0.0.1", PORT))
-    return s
+attacklib.setup(PORT, PID)
 
 
 def hold_idle(n):
@@ -149,11 +128,6 @@ def user(seconds):
             failed += 1
         time.sleep(max(0.0, 0.02 - (time.monotonic() - t0)))
     return lat, failed
-
-
-def quantile(xs, q):
-    xs = sorted(xs)
-    return round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None
 
 
 def main():

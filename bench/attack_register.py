@@ -16,32 +16,18 @@ Standard library only; loopback only; bounded in time (the flood stops at SECOND
 """
 import json
 import os
-import socket
 import sys
 import threading
 import time
 
 PORT, PID, SECONDS = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+import attacklib  # noqa: E402 (bench/ is the script's own folder)
+from attacklib import connect, peak, quantile, sampler, stop  # noqa: E402
+
+attacklib.setup(PORT, PID)
 DATA = sys.argv[4] if len(sys.argv) > 4 else None
 ATTEMPTS = 1000
-stop = threading.Event()
-peak = {"rss_kib": 0, "threads": 0}
 flood = {"held": 0, "rate_limited": 0, "other": 0}
-
-
-def proc(key):
-    with open(f"/proc/{PID}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def sampler():
-    while not stop.is_set():
-        peak["rss_kib"] = max(peak["rss_kib"], proc("VmRSS"))
-        peak["threads"] = max(peak["threads"], proc("Threads"))
-        time.sleep(0.2)
 
 
 def folder_size(path):
@@ -53,14 +39,6 @@ def folder_size(path):
             except OSError:
                 pass
     return total
-
-
-def connect(source, timeout=2.0):
-    s = socket.socket()
-    s.bind((source, 0))
-    s.settimeout(timeout)
-    s.connect(("127.0.0.1", PORT))
-    return s
 
 
 def exchange(source, request, timeout):
@@ -105,11 +83,6 @@ def user(seconds):
             failed += 1
         time.sleep(max(0.0, 0.02 - (time.monotonic() - t0)))
     return lat, failed
-
-
-def quantile(xs, q):
-    xs = sorted(xs)
-    return round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None
 
 
 def main():

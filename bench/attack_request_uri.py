@@ -25,25 +25,13 @@ import time
 import urllib.parse
 
 PORT, PID, SECONDS = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+import attacklib  # noqa: E402 (bench/ is the script's own folder)
+from attacklib import connect, peak, quantile, sampler, stop  # noqa: E402
+
+attacklib.setup(PORT, PID)
+peak["held"] = 0
 CLIENT = os.environ.get("ATTACK_CLIENT", "demo-RS256")
 REDIRECT = os.environ.get("ATTACK_REDIRECT", "http://127.0.0.1:9999/cb")
-stop = threading.Event()
-peak = {"rss_kib": 0, "threads": 0, "held": 0}
-
-
-def proc(key):
-    with open(f"/proc/{PID}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def sampler():
-    while not stop.is_set():
-        peak["rss_kib"] = max(peak["rss_kib"], proc("VmRSS"))
-        peak["threads"] = max(peak["threads"], proc("Threads"))
-        time.sleep(0.2)
 
 
 def silent(listener):
@@ -78,14 +66,6 @@ def silent(listener):
         peak["held"] = max(peak["held"], len(open_conns))
     for c in open_conns:
         c.close()
-
-
-def connect(source, timeout):
-    s = socket.socket()
-    s.bind((source, 0))
-    s.settimeout(timeout)
-    s.connect(("127.0.0.1", PORT))
-    return s
 
 
 def exchange(source, request, timeout):
@@ -137,11 +117,6 @@ def user(seconds, sid):
             failed += 1
         time.sleep(max(0.0, 0.02 - (time.monotonic() - t0)))
     return lat, failed
-
-
-def quantile(xs, q):
-    xs = sorted(xs)
-    return round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None
 
 
 def main():
