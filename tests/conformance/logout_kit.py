@@ -323,3 +323,54 @@ def form_token(html):
     if 'name="token" value="' not in html:
         return None
     return html.split('name="token" value="', 1)[1].split('"', 1)[0]
+
+
+def browser():
+    """The project's headless Chromium (tests/browser/chromium.py: offline, loopback only)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "browser"))
+    import chromium
+    return chromium.browser()
+
+
+def wait_for(driver, cond, seconds=10):
+    """Waits for `cond(driver)`; its last value (falsy on timeout, never an exception)."""
+    deadline = time.time() + seconds
+    while True:
+        try:
+            got = cond(driver)
+        except Exception:  # a page still loading answers scripts with errors
+            got = None
+        if got or time.time() > deadline:
+            return got
+        time.sleep(0.05)
+
+
+def browser_login(driver, op):
+    """dwho signs in through the portal's form in `driver`."""
+    from selenium.webdriver.common.by import By
+    driver.get(op.url)
+    driver.find_element(By.NAME, "user").send_keys(USER)
+    driver.find_element(By.NAME, "password").send_keys(USER)
+    driver.execute_script("window.limetteOldPage = true")
+    driver.find_element(By.CSS_SELECTOR, "form.login button[type=submit]").click()
+    if not wait_for(driver, lambda d: d.execute_script("return window.limetteOldPage === undefined")):
+        raise RuntimeError("the login form did not answer")
+
+
+def browser_code(driver, op, client, redirect_uri, state="st"):
+    """Authorize (code flow) in `driver`'s session: the answer's query, once the browser is at
+    `redirect_uri`."""
+    q = urllib.parse.urlencode({"response_type": "code", "client_id": client, "scope": "openid",
+                                "redirect_uri": redirect_uri, "state": state, "nonce": "n0"})
+    driver.get(op.url + "oauth2/authorize?" + q)
+    if not wait_for(driver, lambda d: d.current_url.startswith(redirect_uri + "?")):
+        raise RuntimeError("authorize %s ended at %s" % (client, driver.current_url))
+    u = urllib.parse.urlsplit(driver.current_url)
+    return {k: v[0] for k, v in urllib.parse.parse_qs(u.query).items()}
+
+
+def browser_portal_logout(driver, op):
+    """The portal's logout in `driver`: `/?logout=1`, then the confirmation's button."""
+    from selenium.webdriver.common.by import By
+    driver.get(op.url + "?logout=1")
+    driver.find_element(By.ID, "logout").click()
