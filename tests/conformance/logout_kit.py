@@ -325,11 +325,17 @@ def form_token(html):
     return html.split('name="token" value="', 1)[1].split('"', 1)[0]
 
 
-def browser():
-    """The project's headless Chromium (tests/browser/chromium.py: offline, loopback only)."""
+def browser(v):
+    """The project's headless Chromium (tests/browser/chromium.py: offline, loopback only), or
+    None after a FAILED check `browser` when it cannot start."""
     sys.path.insert(0, os.path.join(ROOT, "tests", "browser"))
-    import chromium
-    return chromium.browser()
+    try:
+        import chromium
+        return chromium.browser()
+    except Exception as e:  # Selenium, Chromium or its driver missing
+        v.check("browser", "-", False, "headless Chromium did not start: %s: %s"
+                % (type(e).__name__, e))
+        return None
 
 
 def wait_for(driver, cond, seconds=10):

@@ -52,8 +52,9 @@ def main():
     v = kit.Verdicts(PROFILE)
     driver = None
     try:
-        driver = kit.browser()
-        v.run(run, op, rx, driver)
+        driver = kit.browser(v)
+        if driver is not None:
+            v.run(run, op, rx, driver)
     finally:
         if driver is not None:
             driver.quit()
