@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-tools soak fuzz clean conformance screenshots startup-order
+.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-tools soak fuzz clean conformance conformance-logout screenshots startup-order
 
 # The release and static builds carry the PostgreSQL stores (the postgres feature).
 FEATURES ?= postgres
@@ -99,6 +99,14 @@ dist: static
 # docs/oidc.md, Conformance). Needs the tool's test definitions in OIDCTEST_FLOWS. Not in CI.
 conformance:
 	bash tests/conformance/run.sh
+
+# The logout profiles' own checks alone (tests/conformance/checks/*.py, which `make conformance`
+# runs too): Front-Channel, Back-Channel, Session Management and RP-Initiated Logout 1.0 against
+# a release build, each script on its own instance on loopback (docs/oidc.md, Logout conformance).
+conformance-logout: test-tools
+	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette
+	@rc=0; for c in tests/conformance/checks/*.py; do \
+		"$(VENV)/bin/python3" "$$c" --limette target/release/limette || rc=1; done; exit $$rc
 
 # Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
 # side (bench/run.sh; docs/benchmarks.md).
