@@ -113,6 +113,29 @@ pub fn code(p: &Portal, sid: &str, client: &str, extra: &str) -> String {
     param(r.header("location").unwrap(), "code").expect("code in redirect")
 }
 
+/// A code for `client` with `scope`, through its consent page (the user logged in as `sid`
+/// confirms with the page's form token).
+pub fn consented_code(p: &Portal, sid: &str, client: &str, scope: &str) -> String {
+    let cookie = format!("lemonldap={sid}");
+    let page = authorize(p, Some(sid), &query(client, ""), &[]).text();
+    let at = page.find("name=\"token\" value=\"").expect("consent page") + 20;
+    let csrf = &page[at..at + page[at..].find('"').expect("the token's end")];
+    let f = [
+        ("response_type", "code"),
+        ("client_id", client),
+        ("scope", scope),
+        ("redirect_uri", CB),
+        ("state", "st1"),
+        ("nonce", "n1"),
+        ("token", csrf),
+        ("confirm", "1"),
+    ];
+    let r = p
+        .client()
+        .post_form("/oauth2/authorize", &f, &[("Cookie", &cookie)]);
+    param(r.header("location").expect("redirect"), "code").expect("code in redirect")
+}
+
 /// A query parameter of a URL (decoded).
 pub fn param(url: &str, name: &str) -> Option<String> {
     let q = url.split_once('?')?.1;

@@ -382,24 +382,7 @@ fn registration_then_a_code_flow_with_the_new_client() {
     assert_eq!(latest["cfgAuthorIP"], "127.0.0.1");
     // The running server serves it at once: consent, code, token with the new secret.
     let sid = p.login("dwho");
-    let cookie = format!("lemonldap={sid}");
-    let page = authorize(&p, Some(&sid), &query(id, ""), &[]).text();
-    let at = page.find("name=\"token\" value=\"").expect("consent page") + 20;
-    let csrf = &page[at..at + page[at..].find('"').unwrap()];
-    let f = [
-        ("response_type", "code"),
-        ("client_id", id),
-        ("scope", "openid profile email"),
-        ("redirect_uri", CB),
-        ("state", "st1"),
-        ("nonce", "n1"),
-        ("token", csrf),
-        ("confirm", "1"),
-    ];
-    let r = p
-        .client()
-        .post_form("/oauth2/authorize", &f, &[("Cookie", &cookie)]);
-    let c = param(r.header("location").expect("redirect"), "code").unwrap();
+    let c = consented_code(&p, &sid, id, "openid profile email");
     let f = [
         ("grant_type", "authorization_code"),
         ("code", c.as_str()),

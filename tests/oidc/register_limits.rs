@@ -197,24 +197,7 @@ fn a_self_registered_client_is_no_open_redirect_at_logout() {
     assert!(r.header("location").is_none());
     // With a verified ID token of that client: back to it.
     let sid = p.login("dwho");
-    let cookie = format!("lemonldap={sid}");
-    let page = authorize(&p, Some(&sid), &query(id, ""), &[]).text();
-    let at = page.find("name=\"token\" value=\"").expect("consent page") + 20;
-    let csrf = &page[at..at + page[at..].find('"').unwrap()];
-    let f = [
-        ("response_type", "code"),
-        ("client_id", id),
-        ("scope", "openid"),
-        ("redirect_uri", CB),
-        ("state", "st1"),
-        ("nonce", "n1"),
-        ("token", csrf),
-        ("confirm", "1"),
-    ];
-    let r = p
-        .client()
-        .post_form("/oauth2/authorize", &f, &[("Cookie", &cookie)]);
-    let c = param(r.header("location").expect("redirect"), "code").unwrap();
+    let c = consented_code(&p, &sid, id, "openid");
     let f = [
         ("grant_type", "authorization_code"),
         ("code", c.as_str()),
