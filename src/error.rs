@@ -133,12 +133,6 @@ pub enum Error {
     Conflict(String),
     /// 411: a body is required.
     LengthRequired,
-    /// 413: the body is over the limit.
-    PayloadTooLarge,
-    /// 408: the client was too slow sending its body.
-    RequestTimeout,
-    /// 503: the work queue is full.
-    Overloaded,
     /// A portal error answered in LemonLDAP::NG's `{"result":0,"error":"N"}` shape.
     Portal { code: PortalCode, status: u16 },
     /// An OAuth error answered as JSON `{"error":code}` (token, introspection endpoints).
@@ -207,9 +201,6 @@ impl fmt::Display for Error {
             Error::OnlyMethods(m) => write!(f, "method not allowed (only {m})"),
             Error::Conflict(m) => write!(f, "conflict: {m}"),
             Error::LengthRequired => write!(f, "length required"),
-            Error::PayloadTooLarge => write!(f, "payload too large"),
-            Error::RequestTimeout => write!(f, "request timeout"),
-            Error::Overloaded => write!(f, "overloaded"),
             Error::Portal { code, status } => {
                 write!(f, "portal error {} ({status})", code.as_str())
             }

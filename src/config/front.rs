@@ -1,10 +1,10 @@
-//! The limits of the reading stage (`server::front`), read from `[portal]` of the INI: how long
+//! The limits of the reading stage (`server::stage` and `server::read`), read from `[portal]` of the INI: how long
 //! a header block may take, how slowly a body may arrive, how many connections and requests
 //! being read one client address may hold, and which peers are trusted proxies whose
 //! `X-Forwarded-For` names the client. Defaults live here and in `conf/limette.ini`.
 //!
-//! This file owns the keys and their parsing only; the stage that enforces them is
-//! `server::front`.
+//! This file owns the keys and their parsing only; the reading stage (`server::stage`,
+//! `server::read`, `server::admit`) enforces them.
 use std::net::IpAddr;
 use std::time::Duration;
 

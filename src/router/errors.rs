@@ -42,9 +42,6 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
         Error::MethodNotAllowed | Error::OnlyMethods(_) => (405, "Method not allowed".into()),
         Error::Conflict(m) => (409, m.clone()),
         Error::LengthRequired => (411, "A request body is required".into()),
-        Error::PayloadTooLarge => (413, "Request body too large".into()),
-        Error::RequestTimeout => (408, "Request timeout".into()),
-        Error::Overloaded => (503, "Server busy, try again".into()),
         Error::Portal { code, status } => return portal_error(*code, *status, req, conf),
         Error::OAuth {
             code,

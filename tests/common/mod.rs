@@ -9,6 +9,7 @@ pub mod hostile;
 pub mod http;
 pub mod notifications;
 pub mod oidc;
+#[path = "../../src/storage/pg/cluster.rs"]
 pub mod pg;
 pub mod sessions;
 

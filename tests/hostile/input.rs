@@ -55,8 +55,8 @@ fn a_body_trickled_a_byte_a_second_is_cut_off_while_others_are_served() {
         stop.clone(),
         p.port,
     );
-    // Two more trickle their headers and a small body: tiny_http's connection threads read
-    // those before a request reaches a worker, so they hold no worker at all.
+    // Two more trickle their headers and a small body: the reading stage reads those before a
+    // request reaches a worker, so they hold no worker at all.
     let (_head_reader, w2) = trickle(b"GET / HTTP/1.1\r\nX-Slow: ", stop.clone(), p.port);
     let (_small_reader, w3) = trickle(
         b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n",

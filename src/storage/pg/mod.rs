@@ -265,9 +265,9 @@ pub fn check_table(name: &str) -> Result<String> {
     }
 }
 
-/// The tests' throw-away cluster, shared with the integration tests.
+/// The tests' throw-away cluster, shared with the integration tests (which include this file
+/// as `common::pg`).
 #[cfg(test)]
-#[path = "../../../tests/common/pg.rs"]
 pub mod cluster;
 
 #[cfg(test)]

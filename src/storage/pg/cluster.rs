@@ -3,8 +3,8 @@
 //! temporary folder, started by `pg_ctl` with its Unix socket in that folder and no TCP
 //! listener, stopped and removed on drop. The server refuses to run as root: as root (CI), the
 //! commands run as the `postgres` user the package creates (`runuser`). Shared by the
-//! integration tests (as `common::pg`) and the library's storage contract suite (included by
-//! path), so it uses std only.
+//! library's storage contract suite and the integration tests (which include it by path as
+//! `common::pg`), so it uses std only.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
