@@ -81,7 +81,12 @@ pub fn builder_guarded(rps: &[(&str, Value)]) -> Builder {
 /// The standard three RPs: `rp1` (refresh tokens), `rp1hs` (no refresh), `pub` (public
 /// client).
 pub fn start_default() -> Portal {
-    start(&[
+    default_builder().start()
+}
+
+/// The builder of [`start_default`].
+pub fn default_builder() -> Builder {
+    builder(&[
         (
             "rp1",
             rp("rp1", json!({"RefreshToken": 1, "IDTokenSignAlg": "HS256"})),

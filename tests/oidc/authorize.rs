@@ -3,7 +3,6 @@
 use crate::b64_url;
 use crate::common::oidc::*;
 use serde_json::json;
-use std::time::Duration;
 
 #[test]
 fn authorize_success_as_llng() {
@@ -199,7 +198,7 @@ fn authorize_without_session_logs_in_and_comes_back() {
 
 #[test]
 fn prompt_none_login_and_max_age() {
-    let p = start_default();
+    let p = default_builder().test_hooks().start();
     // prompt=none without a session: login_required to the client (OIDC Core 3.1.2.6).
     let r = authorize(&p, None, &query("rp1", "&prompt=none"), &[]);
     assert_eq!(r.status, 302);
@@ -221,7 +220,7 @@ fn prompt_none_login_and_max_age() {
         authorize(&p, Some(&sid), &query("rp1", "&max_age=60"), &[]).status,
         302
     );
-    std::thread::sleep(Duration::from_millis(1100));
+    crate::common::clock::advance(&p, 1);
     let r = authorize(&p, Some(&sid), &query("rp1", "&max_age=0"), &[]);
     assert_eq!(r.status, 200);
     assert!(r.text().contains("name=\"password\""));

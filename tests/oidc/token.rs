@@ -5,7 +5,6 @@ use crate::common::Portal;
 use crate::oauth_err;
 use limette::oidc::jwt;
 use serde_json::json;
-use std::time::Duration;
 
 #[test]
 fn token_success_and_id_token() {
@@ -185,7 +184,9 @@ fn concurrent_redemption_gives_exactly_one_success() {
 fn codes_and_tokens_expire() {
     let short =
         json!({"AuthorizationCodeExpiration": 1, "AccessTokenExpiration": 1, "RefreshToken": 1});
-    let p = start(&[("rpexp", rp("rpexp", short))]);
+    let p = builder(&[("rpexp", rp("rpexp", short))])
+        .test_hooks()
+        .start();
     let sid = p.login("dwho");
     let c1 = code(&p, &sid, "rpexp", "");
     let c2 = code(&p, &sid, "rpexp", "");
@@ -199,7 +200,7 @@ fn codes_and_tokens_expire() {
             .status,
         200
     );
-    std::thread::sleep(Duration::from_millis(2100));
+    crate::common::clock::advance(&p, 2);
     assert_eq!(
         oauth_err(&redeem(&p, "rpexp", &c2)),
         (400, "invalid_grant".into(), None)
