@@ -104,7 +104,16 @@ fn answer(
         Ok(v) => v,
         Err(r) => return refusal(r, &p),
     };
-    let session = match user_session(app, conf, req, &ar, login)? {
+    // Where the login form comes back to: this request again (a pushed one, consumed, under
+    // a fresh request_uri: `pushed::again`), without the parameters that asked for it.
+    let back = || -> Result<String> {
+        let q = match super::pushed::is_pushed(query) {
+            true => super::pushed::again(app, conf, &p)?,
+            false => params(req).to_query(&["prompt", "max_age", "confirm", "token"]),
+        };
+        Ok(format!("{}oauth2/authorize?{q}", conf.portal))
+    };
+    let session = match user_session(app, conf, req, &ar, login, &back)? {
         Ok(s) => s,
         Err(UserStep::Respond(r)) => return Ok(r),
         Err(UserStep::LoginRequired) => {
@@ -321,24 +330,19 @@ fn user_session(
     req: &Request,
     ar: &AuthRequest,
     login: super::LoginRedirect,
+    back: &dyn Fn() -> Result<String>,
 ) -> Result<std::result::Result<Session, UserStep>> {
     let state =
         crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?;
     let none = ar.prompt.iter().any(|p| p == "none");
-    // Come back here after the login, without the parameters that asked for it.
-    let back = format!(
-        "{}oauth2/authorize?{}",
-        conf.portal,
-        params(req).to_query(&["prompt", "max_age", "confirm", "token"])
-    );
     let session = match state {
         CookieState::Valid(s) => s,
         _ if none => return Ok(Err(UserStep::LoginRequired)),
         CookieState::Unknown => {
-            let r = login(conf, req, &back).with_cookies(&crate::web::cookies::clear_sso(conf));
+            let r = login(conf, req, &back()?).with_cookies(&crate::web::cookies::clear_sso(conf));
             return Ok(Err(UserStep::Respond(r)));
         }
-        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back)))),
+        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back()?)))),
     };
     let auth_time = session.auth_time().unwrap_or(0);
     let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
@@ -350,7 +354,7 @@ fn user_session(
         // old session's id is set aside for the login to end it once the new one exists.
         let aside =
             crate::web::cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, session.id(), false);
-        let r = login(conf, req, &back)
+        let r = login(conf, req, &back()?)
             .with_cookies(&crate::web::cookies::clear_sso(conf))
             .with_cookie(&aside);
         return Ok(Err(UserStep::Respond(r)));
