@@ -7,6 +7,7 @@
 //! provider's rule, the RP's rule and authentication level, the scope after its scope rules;
 //! a refusal is a portal error page, never a redirect), then consent, then the code.
 use super::access::{decide, level, Grant};
+use super::claims_request::ClaimsRequest;
 use super::response::{deliver, Flow, Mode, ResponseType};
 use super::{consent, params, Params, Rp};
 use crate::app::App;
@@ -47,6 +48,9 @@ pub struct AuthRequest {
     pub flow: Flow,
     /// Where the answer's parameters go.
     pub mode: Mode,
+    /// The `claims` parameter (OIDC Core 5.5), once `answer` narrowed it to what may be
+    /// released (`ClaimsRequest::allowed`).
+    pub claims: Option<ClaimsRequest>,
 }
 
 /// Why a request is refused.
@@ -148,25 +152,62 @@ fn answer(
             return Err(Error::portal(code, 403));
         }
     };
-    let ar = &ar;
     // The subject this RP knows the user by (oidcRPMetaDataOptionsUserIDAttr); a user
     // without one gets nothing rather than an empty or shared `sub`.
     let data = super::claims::data_for(&session, &rp.client_id, &rp.name, &ar.scope);
-    if rp.release.sub(&data).is_none() {
+    let Some(sub) = rp.release.sub(&data) else {
         log::error(&format!(
             "relying party {}: user {} has no value for its subject attribute",
             rp.name,
             subject(&session)
         ));
         return Err(Error::portal(PortalCode::Error, 403));
-    }
-    match consent::decide(app, conf, req, rp, ar, &session, &p)? {
+    };
+    // The claims parameter (OIDC Core 5.5), narrowed; the user consents to the scopes its
+    // claims come from too.
+    let asked = match narrow_claims(conf, rp, &session, &mut ar, &sub) {
+        Ok(scope) => AuthRequest {
+            scope,
+            ..ar.clone()
+        },
+        Err(code) => return Ok(refuse(&ar.redirect_uri, ar.mode, code, ar.state.as_deref())),
+    };
+    let ar = &ar;
+    match consent::decide(app, conf, req, rp, &asked, &session, &p)? {
         consent::Outcome::Granted => grant(app, conf, rp, ar, &session),
         consent::Outcome::Ask(page) => Ok(page),
         consent::Outcome::Refused(code) => {
             Ok(refuse(&ar.redirect_uri, ar.mode, code, ar.state.as_deref()))
         }
     }
+}
+
+/// The claims parameter of `ar` (OIDC Core 5.5) against the user: its `acr` and `sub` values
+/// hold (else the error to redirect), and it is narrowed to what may be released
+/// (`ClaimsRequest::allowed`). The scope to ask consent for: the granted one and the scopes
+/// the allowed claims come from.
+fn narrow_claims(
+    conf: &Conf,
+    rp: &Rp,
+    session: &Session,
+    ar: &mut AuthRequest,
+    sub: &str,
+) -> std::result::Result<String, OAuthCode> {
+    let Some(c) = ar.claims.take() else {
+        return Ok(ar.scope.clone());
+    };
+    if let Some(code) = c.refusal(&format!("loa-{}", level(session)), sub) {
+        return Err(code);
+    }
+    let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+    let c = c.allowed(rp, session, &ar.scope, ignore);
+    let consent = [ar.scope.clone()]
+        .into_iter()
+        .chain(c.extra_scopes(rp, &ar.scope))
+        .collect::<Vec<_>>()
+        .join(" ");
+    ar.claims = Some(c).filter(|c| !c.is_empty());
+    Ok(consent)
 }
 
 /// A refused request: portal error (logged, not redirected) or an error back to the client.
@@ -296,6 +337,13 @@ fn request(
         None if !rp.require_pkce && method.is_none() => None,
         _ => return Err(Refusal::Redirect(OAuthCode::InvalidRequest)),
     };
+    // 3. The claims parameter, when present, is well-formed JSON of Core 5.5's shape.
+    let claims = match p.get("claims") {
+        None => None,
+        Some(text) => Some(
+            ClaimsRequest::parse(text).map_err(|_| Refusal::Redirect(OAuthCode::InvalidRequest))?,
+        ),
+    };
     let prompt = p
         .get("prompt")
         .unwrap_or("")
@@ -315,6 +363,7 @@ fn request(
         response_type,
         flow,
         mode,
+        claims,
     })
 }
 
@@ -397,6 +446,7 @@ pub(super) fn grant_record(
             .unwrap_or(json!(util::now())),
         acr: format!("loa-{}", level(s)),
         offline,
+        claims: ar.claims.as_ref().map(ClaimsRequest::to_json),
     })
 }
 
