@@ -60,8 +60,9 @@ def main():
     )
     browser = requests.Session()
     browser.trust_env = False
+    pages = []
     if cookie.startswith("login:"):
-        hop = sign_in(browser, url, cookie[len("login:"):])
+        hop = sign_in(browser, url, cookie[len("login:"):], pages)
     else:
         name, value = cookie.split("=", 1)
         browser.cookies.set(name, value)
@@ -81,7 +82,7 @@ def main():
         },
     )
     claims.validate()
-    print(json.dumps({"sub": claims["sub"], "request_uri": request_uri}))
+    print(json.dumps({"sub": claims["sub"], "request_uri": request_uri, "pages": pages}))
 
 
 def form(page):
@@ -97,17 +98,21 @@ def form(page):
     return html.unescape(found.group(1)), fields
 
 
-def sign_in(browser, url, user):
+def sign_in(browser, url, user, pages):
     """A browser without a session: the login form, back to authorize, the consent page when
-    one is shown; the answer that redirects to the client."""
+    one is shown (each page's name added to `pages`); the answer that redirects to the
+    client."""
     page = browser.get(url, allow_redirects=False)
     assert page.status_code == 200, (page.status_code, page.text)
+    assert 'name="password"' in page.text, page.text
+    pages.append("login")
     action, fields = form(page.text)
     fields.update(user=user, password=user)
     back = browser.post(urljoin(url, action), data=fields, allow_redirects=False)
     assert back.status_code == 302, (back.status_code, back.text)
     hop = browser.get(urljoin(url, back.headers["Location"]), allow_redirects=False)
     if hop.status_code == 200 and 'name="confirm"' in hop.text:
+        pages.append("consent")
         action, fields = form(hop.text)
         fields["confirm"] = "1"
         hop = browser.post(urljoin(url, action), data=fields, allow_redirects=False)

@@ -165,11 +165,20 @@ fn answer(
     };
     // The claims parameter (OIDC Core 5.5), narrowed; the user consents to the scopes its
     // claims come from too.
-    let asked = match narrow_claims(conf, rp, &session, &mut ar, &sub) {
-        Ok(scope) => AuthRequest {
-            scope,
-            ..ar.clone()
-        },
+    let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+    let acr = format!("loa-{}", level(&session));
+    let settled = match ar.claims.take() {
+        Some(c) => c.settle(rp, &session, &ar.scope, ignore, (&acr, &sub)),
+        None => Ok((None, ar.scope.clone())),
+    };
+    let asked = match settled {
+        Ok((claims, scope)) => {
+            ar.claims = claims;
+            AuthRequest {
+                scope,
+                ..ar.clone()
+            }
+        }
         Err(code) => return Ok(refuse(&ar.redirect_uri, ar.mode, code, ar.state.as_deref())),
     };
     let ar = &ar;
@@ -180,34 +189,6 @@ fn answer(
             Ok(refuse(&ar.redirect_uri, ar.mode, code, ar.state.as_deref()))
         }
     }
-}
-
-/// The claims parameter of `ar` (OIDC Core 5.5) against the user: its `acr` and `sub` values
-/// hold (else the error to redirect), and it is narrowed to what may be released
-/// (`ClaimsRequest::allowed`). The scope to ask consent for: the granted one and the scopes
-/// the allowed claims come from.
-fn narrow_claims(
-    conf: &Conf,
-    rp: &Rp,
-    session: &Session,
-    ar: &mut AuthRequest,
-    sub: &str,
-) -> std::result::Result<String, OAuthCode> {
-    let Some(c) = ar.claims.take() else {
-        return Ok(ar.scope.clone());
-    };
-    if let Some(code) = c.refusal(&format!("loa-{}", level(session)), sub) {
-        return Err(code);
-    }
-    let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
-    let c = c.allowed(rp, session, &ar.scope, ignore);
-    let consent = [ar.scope.clone()]
-        .into_iter()
-        .chain(c.extra_scopes(rp, &ar.scope))
-        .collect::<Vec<_>>()
-        .join(" ");
-    ar.claims = Some(c).filter(|c| !c.is_empty());
-    Ok(consent)
 }
 
 /// A refused request: portal error (logged, not redirected) or an error back to the client.

@@ -154,6 +154,30 @@ impl ClaimsRequest {
         }
     }
 
+    /// What `authorize` keeps of the request for this user (`who`, whose `acr` and `sub` are
+    /// given): [`Self::refusal`]'s error, else the request narrowed by [`Self::allowed`]
+    /// (`None` when nothing is left) and the scope to ask consent for (`granted` and the
+    /// scopes of the allowed claims: the user consents to what is released).
+    pub fn settle(
+        self,
+        rp: &Rp,
+        who: &Session,
+        granted: &str,
+        ignore_scope: bool,
+        (acr, sub): (&str, &str),
+    ) -> Result<(Option<ClaimsRequest>, String), OAuthCode> {
+        if let Some(code) = self.refusal(acr, sub) {
+            return Err(code);
+        }
+        let c = self.allowed(rp, who, granted, ignore_scope);
+        let consent = [granted.to_string()]
+            .into_iter()
+            .chain(c.extra_scopes(rp, granted))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok((Some(c).filter(|c| !c.is_empty()), consent))
+    }
+
     /// The scopes the allowed claims come from and `granted` does not hold, for the consent
     /// page (the user consents to what is released).
     pub fn extra_scopes(&self, rp: &Rp, granted: &str) -> Vec<String> {
@@ -330,6 +354,17 @@ mod tests {
         );
         assert_eq!(a.extra_scopes(&rp, "openid"), ["email", "profile", "corp"]);
         assert_eq!(a.extra_scopes(&rp, "openid email profile"), ["corp"]);
+        let (kept, consent) = c
+            .clone()
+            .settle(&rp, &who, "openid", false, ("loa-1", "u"))
+            .unwrap();
+        assert_eq!(
+            (kept, consent.as_str()),
+            (Some(a), "openid email profile corp")
+        );
+        let nothing = ClaimsRequest::parse(r#"{"userinfo":{"x":null}}"#).unwrap();
+        let settled = nothing.settle(&rp, &who, "openid", false, ("loa-1", "u"));
+        assert_eq!(settled, Ok((None, "openid".into())));
         // oidcServiceIgnoreScopeForClaims: every exported claim.
         let all = c.allowed(&rp, &who, "openid", true);
         assert_eq!(all.names(Target::Userinfo).count(), 3);

@@ -246,7 +246,7 @@ fn pushed_authorization_requests() {
 fn authlib_pushes_a_request_and_completes_the_flow() {
     let p = start(&[("app", rp("app", json!({})))]);
     let sid = p.login("dwho");
-    authlib_par(&p, &format!("lemonldap={sid}"));
+    assert_eq!(authlib_par(&p, &format!("lemonldap={sid}")), json!([]));
 }
 
 /// The same with a browser that has no session and a client that asks for consent: PAR, then
@@ -255,10 +255,11 @@ fn authlib_pushes_a_request_and_completes_the_flow() {
 #[test]
 fn authlib_pushes_a_request_and_the_user_signs_in_and_consents() {
     let p = start(&[("app", rp("app", json!({"BypassConsent": 0})))]);
-    authlib_par(&p, "login:dwho");
+    assert_eq!(authlib_par(&p, "login:dwho"), json!(["login", "consent"]));
 }
 
-fn authlib_par(p: &Portal, browser: &str) {
+/// Runs tests/oidc_par.py; the pages the browser went through.
+fn authlib_par(p: &Portal, browser: &str) -> Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc_par.py");
     let out = std::process::Command::new(crate::rp::python::python())
         .arg(script)
@@ -277,6 +278,7 @@ fn authlib_par(p: &Portal, browser: &str) {
         .as_str()
         .unwrap()
         .starts_with("urn:ietf:params:oauth:request_uri:"));
+    j["pages"].clone()
 }
 
 /// RFC 9126 §4: of eight browsers presenting the same pushed `request_uri` at once, exactly
