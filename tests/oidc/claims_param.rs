@@ -157,3 +157,28 @@ fn the_consent_page_names_what_the_claims_come_from() {
     let plain = ask(&p, &sid, "openid", "").text();
     assert!(!plain.contains("data-scope=\"email\""), "{plain}");
 }
+
+/// The request is kept with the tokens: a refreshed ID token and userinfo with the refreshed
+/// access token honour it still.
+#[test]
+fn a_refresh_keeps_the_claims_asked_for() {
+    let p = start(&[("app", rp("app", json!({"RefreshToken": 1})))]);
+    let sid = p.login("dwho");
+    let r = ask(&p, &sid, "openid", &format!("&claims={}", enc(SPLIT)));
+    let c = param(r.header("location").unwrap(), "code").unwrap();
+    let t = redeem(&p, "app", &c).json();
+    let f = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", t["refresh_token"].as_str().unwrap()),
+    ];
+    let t = token(&p, Some(("app", SECRET)), &f);
+    assert_eq!(t.status, 200, "{}", t.text());
+    let t = t.json();
+    let id = jwt::verify_hs256(t["id_token"].as_str().unwrap(), SECRET.as_bytes()).unwrap();
+    assert_eq!(id["email"], "dwho@badwolf.org");
+    let bearer = format!("Bearer {}", t["access_token"].as_str().unwrap());
+    let u = p
+        .client()
+        .get("/oauth2/userinfo", &[("Authorization", &bearer)]);
+    assert_eq!(u.json(), json!({"sub": "dwho", "name": "Doctor Who"}));
+}
