@@ -2,10 +2,12 @@
 //! the contract fixes it: an unknown client or an unregistered/missing redirect_uri is never
 //! redirected (portal error 107/108/24 as a page or JSON 400); every later error goes back to
 //! the client per RFC 6749 4.1.2.1. Then the user: no session -> the login form, which comes
-//! back here; `prompt=login` or an old authentication (`max_age`) -> a fresh login;
+//! back here (a pushed request, spent, under a fresh single-use `request_uri`: `pushed`);
+//! `prompt=login` or an old authentication (`max_age`) -> a fresh login;
 //! `prompt=none` without a session -> `login_required`. Then what may be granted ([`decide`]: the
 //! provider's rule, the RP's rule and authentication level, the scope after its scope rules;
-//! a refusal is a portal error page, never a redirect), then consent, then the code.
+//! a refusal is a portal error page, never a redirect), the `claims` parameter settled
+//! (`claims_request`), then consent, then the code.
 use super::access::{decide, level, Grant};
 use super::claims_request::ClaimsRequest;
 use super::response::{deliver, Flow, Mode, ResponseType};
