@@ -92,6 +92,8 @@ pub struct CodeGrant<'a> {
     pub acr: String,
     /// An offline grant (`offline::requested`): the refresh token outlives the SSO session.
     pub offline: bool,
+    /// The `claims` parameter as allowed (`ClaimsRequest::to_json`), when there was one.
+    pub claims: Option<Value>,
 }
 
 impl From<CodeGrant<'_>> for Record {
@@ -111,6 +113,9 @@ impl From<CodeGrant<'_>> for Record {
         rec.insert("acr".into(), json!(g.acr));
         if g.offline {
             rec.insert("offline".into(), json!(true));
+        }
+        if let Some(c) = g.claims {
+            rec.insert("claims".into(), c);
         }
         Record(rec)
     }
@@ -187,6 +192,11 @@ impl Record {
         self.0.get("auth_time")
     }
 
+    /// The `claims` parameter the grant was issued with, as stored (codes and their tokens).
+    pub fn claims_request(&self) -> Option<&Value> {
+        self.0.get("claims")
+    }
+
     /// Whether the grant is offline (a code issued for `offline_access`, and its tokens).
     pub fn is_offline(&self) -> bool {
         self.0.get("offline").and_then(Value::as_bool) == Some(true)
@@ -218,10 +228,11 @@ impl Record {
     }
 
     /// What the tokens issued from this grant carry: the client, scope, subject, session,
-    /// authentication time and level, grant type and offline flag (no nonce, no redirect or
-    /// PKCE).
+    /// authentication time and level, grant type, offline flag and claims request (no nonce,
+    /// no redirect or PKCE).
     pub fn for_tokens(&self) -> Record {
-        const KEEP: [&str; 9] = [
+        const KEEP: [&str; 10] = [
+            "claims",
             "client_id",
             "scope",
             "sub",

@@ -2,11 +2,14 @@
 //! the contract fixes it: an unknown client or an unregistered/missing redirect_uri is never
 //! redirected (portal error 107/108/24 as a page or JSON 400); every later error goes back to
 //! the client per RFC 6749 4.1.2.1. Then the user: no session -> the login form, which comes
-//! back here; `prompt=login` or an old authentication (`max_age`) -> a fresh login;
+//! back here (a pushed request, spent, under a fresh single-use `request_uri`: `pushed`);
+//! `prompt=login` or an old authentication (`max_age`) -> a fresh login;
 //! `prompt=none` without a session -> `login_required`. Then what may be granted ([`decide`]: the
 //! provider's rule, the RP's rule and authentication level, the scope after its scope rules;
-//! a refusal is a portal error page, never a redirect), then consent, then the code.
+//! a refusal is a portal error page, never a redirect), the `claims` parameter settled
+//! (`claims_request`), then consent, then the code.
 use super::access::{decide, level, Grant};
+use super::claims_request::ClaimsRequest;
 use super::response::{deliver, Flow, Mode, ResponseType};
 use super::{consent, params, Params, Rp};
 use crate::app::App;
@@ -47,6 +50,9 @@ pub struct AuthRequest {
     pub flow: Flow,
     /// Where the answer's parameters go.
     pub mode: Mode,
+    /// The `claims` parameter (OIDC Core 5.5), once `answer` narrowed it to what may be
+    /// released (`ClaimsRequest::allowed`).
+    pub claims: Option<ClaimsRequest>,
 }
 
 /// Why a request is refused.
@@ -104,7 +110,16 @@ fn answer(
         Ok(v) => v,
         Err(r) => return refusal(r, &p),
     };
-    let session = match user_session(app, conf, req, &ar, login)? {
+    // Where the login form comes back to: this request again (a pushed one, consumed, under
+    // a fresh request_uri: `pushed::again`), without the parameters that asked for it.
+    let back = || -> Result<String> {
+        let q = match super::pushed::is_pushed(query) {
+            true => super::pushed::again(app, conf, &p)?,
+            false => params(req).to_query(&["prompt", "max_age", "confirm", "token"]),
+        };
+        Ok(format!("{}oauth2/authorize?{q}", conf.portal))
+    };
+    let session = match user_session(app, conf, req, &ar, login, &back)? {
         Ok(s) => s,
         Err(UserStep::Respond(r)) => return Ok(r),
         Err(UserStep::LoginRequired) => {
@@ -139,19 +154,37 @@ fn answer(
             return Err(Error::portal(code, 403));
         }
     };
-    let ar = &ar;
     // The subject this RP knows the user by (oidcRPMetaDataOptionsUserIDAttr); a user
     // without one gets nothing rather than an empty or shared `sub`.
     let data = super::claims::data_for(&session, &rp.client_id, &rp.name, &ar.scope);
-    if rp.release.sub(&data).is_none() {
+    let Some(sub) = rp.release.sub(&data) else {
         log::error(&format!(
             "relying party {}: user {} has no value for its subject attribute",
             rp.name,
             subject(&session)
         ));
         return Err(Error::portal(PortalCode::Error, 403));
-    }
-    match consent::decide(app, conf, req, rp, ar, &session, &p)? {
+    };
+    // The claims parameter (OIDC Core 5.5), narrowed; the user consents to the scopes its
+    // claims come from too.
+    let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
+    let acr = format!("loa-{}", level(&session));
+    let settled = match ar.claims.take() {
+        Some(c) => c.settle(rp, &session, &ar.scope, ignore, (&acr, &sub)),
+        None => Ok((None, ar.scope.clone())),
+    };
+    let asked = match settled {
+        Ok((claims, scope)) => {
+            ar.claims = claims;
+            AuthRequest {
+                scope,
+                ..ar.clone()
+            }
+        }
+        Err(code) => return Ok(refuse(&ar.redirect_uri, ar.mode, code, ar.state.as_deref())),
+    };
+    let ar = &ar;
+    match consent::decide(app, conf, req, rp, &asked, &session, &p)? {
         consent::Outcome::Granted => grant(app, conf, rp, ar, &session),
         consent::Outcome::Ask(page) => Ok(page),
         consent::Outcome::Refused(code) => {
@@ -287,6 +320,13 @@ fn request(
         None if !rp.require_pkce && method.is_none() => None,
         _ => return Err(Refusal::Redirect(OAuthCode::InvalidRequest)),
     };
+    // 3. The claims parameter, when present, is well-formed JSON of Core 5.5's shape.
+    let claims = match p.get("claims") {
+        None => None,
+        Some(text) => Some(
+            ClaimsRequest::parse(text).map_err(|_| Refusal::Redirect(OAuthCode::InvalidRequest))?,
+        ),
+    };
     let prompt = p
         .get("prompt")
         .unwrap_or("")
@@ -306,6 +346,7 @@ fn request(
         response_type,
         flow,
         mode,
+        claims,
     })
 }
 
@@ -321,24 +362,19 @@ fn user_session(
     req: &Request,
     ar: &AuthRequest,
     login: super::LoginRedirect,
+    back: &dyn Fn() -> Result<String>,
 ) -> Result<std::result::Result<Session, UserStep>> {
     let state =
         crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?;
     let none = ar.prompt.iter().any(|p| p == "none");
-    // Come back here after the login, without the parameters that asked for it.
-    let back = format!(
-        "{}oauth2/authorize?{}",
-        conf.portal,
-        params(req).to_query(&["prompt", "max_age", "confirm", "token"])
-    );
     let session = match state {
         CookieState::Valid(s) => s,
         _ if none => return Ok(Err(UserStep::LoginRequired)),
         CookieState::Unknown => {
-            let r = login(conf, req, &back).with_cookies(&crate::web::cookies::clear_sso(conf));
+            let r = login(conf, req, &back()?).with_cookies(&crate::web::cookies::clear_sso(conf));
             return Ok(Err(UserStep::Respond(r)));
         }
-        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back)))),
+        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back()?)))),
     };
     let auth_time = session.auth_time().unwrap_or(0);
     let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
@@ -350,7 +386,7 @@ fn user_session(
         // old session's id is set aside for the login to end it once the new one exists.
         let aside =
             crate::web::cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, session.id(), false);
-        let r = login(conf, req, &back)
+        let r = login(conf, req, &back()?)
             .with_cookies(&crate::web::cookies::clear_sso(conf))
             .with_cookie(&aside);
         return Ok(Err(UserStep::Respond(r)));
@@ -393,6 +429,7 @@ pub(super) fn grant_record(
             .unwrap_or(json!(util::now())),
         acr: format!("loa-{}", level(s)),
         offline,
+        claims: ar.claims.as_ref().map(ClaimsRequest::to_json),
     })
 }
 

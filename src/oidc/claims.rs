@@ -224,6 +224,51 @@ impl Release {
         out
     }
 
+    /// The claims `names` asks for (the `claims` parameter, `claims_request`), as
+    /// [`Self::userinfo`] releases them: only mapped ones; `address` is its members.
+    pub fn requested<'a>(
+        &self,
+        names: impl Iterator<Item = &'a str>,
+        data: &Session,
+    ) -> Map<String, Value> {
+        let mut out = Map::new();
+        for name in names {
+            match name {
+                "address" => ADDRESS_MEMBERS
+                    .iter()
+                    .for_each(|m| self.add(&mut out, m, data)),
+                _ => self.add(&mut out, name, data),
+            }
+        }
+        out
+    }
+
+    /// Whether the RP maps this claim to an attribute (`address`: one of its members).
+    pub fn exports(&self, claim: &str) -> bool {
+        let mapped = |c: &str| {
+            self.exported
+                .iter()
+                .any(|(n, s)| n == c && !s.attr.is_empty())
+        };
+        match claim {
+            "address" => ADDRESS_MEMBERS.iter().any(|m| mapped(m)),
+            _ => mapped(claim),
+        }
+    }
+
+    /// The scopes that release this claim (`address`: the scopes of its members).
+    pub fn scopes_of(&self, claim: &str) -> Vec<String> {
+        let has = |list: &[String]| match claim {
+            "address" => list.iter().any(|c| ADDRESS_MEMBERS.contains(&c.as_str())),
+            _ => list.iter().any(|c| c == claim),
+        };
+        self.scopes
+            .iter()
+            .filter(|(_, list)| has(list))
+            .map(|(s, _)| s.clone())
+            .collect()
+    }
+
     /// A macro's value, else the attribute's as stored.
     fn attribute(&self, attr: &str, data: &Session) -> Option<String> {
         match self.macros.iter().find(|(n, _)| n == attr) {

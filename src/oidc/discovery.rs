@@ -57,6 +57,7 @@ pub fn configuration(conf: &Conf) -> Response {
         // The one level a login gives with the module in use.
         "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
         "prompt_values_supported": ["none", "login", "consent"],
+        "claims_parameter_supported": true,
         "request_parameter_supported": true,
         "request_uri_parameter_supported": true,
         "require_request_uri_registration": true,

@@ -6,6 +6,7 @@
 //! go) or the RP forces them. An access token issued here opens a token family of its own, so
 //! it lives and dies like the token endpoint's (`grants::live`).
 use super::authorize::AuthRequest;
+use super::claims_request::Target;
 use super::{issuer, jwt, Rp, Settings};
 use crate::app::App;
 use crate::config::Conf;
@@ -117,13 +118,18 @@ fn id_token(
     if let Some(c) = code {
         claims.insert("c_hash".into(), json!(jwt::at_hash_for(rp.id_alg, c)));
     }
+    let data = super::claims::data_for(session, &rp.client_id, &rp.name, &ar.scope);
     if with_claims {
-        let data = super::claims::data_for(session, &rp.client_id, &rp.name, &ar.scope);
         let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
         let sub = grant.sub().unwrap_or("");
         for (k, v) in rp.release.userinfo(&ar.scope, sub, &data, ignore) {
             claims.entry(k).or_insert(v);
         }
+    }
+    // The claims the claims parameter asks for in the ID token (OIDC Core 5.5).
+    let asked = super::token_claims::requested(rp, grant, &data, Target::IdToken);
+    for (k, v) in asked {
+        claims.entry(k).or_insert(v);
     }
     super::sign_for(&conf.area::<Settings>(), rp, rp.id_alg, "JWT", &claims)
 }

@@ -10,6 +10,7 @@ pub mod authorize;
 pub mod channels;
 pub mod check_session;
 pub mod claims;
+pub mod claims_request;
 pub mod client;
 pub mod client_credentials;
 pub mod consent;

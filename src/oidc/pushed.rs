@@ -3,9 +3,18 @@
 //! request (RFC 9126): `POST /oauth2/par` takes the parameters from an authenticated client,
 //! checks them as `authorize` would, keeps them a minute and answers a `request_uri`
 //! (`urn:ietf:params:oauth:request_uri:<id>`) that the client sends the browser to `authorize`
-//! with, alone beside `client_id` (§4: the pushed parameters are the only ones used). It may
-//! be used again while it lives (a browser reloading the page, §4 allows it) by that client
-//! only.
+//! with, alone beside `client_id` (§4: the pushed parameters are the only ones used).
+//!
+//! A `request_uri` is single use (§4 SHOULD): the first `authorize` that presents it takes the
+//! record from the store atomically (`grants::take`), so of two uses, concurrent or not,
+//! exactly one gets the parameters. A second use, an expired or unknown one, or another
+//! client's (which consumes it too: it leaked) is `invalid_request_uri`, redirected only when
+//! the query itself names one of the presenting client's registered redirect URIs, else a
+//! portal error (the record is gone: nothing in it can vouch for a redirect URI). When the
+//! user must first sign in, the consumed request is kept again under a fresh single-use
+//! `request_uri` (`again`) that only the login form's return URL carries: the parameters
+//! never travel through the browser, and the real request_uri stays spent. The consent form
+//! posts the checked parameters back, as for any request.
 use super::authorize::{check, Refusal};
 use super::client;
 use super::{issuer, params, request_object, Params, Settings};
@@ -78,26 +87,64 @@ pub fn expand(
         .rp(p.get("client_id").unwrap_or(""))
         .ok_or(Refusal::Portal(PortalCode::UnknownPartner))?;
     if let Some(id) = p.get("request_uri").and_then(|u| u.strip_prefix(URN)) {
-        let pushed = store::get(store::of(app), RecordType::Pushed, id)
-            .ok()
-            .flatten();
+        // §4: single use. Taken atomically, whoever presents it: another client's use spends
+        // it too (it leaked).
+        let pushed = store::take(store::of(app), RecordType::Pushed, id)
+            .map_err(|_| Refusal::Portal(PortalCode::Error))?;
         return match pushed {
             Some(rec) if rec.client_id() == Some(rp.client_id.as_str()) => {
                 Ok(Params(rec.pushed_params()))
             }
-            // Unknown, expired, or another client's: nothing to trust a redirect URI from.
-            _ => Err(Refusal::Portal(PortalCode::Error)),
+            // Used, unknown, expired, or another client's: the record cannot vouch for a
+            // redirect URI; the query's own may, when it is the client's.
+            _ => {
+                crate::log::notice(&format!(
+                    "relying party {}: pushed request_uri used, expired or unknown",
+                    rp.name
+                ));
+                Err(refused(rp, p, OAuthCode::InvalidRequestUri))
+            }
         };
     }
     let now = crate::util::now();
     request_object::expand(rp, &issuer(conf), p, now, fetch).map_err(|code| refused(rp, p, code))
 }
 
+/// Whether the request names a pushed request (`request_uri` in [`URN`]).
+pub fn is_pushed(p: &Params) -> bool {
+    p.get("request_uri").is_some_and(|u| u.starts_with(URN))
+}
+
+/// The query the login form comes back to `authorize` with, for a pushed request already
+/// consumed (`p`, its parameters): they are kept again under a fresh single-use `request_uri`
+/// that lives as long as a login may take (`formTimeout`, at least [`LOGIN_LIFETIME`]), without
+/// `prompt` and `max_age` (the login answers them, as for a request in the query).
+pub fn again(app: &App, conf: &Conf, p: &Params) -> Result<String> {
+    let client_id = p.get("client_id").unwrap_or_default();
+    let kept: Vec<(String, String)> =
+        p.0.iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "prompt" | "max_age" | "confirm" | "token"))
+            .cloned()
+            .collect();
+    let ttl = conf.get_i64("formTimeout").unwrap_or(0).max(LOGIN_LIFETIME);
+    let rec = Record::pushed(client_id, &kept);
+    let id = store::create(store::of(app), RecordType::Pushed, rec, ttl)?;
+    let back = vec![
+        ("client_id".to_string(), client_id.to_string()),
+        ("request_uri".to_string(), format!("{URN}{id}")),
+    ];
+    Ok(Params(back).to_query(&[]))
+}
+
+/// Shortest life of a pushed request kept for the login round trip, seconds (a pending login
+/// lives as long).
+pub const LOGIN_LIFETIME: i64 = 600;
+
 /// The client and the URL to fetch before `authorize` can go on: a request object by
 /// reference at a `request_uri` the client registered; `None` when nothing is to be fetched.
 pub fn reference(conf: &Conf, p: &Params) -> Option<(String, String)> {
     // A pushed request is read from the store, whatever the RP's patterns cover.
-    if p.get("request_uri").is_some_and(|u| u.starts_with(URN)) {
+    if is_pushed(p) {
         return None;
     }
     let oidc = conf.area::<Settings>();

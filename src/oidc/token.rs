@@ -6,6 +6,7 @@
 //! client or redirect_uri has consumed it), then PKCE. An offline code (`grants::offline`)
 //! opens a family detached from the SSO session; a public client's refresh token that is
 //! presented again after its rotation revokes its family (`grants::reuse`).
+use super::claims_request::Target;
 use super::client;
 use super::token_claims::access_token_claims;
 pub use super::token_claims::id_token_claims;
@@ -343,14 +344,19 @@ pub fn issue(
         sid.as_deref(),
         util::now(),
     );
-    // IDTokenForceClaims: the user's claims too, never overriding the token's own.
+    // IDTokenForceClaims: the user's claims too, and those the claims parameter asks for in
+    // the ID token (OIDC Core 5.5), never overriding the token's own.
+    let scope = grant.scope().unwrap_or("");
+    let data = super::claims::data_for(session, &rp.client_id, &rp.name, scope);
     if rp.force_id_claims {
-        let scope = grant.scope().unwrap_or("");
-        let data = super::claims::data_for(session, &rp.client_id, &rp.name, scope);
         let ignore = conf.get_bool("oidcServiceIgnoreScopeForClaims");
         for (k, v) in rp.release.userinfo(scope, sub, &data, ignore) {
             claims.entry(k).or_insert(v);
         }
+    }
+    let asked = super::token_claims::requested(rp, grant, &data, Target::IdToken);
+    for (k, v) in asked {
+        claims.entry(k).or_insert(v);
     }
     let id_token = super::sign_for(
         &conf.area::<super::Settings>(),

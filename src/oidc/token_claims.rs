@@ -1,5 +1,6 @@
 //! The claims of the tokens the token endpoint issues: a JWT access token's (RFC 9068) and the
 //! ID token's (OIDC Core 2, 3.1.3.6), from plain values; `token` signs them.
+use super::claims_request::{ClaimsRequest, Target};
 use super::{issuer, jwt, Rp};
 use crate::config::Conf;
 use crate::grants::Record;
@@ -77,6 +78,16 @@ pub fn id_token_claims(
         c.insert("sid".into(), json!(sid));
     }
     c
+}
+
+/// The user's claims the grant's `claims` parameter asks for in `target` (OIDC Core 5.5, as
+/// `authorize` allowed it), read from `data` (`claims::data_for`) through the RP's release
+/// table; added by the caller without overriding what the token or answer already has.
+pub fn requested(rp: &Rp, grant: &Record, data: &Session, target: Target) -> Map<String, Value> {
+    match ClaimsRequest::stored(grant.claims_request()) {
+        Some(c) => rp.release.requested(c.names(target), data),
+        None => Map::new(),
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! `GET|POST /oauth2/userinfo` (OIDC Core 5.3): the access token from the `Authorization`
-//! header, the `access_token` form field or the query (RFC 6750 2.1-2.3); claims by scope.
+//! header, the `access_token` form field or the query (RFC 6750 2.1-2.3); claims by scope,
+//! and those the `claims` parameter asked for at userinfo (OIDC Core 5.5, `claims_request`).
 //! Errors follow RFC 6750 3.1 (a documented difference from LemonLDAP::NG's bare header):
 //! no token -> 401 `Bearer`; unknown, expired, revoked (its family or itself) or its SSO
 //! session gone -> 401 `invalid_token`. An offline grant's token answers from the attributes
 //! saved with the grant; a client credentials token from the client's (its `sub`, the client
 //! id), as LemonLDAP::NG answers from the session it creates for that grant.
 //! An RP with `oidcRPMetaDataOptionsUserInfoSignAlg` gets a signed JWT (OIDC Core 5.3.2).
+use super::claims_request::Target;
 use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Result};
@@ -34,17 +36,21 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let rp = oidc.rp(rec.client_id().unwrap_or("")).ok_or_else(invalid)?;
     let scope = rec.scope().unwrap_or("");
     let data = super::claims::data_from(session, &rp.client_id, &rp.name, scope);
-    let claims = rp.release.userinfo(
+    let mut claims = rp.release.userinfo(
         scope,
         rec.sub().unwrap_or(""),
         &data,
         conf.get_bool("oidcServiceIgnoreScopeForClaims"),
     );
+    // And those the claims parameter asks for at userinfo (OIDC Core 5.5).
+    let asked = super::token_claims::requested(rp, &rec, &data, Target::Userinfo);
+    for (k, v) in asked {
+        claims.entry(k).or_insert(v);
+    }
     let Some(alg) = rp.userinfo_alg else {
         return Ok(Response::json(200, &Value::Object(claims)));
     };
     // OIDC Core 5.3.2: a signed answer is a JWT with iss and aud added, as application/jwt.
-    let mut claims = claims;
     claims.insert("iss".into(), json!(super::issuer(conf)));
     claims.insert("aud".into(), json!(rp.client_id));
     let token = super::sign_for(&conf.area::<super::Settings>(), rp, alg, "JWT", &claims)?;

@@ -592,3 +592,88 @@ fn a_notice_that_fails_is_tried_again_and_delivered() {
     );
     assert!(!log.contains("given up"), "{log}");
 }
+
+/// OpenID Connect Back-Channel Logout 1.0 §2.2 and Front-Channel Logout 1.0 §2.2 through
+/// dynamic registration: a client registering `backchannel_logout_uri` (with
+/// `backchannel_logout_session_required`) gets it back in the answer and hears of the end of a
+/// session it was used in, with `sid`; one registering both channels, or a URI off its
+/// redirect URIs' origins, is refused with `invalid_client_metadata` and nothing is saved.
+#[test]
+fn a_registered_logout_channel_is_kept_and_told() {
+    let rx = Receiver::start();
+    let p = builder(&[("rp1", rp("rp1", json!({})))])
+        .conf("oidcServiceAllowDynamicRegistration", json!(1))
+        .conf("oidcServiceDynamicRegistrationRate", json!(100))
+        .start();
+    let register = |body: Value| {
+        p.client().send(
+            "POST",
+            "/oauth2/register",
+            &[("Content-Type", "application/json")],
+            &serde_json::to_vec(&body).unwrap(),
+        )
+    };
+    let r = register(json!({"redirect_uris": [CB, rx.url("/cb")],
+        "backchannel_logout_uri": rx.url("/reg-bc?x=1"),
+        "backchannel_logout_session_required": true}));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let a = r.json();
+    assert_eq!(a["backchannel_logout_uri"], rx.url("/reg-bc?x=1"));
+    assert_eq!(a["backchannel_logout_session_required"], true);
+    assert!(a.get("frontchannel_logout_uri").is_none());
+    let (id, secret) = (
+        a["client_id"].as_str().unwrap().to_string(),
+        a["client_secret"].as_str().unwrap().to_string(),
+    );
+    // The refusals: both channels (one LogoutUrl per RP), another origin; never dropped.
+    for body in [
+        json!({"redirect_uris": [rx.url("/cb")], "backchannel_logout_uri": rx.url("/b"),
+            "frontchannel_logout_uri": rx.url("/f")}),
+        json!({"redirect_uris": [CB], "frontchannel_logout_uri": rx.url("/f")}),
+        json!({"redirect_uris": [CB], "backchannel_logout_session_required": true}),
+    ] {
+        let r = register(body.clone());
+        assert_eq!(r.status, 400, "{body}");
+        assert_eq!(r.json()["error"], "invalid_client_metadata", "{body}");
+        assert!(r.json()["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("logout"));
+    }
+    // The registered client is used in a session (consent, code, tokens), which then ends.
+    let sso = p.login("dwho");
+    let cookie = format!("lemonldap={sso}");
+    let page = authorize(&p, Some(&sso), &query(&id, ""), &[]).text();
+    let at = page.find("name=\"token\" value=\"").expect("consent page") + 20;
+    let csrf = &page[at..at + page[at..].find('"').unwrap()];
+    let f = [
+        ("response_type", "code"),
+        ("client_id", &id),
+        ("scope", "openid profile email"),
+        ("redirect_uri", CB),
+        ("state", "st1"),
+        ("nonce", "n1"),
+        ("token", csrf),
+        ("confirm", "1"),
+    ];
+    let r = p
+        .client()
+        .post_form("/oauth2/authorize", &f, &[("Cookie", &cookie)]);
+    let c = param(r.header("location").expect("redirect"), "code").unwrap();
+    let f = [
+        ("grant_type", "authorization_code"),
+        ("code", c.as_str()),
+        ("redirect_uri", CB),
+    ];
+    let t = token(&p, Some((&id, &secret)), &f);
+    assert_eq!(t.status, 200, "{}", t.text());
+    let sid = jwt_part(t.json()["id_token"].as_str().unwrap(), 1)["sid"].clone();
+    assert!(sid.is_string());
+    p.logout_confirmed(&sso);
+    let told = rx.tokens("/reg-bc?x=1", 1);
+    assert_eq!(told.len(), 1);
+    let claims = jwt_part(&told[0], 1);
+    assert_eq!(claims["aud"], json!(id));
+    assert_eq!(claims["sid"], sid);
+    assert!(claims["events"].get(EVENT).is_some(), "{claims}");
+}

@@ -9,6 +9,7 @@ mod authorize;
 mod channels;
 mod check_session;
 mod claims;
+mod claims_param;
 mod clients;
 mod consent;
 mod directory;

@@ -184,11 +184,36 @@ fn pushed_authorization_requests() {
     let loc = location(&p, &sid, &q);
     assert_eq!(param(&loc, "state").as_deref(), Some("ps"));
     assert_eq!(nonce_of(&p, &loc), "pushed");
-    // Another client cannot use it; nothing is redirected.
+    // RFC 9126 §4: single use. Used again with client_id alone, nothing vouches for a
+    // redirect URI: a portal error, not redirected; with the client's registered redirect
+    // URI in the query, `invalid_request_uri` goes there.
+    let again = format!("client_id=app&request_uri={}", enc(&uri));
+    let r = authorize(&p, Some(&sid), &again, &[]);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.header("location").is_none());
+    let r = authorize(
+        &p,
+        Some(&sid),
+        &format!("{again}&redirect_uri={}", enc(CB)),
+        &[],
+    );
+    assert_eq!(r.status, 302, "{}", r.text());
+    let loc = r.header("location").unwrap();
+    assert!(loc.starts_with(CB), "{loc}");
+    assert_eq!(param(loc, "error").as_deref(), Some("invalid_request_uri"));
+    assert_eq!(param(loc, "code"), None);
+    // Another client cannot use one; nothing is redirected, and it is spent for its own
+    // client too (it leaked).
+    let uri = push(&fields, &auth).json()["request_uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let q = format!("client_id=other&request_uri={}", enc(&uri));
     let r = authorize(&p, Some(&sid), &q, &[]);
     assert_eq!(r.status, 400);
     assert!(r.header("location").is_none());
+    let q = format!("client_id=app&request_uri={}", enc(&uri));
+    assert_eq!(authorize(&p, Some(&sid), &q, &[]).status, 400);
     // Refusals at the endpoint: no or wrong client authentication, an unregistered redirect
     // URI, a request_uri inside, GET.
     assert_eq!(push(&fields, &basic("app", "wrong")).status, 401);
@@ -221,10 +246,24 @@ fn pushed_authorization_requests() {
 fn authlib_pushes_a_request_and_completes_the_flow() {
     let p = start(&[("app", rp("app", json!({})))]);
     let sid = p.login("dwho");
+    assert_eq!(authlib_par(&p, &format!("lemonldap={sid}")), json!([]));
+}
+
+/// The same with a browser that has no session and a client that asks for consent: PAR, then
+/// the login form, then the consent page, then the code (RFC 9126 §4 single use holds through
+/// the login round trip).
+#[test]
+fn authlib_pushes_a_request_and_the_user_signs_in_and_consents() {
+    let p = start(&[("app", rp("app", json!({"BypassConsent": 0})))]);
+    assert_eq!(authlib_par(&p, "login:dwho"), json!(["login", "consent"]));
+}
+
+/// Runs tests/oidc_par.py; the pages the browser went through.
+fn authlib_par(p: &Portal, browser: &str) -> Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc_par.py");
     let out = std::process::Command::new(crate::rp::python::python())
         .arg(script)
-        .args([&p.url("/"), "app", SECRET, CB, &format!("lemonldap={sid}")])
+        .args([&p.url("/"), "app", SECRET, CB, browser])
         .output()
         .expect("the tests' python3 starts");
     assert!(
@@ -239,4 +278,121 @@ fn authlib_pushes_a_request_and_completes_the_flow() {
         .as_str()
         .unwrap()
         .starts_with("urn:ietf:params:oauth:request_uri:"));
+    j["pages"].clone()
+}
+
+/// RFC 9126 §4: of eight browsers presenting the same pushed `request_uri` at once, exactly
+/// one gets a code (the store takes the record atomically); the others are refused.
+#[test]
+fn a_pushed_request_is_used_once_even_concurrently() {
+    let p = start(&[("app", rp("app", json!({})))]);
+    let sid = p.login("dwho");
+    let fields = [
+        ("response_type", "code"),
+        ("scope", "openid"),
+        ("redirect_uri", CB),
+        ("state", "once"),
+    ];
+    let r = p.client().post_form(
+        "/oauth2/par",
+        &fields,
+        &[("Authorization", &basic("app", SECRET))],
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let uri = r.json()["request_uri"].as_str().unwrap().to_string();
+    let q = format!("client_id=app&request_uri={}", enc(&uri));
+    let codes = std::thread::scope(|t| {
+        let runs: Vec<_> = (0..8)
+            .map(|_| t.spawn(|| authorize(&p, Some(&sid), &q, &[])))
+            .collect();
+        runs.into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|r| {
+                r.header("location")
+                    .and_then(|l| param(l, "code"))
+                    .is_some()
+            })
+            .count()
+    });
+    assert_eq!(codes, 1, "{}", p.log());
+}
+
+/// A browser without a session: the pushed request is consumed at once, the login form comes
+/// back to `authorize` with a fresh single-use request_uri (never the pushed parameters, never
+/// the spent one), and the flow ends at the client with the pushed state and nonce. The
+/// return URL works once.
+#[test]
+fn a_pushed_request_survives_the_login_round_trip() {
+    let p = start(&[("app", rp("app", json!({})))]);
+    let fields = [
+        ("response_type", "code"),
+        ("scope", "openid"),
+        ("redirect_uri", CB),
+        ("nonce", "after-login"),
+        ("state", "secret-state"),
+        ("prompt", "login"),
+    ];
+    let r = p.client().post_form(
+        "/oauth2/par",
+        &fields,
+        &[("Authorization", &basic("app", SECRET))],
+    );
+    let uri = r.json()["request_uri"].as_str().unwrap().to_string();
+    let q = format!("client_id=app&request_uri={}", enc(&uri));
+    let form = authorize(&p, None, &q, &[]);
+    assert_eq!(form.status, 200, "{}", form.text());
+    let html = form.text();
+    let field = |name: &str| {
+        html.split(&format!("name=\"{name}\" value=\""))
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_else(|| panic!("no {name} in {html}"))
+            .to_string()
+    };
+    use base64::Engine;
+    let url = field("url");
+    let back = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(&url)
+            .unwrap(),
+    )
+    .unwrap();
+    let fresh = param(&back, "request_uri").expect("a request_uri to come back with");
+    assert!(
+        fresh.starts_with("urn:ietf:params:oauth:request_uri:"),
+        "{back}"
+    );
+    assert_ne!(fresh, uri);
+    assert!(!back.contains("secret-state"), "{back}");
+    // The pushed one is spent already.
+    assert_eq!(authorize(&p, None, &q, &[]).status, 400);
+    let r = p.client().post_form(
+        "/",
+        &[
+            ("user", "dwho"),
+            ("password", "dwho"),
+            ("url", &url),
+            ("token", &field("token")),
+        ],
+        &[],
+    );
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert_eq!(r.header("location"), Some(back.as_str()));
+    let cookie = r
+        .headers_named("set-cookie")
+        .into_iter()
+        .find(|c| c.starts_with("lemonldap="))
+        .expect("the SSO cookie")
+        .to_string();
+    let sid = cookie["lemonldap=".len()..]
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let path = back.split_once("/oauth2/authorize?").unwrap().1;
+    // prompt=login was answered by this login: no loop back to the form.
+    let loc = location(&p, &sid, path);
+    assert_eq!(param(&loc, "state").as_deref(), Some("secret-state"));
+    assert_eq!(nonce_of(&p, &loc), "after-login");
+    assert_eq!(authorize(&p, Some(&sid), path, &[]).status, 400);
 }

@@ -2,6 +2,7 @@
 //! Registration 1.0, 2), read and checked: what Limette registers, and the refusals with
 //! RFC 7591 3.2.2's codes. No HTTP here; `register` writes the RP and answers.
 use crate::http::response::origin_of;
+use crate::oidc::channels::Logout;
 use crate::oidc::jwt::Alg;
 use crate::oidc::rp_keys::{parse_jwks, AuthMethod};
 use serde_json::{json, Map, Value};
@@ -67,6 +68,10 @@ pub struct Metadata {
     pub jwks: Option<Value>,
     /// `grant_types` holds `refresh_token`.
     pub refresh: bool,
+    /// `frontchannel_logout_uri` or `backchannel_logout_uri` and its flag (`logout`).
+    pub logout: Option<Logout>,
+    /// `require_auth_time` was asked (every ID token carries `auth_time`: honoured as is).
+    pub auth_time: bool,
 }
 
 /// URIs a registration may give in each list (`redirect_uris`, `post_logout_redirect_uris`,
@@ -78,7 +83,9 @@ pub const MAX_URIS: usize = 10;
 pub type Refusal = (RegError, String);
 
 impl Metadata {
-    /// Reads and checks the metadata (RFC 7591 2); unknown names are ignored (RFC 7591 2).
+    /// Reads and checks the metadata (RFC 7591 2): what Limette understands but cannot honour
+    /// is refused; unknown names, and the informational ones it does not keep, are ignored
+    /// and left out of the answer (RFC 7591 2, 3.2.1).
     pub fn parse(m: &Map<String, Value>) -> std::result::Result<Metadata, Refusal> {
         let bad = |why: &str| (RegError::Metadata, why.to_string());
         let text = |k: &str| -> std::result::Result<Option<String>, Refusal> {
@@ -115,7 +122,10 @@ impl Metadata {
         for (k, _) in m.iter().filter(|(_, v)| !v.is_null()) {
             let unsupported = k.contains("encrypted_response")
                 || k.contains("encryption")
-                || k == "sector_identifier_uri";
+                || matches!(
+                    k.as_str(),
+                    "sector_identifier_uri" | "default_max_age" | "default_acr_values"
+                );
             if unsupported {
                 return Err(bad(&format!("{k} is not supported")));
             }
@@ -145,6 +155,12 @@ impl Metadata {
                  of a redirect URI"
             )));
         }
+        let logout = super::logout::parse(m, &origins)?;
+        let auth_time = match m.get("require_auth_time") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(bad("require_auth_time is not a boolean")),
+        };
         let request_uris = list("request_uris")?;
         // A fragment is allowed here (Dynamic Registration 2: the hash of the file's contents).
         let without_fragment = |u: &String| u.split('#').next().unwrap_or_default().to_string();
@@ -231,6 +247,8 @@ impl Metadata {
             auth_method,
             jwks,
             refresh: grants.iter().any(|g| g == "refresh_token"),
+            logout,
+            auth_time,
         })
     }
 
@@ -278,6 +296,12 @@ impl Metadata {
             }
             if let Some(j) = &self.jwks {
                 put("jwks", j.clone());
+            }
+            if self.auth_time {
+                put("require_auth_time", json!(true));
+            }
+            if let Some(l) = &self.logout {
+                super::logout::answer(l, o);
             }
         }
         a

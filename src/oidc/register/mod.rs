@@ -15,11 +15,13 @@
 //! Stricter than LemonLDAP::NG, as RFC 7591 2 and 3.2.2 say: redirect URIs are absolute
 //! http(s) URIs without fragment (`invalid_redirect_uri`); `none` is never accepted as an
 //! algorithm; what Limette cannot honour (encryption, `jwks_uri`, request objects, other
-//! response or grant types) is `invalid_client_metadata`, never silently dropped. The answer
+//! response or grant types, `default_max_age`, `default_acr_values`, both logout channels) is
+//! `invalid_client_metadata`, never silently dropped; a logout channel is kept (`logout`). The answer
 //! carries `client_secret_expires_at` (RFC 7591 3.2.1; LemonLDAP::NG writes
 //! `client_id_expires_at`). `token_endpoint_auth_method` and `jwks` are kept (a Limette
 //! extension under later LemonLDAP::NG's option names).
 pub mod limits;
+pub mod logout;
 pub mod metadata;
 
 pub use limits::Limits;
@@ -158,6 +160,9 @@ fn add_rp(doc: &mut Map<String, Value>, name: &str, m: &Metadata, client_id: &st
     }
     if let Some(j) = &m.jwks {
         o.insert(k("Jwks"), json!(j.to_string()));
+    }
+    for (key, v) in m.logout.iter().flat_map(logout::options) {
+        o.insert(k(key), v);
     }
     let service = |key: &str| match doc.get(key) {
         Some(Value::Object(v)) => Some(Value::Object(v.clone())),
