@@ -7,6 +7,7 @@
 //! provider's rule, the RP's rule and authentication level, the scope after its scope rules;
 //! a refusal is a portal error page, never a redirect), then consent, then the code.
 use super::access::{decide, level, Grant};
+use super::keys_first::object;
 use super::response::{deliver, Flow, Mode, ResponseType};
 use super::{consent, params, Params, Rp};
 use crate::app::App;
@@ -71,13 +72,33 @@ pub fn handle(
     // this client's share are busy), never a worker.
     if let Some((client, url)) = super::pushed::reference(conf, &query) {
         let (app, req, conf2, q) = (app.clone(), req.clone(), conf.clone(), query.clone());
+        let key = client.clone();
         let run: Task = Box::new(move || {
             let body = super::pushed::fetch(&url);
+            // The object may be signed with keys the client publishes: fetched here too.
+            if let Some(keys) = body.as_ref().ok().and_then(|b| object(&conf2, &client, b)) {
+                keys.run();
+            }
             answer(&app, &req, &conf2, login, &q, |_| body)
         });
         let conf = conf.clone();
         let busy: Task = Box::new(move || refusal(super::pushed::busy(&conf, &query), &query));
-        return Ok(Response::later(client, run, busy));
+        return Ok(Response::later(key, run, busy));
+    }
+    // A request object by value signed with keys the client publishes at its jwks_uri: those
+    // are fetched off the worker pool in the same way, when not cached.
+    if let Some(keys) = super::keys_first::pending(conf, &query) {
+        let key = keys.client_id.clone();
+        let (app, req, conf2, q) = (app.clone(), req.clone(), conf.clone(), query.clone());
+        let run: Task = Box::new(move || {
+            keys.run();
+            answer(&app, &req, &conf2, login, &q, |_| {
+                Err("nothing to fetch".into())
+            })
+        });
+        let conf = conf.clone();
+        let busy: Task = Box::new(move || refusal(super::pushed::busy(&conf, &query), &query));
+        return Ok(Response::later(key, run, busy));
     }
     answer(app, req, conf, login, &query, |_| {
         Err("nothing to fetch".into())
