@@ -4,8 +4,9 @@
 //! redirect, 200 only) and a size cap ([`MAX_JWKS`]), never on a worker: a handler that finds
 //! the keys missing asks [`needs_fetch`] and, when it answers a [`Fetch`], hands the request to
 //! a fetcher (`Response::later`) which runs it, then answers. The set is cached per client
-//! ([`TTL`], at most [`MAX_CLIENTS`] sets of at most [`MAX_KEYS`] keys); a JWT whose algorithm
-//! and `kid` no cached key fits (the client rotated its keys) fetches the set again, at most
+//! ([`TTL`], at most [`MAX_CLIENTS`] sets of at most [`MAX_KEYS`] keys); a JWT that no cached
+//! key fitting its algorithm and `kid` verifies (the client rotated its keys) fetches the set
+//! again, at most
 //! once per client every [`REFETCH_INTERVAL`], so that random `kid`s cannot make Limette fetch
 //! on every request. A set that cannot be fetched or does not read is logged and cached empty
 //! for [`FAILED_TTL`]: the client's JWTs are refused meanwhile, and its URL is not hammered.
@@ -91,8 +92,9 @@ pub fn keys(rp: &Rp) -> Vec<RpKey> {
 
 /// Whether the keys to verify `token` (a JWT of `rp` signed with its own keys) must be
 /// fetched first: `rp` has a `jwks_uri` and no inline keys, and its set is not cached, or has
-/// expired, or has no key that fits the token's `alg` and `kid` and no such fetch was made for
-/// this client in the last [`REFETCH_INTERVAL`] (this one is then recorded). Fast: on a worker.
+/// expired, or has no key that fits the token's `alg` and `kid` and verifies its signature (a
+/// rotated key, named by a new `kid` or by none) and no such fetch was made for this client in
+/// the last [`REFETCH_INTERVAL`] (this one is then recorded). Fast: on a worker.
 pub fn needs_fetch(rp: &Rp, token: &str) -> Option<Fetch> {
     let uri = rp.jwks_uri.as_deref().filter(|_| rp.jwks.is_empty())?;
     let header = jwt::peek_header(token)?;
@@ -104,18 +106,26 @@ pub fn needs_fetch(rp: &Rp, token: &str) -> Option<Fetch> {
     let kid = header.get("kid").and_then(Value::as_str);
     let mut cache = CACHE.lock().ok()?;
     let entry = cache.as_mut().and_then(|c| c.get_mut(&rp.client_id));
-    decide(entry, uri, alg, kid, Instant::now()).then(|| Fetch {
+    let verifies = |k: &RpKey| {
+        k.fits(alg, kid) && jwt::verify(token, alg, jwt::VerifyKey::Public(&k.jwk)).is_ok()
+    };
+    decide(entry, uri, Instant::now(), verifies).then(|| Fetch {
         client_id: rp.client_id.clone(),
         uri: uri.to_string(),
     })
 }
 
 /// [`needs_fetch`]'s rule on the client's entry at `now`.
-fn decide(entry: Option<&mut Entry>, uri: &str, alg: Alg, kid: Option<&str>, now: Instant) -> bool {
+fn decide(
+    entry: Option<&mut Entry>,
+    uri: &str,
+    now: Instant,
+    verifies: impl Fn(&RpKey) -> bool,
+) -> bool {
     let Some(e) = entry.filter(|e| e.uri == uri && e.until > now) else {
         return true;
     };
-    if e.keys.iter().any(|k| k.fits(alg, kid)) {
+    if e.keys.iter().any(verifies) {
         return false;
     }
     let due = e.refetched.map_or(true, |t| {
@@ -229,35 +239,19 @@ mod tests {
     fn a_missing_or_old_set_is_fetched_an_unknown_kid_once_in_a_while() {
         let now = Instant::now();
         let uri = "https://rp/jwks";
-        assert!(decide(None, uri, Alg::ES256, None, now));
+        let kid = |want: &'static str| move |k: &RpKey| k.fits(Alg::ES256, Some(want));
+        assert!(decide(None, uri, now, kid("a")));
         let mut old = entry(vec![key("a")], now);
-        assert!(decide(Some(&mut old), uri, Alg::ES256, Some("a"), now));
+        assert!(decide(Some(&mut old), uri, now, kid("a")));
         let mut e = entry(vec![key("a")], now + TTL);
-        assert!(!decide(Some(&mut e), uri, Alg::ES256, Some("a"), now));
-        assert!(decide(
-            Some(&mut e),
-            "https://rp/other",
-            Alg::ES256,
-            None,
-            now
-        ));
+        assert!(!decide(Some(&mut e), uri, now, kid("a")));
+        assert!(decide(Some(&mut e), "https://rp/other", now, kid("a")));
         // An unknown kid: one fetch, then none until the interval has passed.
-        assert!(decide(Some(&mut e), uri, Alg::ES256, Some("b"), now));
-        assert!(!decide(Some(&mut e), uri, Alg::ES256, Some("c"), now));
-        assert!(!decide(
-            Some(&mut e),
-            uri,
-            Alg::RS256,
-            None,
-            now + Duration::from_secs(29)
-        ));
-        assert!(decide(
-            Some(&mut e),
-            uri,
-            Alg::ES256,
-            Some("d"),
-            now + REFETCH_INTERVAL
-        ));
+        assert!(decide(Some(&mut e), uri, now, kid("b")));
+        assert!(!decide(Some(&mut e), uri, now, kid("c")));
+        let later = now + Duration::from_secs(29);
+        assert!(!decide(Some(&mut e), uri, later, |_| false));
+        assert!(decide(Some(&mut e), uri, now + REFETCH_INTERVAL, kid("d")));
     }
 
     #[test]

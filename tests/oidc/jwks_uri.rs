@@ -151,13 +151,7 @@ fn request_objects_signed_with_keys_at_the_jwks_uri_and_a_rotation_picked_up_onc
     let es = object("app", "es", Some((Alg::ES256, &ec)));
     assert!(by_value(&p, &sid, "app", &es).is_ok(), "{}", p.log());
     assert_eq!(keys.hits(), 1);
-    // A key the client does not publish, and an unsigned object: refused.
-    let stranger = key(KeyKind::Ec, "e1");
-    let forged = object("app", "x", Some((Alg::ES256, &stranger)));
-    assert_eq!(
-        by_value(&p, &sid, "app", &forged).unwrap_err(),
-        "invalid_request_object"
-    );
+    // An unsigned object: refused, nothing fetched.
     let unsigned = object("app", "u", None);
     assert_eq!(
         by_value(&p, &sid, "app", &unsigned).unwrap_err(),
@@ -170,6 +164,13 @@ fn request_objects_signed_with_keys_at_the_jwks_uri_and_a_rotation_picked_up_onc
     let new = object("app", "rotated", Some((Alg::ES256, &rotated)));
     assert!(by_value(&p, &sid, "app", &new).is_ok(), "{}", p.log());
     assert_eq!(keys.hits(), 2);
+    // A key the client does not publish, under its current kid: refused.
+    let stranger = key(KeyKind::Ec, "e2");
+    let forged = object("app", "x", Some((Alg::ES256, &stranger)));
+    assert_eq!(
+        by_value(&p, &sid, "app", &forged).unwrap_err(),
+        "invalid_request_object"
+    );
     // Random kids: refused, and no fetch for each (at most one per client every 30 s).
     for i in 0..20 {
         let random = key(KeyKind::Ec, &format!("random-{i}"));
@@ -269,6 +270,32 @@ fn private_key_jwt_with_keys_at_a_jwks_uri() {
     let other = key(KeyKind::Ec, "pk1");
     let r = redeem_asserted(&p, &c, &assertion(&p, "pk", Alg::ES256, &other));
     assert_eq!(oauth_err(&r).1, "invalid_client");
+    // No kept key verified it: the set was asked for again, once (at most every 30 s).
+    assert_eq!(keys.hits(), 2);
+    let c = code(&p, &sid, "pk", "");
+    let r = redeem_asserted(&p, &c, &assertion(&p, "pk", Alg::ES256, &other));
+    assert_eq!(oauth_err(&r).1, "invalid_client");
+    assert_eq!(keys.hits(), 2);
+    // A rotation to keys without kid (the assertions name none): the kept key fits, but does
+    // not verify, so the set is fetched again.
+    let p2 = start(&[(
+        "pk",
+        rp(
+            "pk",
+            json!({"AuthMethod": "private_key_jwt", "JwksUri": keys.url()}),
+        ),
+    )]);
+    let sid2 = p2.login("dwho");
+    let (old, new) = (key(KeyKind::Rsa, ""), key(KeyKind::Rsa, ""));
+    keys.serve(set(&[&old]));
+    let c = code(&p2, &sid2, "pk", "");
+    let r = redeem_asserted(&p2, &c, &assertion(&p2, "pk", Alg::RS256, &old));
+    assert_eq!(r.status, 200, "{}\n{}", r.text(), p2.log());
+    keys.serve(set(&[&new]));
+    let c = code(&p2, &sid2, "pk", "");
+    let r = redeem_asserted(&p2, &c, &assertion(&p2, "pk", Alg::RS256, &new));
+    assert_eq!(r.status, 200, "{}\n{}", r.text(), p2.log());
+    assert_eq!(keys.hits(), 4);
 }
 
 #[test]
