@@ -38,7 +38,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsIDTokenForceClaims", Implemented, "0 or 1: the ID token carries the user's claims of the granted scopes"),
     opt("oidcRPMetaDataOptionsIDTokenSignAlg", Implemented, "HS256, HS384, HS512 (default), RS256, RS384, RS512, none (config check warns); ES256, EdDSA (Limette extensions)"),
     opt("oidcRPMetaDataOptionsJwks", Implemented, "later LemonLDAP::NG: the RP's public keys (a JWK Set: RSA, EC P-256, Ed25519) that verify its private_key_jwt assertions"),
-    opt("oidcRPMetaDataOptionsJwksUri", Implemented, "later LemonLDAP::NG: http(s) URL of the RP's public keys (instead of oidcRPMetaDataOptionsJwks), fetched off the worker pool through outboundAllowTo (2 s, 64 KiB, no redirect), cached 10 min, fetched again on an unknown kid at most every 30 s"),
+    opt("oidcRPMetaDataOptionsJwksUri", Implemented, "later LemonLDAP::NG: http(s) URL of the RP's public keys (instead of oidcRPMetaDataOptionsJwks), fetched off the worker pool through outboundAllowTo (2 s, 64 KiB, no redirect), cached 10 min, fetched again when no kept key verifies a JWT (a new kid), at most every 30 s"),
     opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Implemented, "0 or 1: RP-initiated logout with a valid id_token_hint of the current session skips the confirmation"),
     opt("oidcRPMetaDataOptionsLogoutSessionRequired", Implemented, "0 or 1: iss and sid on the front-channel URL, sid in the back-channel logout token"),
     opt("oidcRPMetaDataOptionsLogoutType", Implemented, "front (default): an iframe on the logout page; back: a signed logout token POSTed by the portal"),
