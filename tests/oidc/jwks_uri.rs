@@ -1,8 +1,9 @@
 //! A relying party's keys at its `jwks_uri` (`oidcRPMetaDataOptionsJwksUri`), served by a
-//! loopback listener that counts its hits: RS256 and ES256 request objects verified with them,
+//! loopback listener that counts its hits: RS256, ES256 and EdDSA request objects verified with them,
 //! a key rotation picked up, a flood of unknown `kid`s that does not make the portal fetch on
 //! every request, `private_key_jwt` at the token endpoint (configured and registered), and a
-//! `jwks_uri` that never answers, which holds no worker. Unsigned request objects (`none`):
+//! `jwks_uri` that never answers, which holds no worker, and one that serves no key set or one
+//! over 64 KiB (refused, logged, not asked again on every request). Unsigned request objects (`none`):
 //! only for a client registered for them (`RequestObjectSignAlg`).
 use crate::common::oidc::*;
 use crate::common::{hostile, Portal, Resp};
@@ -141,8 +142,12 @@ fn redeem_asserted(p: &Portal, code: &str, assertion: &str) -> Resp {
 
 #[test]
 fn request_objects_signed_with_keys_at_the_jwks_uri_and_a_rotation_picked_up_once() {
-    let (rsa, ec) = (key(KeyKind::Rsa, "r1"), key(KeyKind::Ec, "e1"));
-    let keys = KeyServer::start(set(&[&rsa, &ec]));
+    let (rsa, ec, ed) = (
+        key(KeyKind::Rsa, "r1"),
+        key(KeyKind::Ec, "e1"),
+        key(KeyKind::Ed, "d1"),
+    );
+    let keys = KeyServer::start(set(&[&rsa, &ec, &ed]));
     let p = start(&[("app", rp("app", json!({"JwksUri": keys.url()})))]);
     let sid = p.login("dwho");
     // RS256, then ES256 from the same set: one fetch, the set cached.
@@ -150,6 +155,8 @@ fn request_objects_signed_with_keys_at_the_jwks_uri_and_a_rotation_picked_up_onc
     assert!(by_value(&p, &sid, "app", &rs).is_ok(), "{}", p.log());
     let es = object("app", "es", Some((Alg::ES256, &ec)));
     assert!(by_value(&p, &sid, "app", &es).is_ok(), "{}", p.log());
+    let eddsa = object("app", "ed", Some((Alg::EdDSA, &ed)));
+    assert!(by_value(&p, &sid, "app", &eddsa).is_ok(), "{}", p.log());
     assert_eq!(keys.hits(), 1);
     // An unsigned object: refused, nothing fetched.
     let unsigned = object("app", "u", None);
@@ -435,4 +442,35 @@ fn a_jwks_uri_that_never_answers_holds_no_worker() {
     );
     assert!(took < Duration::from_secs(4), "answered after {took:?}");
     assert!(p.log().contains("jwks_uri"), "{}", p.log());
+}
+
+#[test]
+fn a_key_set_that_does_not_read_or_is_over_64_kib_is_refused_and_logged() {
+    let ec = key(KeyKind::Ec, "k1");
+    let keys = KeyServer::start("{not json".into());
+    let pk = |uri: String| {
+        rp(
+            "pk",
+            json!({"AuthMethod": "private_key_jwt", "JwksUri": uri}),
+        )
+    };
+    let p = start(&[("pk", pk(keys.url()))]);
+    let sid = p.login("dwho");
+    for _ in 0..5 {
+        let c = code(&p, &sid, "pk", "");
+        let r = redeem_asserted(&p, &c, &assertion(&p, "pk", Alg::ES256, &ec));
+        assert_eq!(oauth_err(&r).1, "invalid_client");
+    }
+    assert!(p.log().contains("the key set is not JSON"), "{}", p.log());
+    // A set that failed is not asked for on every request.
+    assert!(keys.hits() <= 2, "{} fetches", keys.hits());
+    // A valid set padded past 64 KiB: refused whole.
+    let padded = format!("{}{}", set(&[&ec]), " ".repeat(64 * 1024));
+    let big = KeyServer::start(padded);
+    let p = start(&[("pk", pk(big.url()))]);
+    let sid = p.login("dwho");
+    let c = code(&p, &sid, "pk", "");
+    let r = redeem_asserted(&p, &c, &assertion(&p, "pk", Alg::ES256, &ec));
+    assert_eq!(oauth_err(&r).1, "invalid_client");
+    assert!(p.log().contains("over 64 KiB"), "{}", p.log());
 }
