@@ -1,10 +1,10 @@
 //! A relying party's keys at its `jwks_uri` (`oidcRPMetaDataOptionsJwksUri`), served by a
-//! loopback listener that counts its hits: RS256, ES256 and EdDSA request objects verified with them,
-//! a key rotation picked up, a flood of unknown `kid`s that does not make the portal fetch on
-//! every request, `private_key_jwt` at the token endpoint (configured and registered), and a
+//! loopback listener that counts its hits: RS256, ES256 and EdDSA request objects verified with
+//! them, a key rotation picked up, a flood of unknown `kid`s that does not make the portal fetch
+//! on every request, `private_key_jwt` at the token endpoint (configured and registered), a
 //! `jwks_uri` that never answers, which holds no worker, and one that serves no key set or one
-//! over 64 KiB (refused, logged, not asked again on every request). Unsigned request objects (`none`):
-//! only for a client registered for them (`RequestObjectSignAlg`).
+//! over 64 KiB (refused, logged, not asked again on every request). Unsigned request objects
+//! (`none`): only for a client registered for them (`RequestObjectSignAlg`).
 use crate::common::oidc::*;
 use crate::common::{hostile, Portal, Resp};
 use crate::oauth_err;
