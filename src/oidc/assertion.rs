@@ -1,6 +1,6 @@
 //! Client assertions (RFC 7523 2.2 and 3; OpenID Connect Core 9): `client_secret_jwt` (HMAC
 //! keyed by the client secret) and `private_key_jwt` (the RP's public keys,
-//! `oidcRPMetaDataOptionsJwks`). `verify` takes plain values: the signature first, with an
+//! `oidcRPMetaDataOptionsJwks`, or those fetched from its `JwksUri`: `rp_jwks`). `verify` takes plain values: the signature first, with an
 //! algorithm the RP's method allows (`none` never), then the claims, numbered against RFC 7523
 //! section 3. `remember` records the `jti` in the shared store until the assertion expires, with
 //! the store's atomic create: of two requests with one assertion, exactly one passes.
@@ -116,7 +116,8 @@ pub fn verify(
             jwt::verify(token, alg, VerifyKey::Secret(rp.secret.expose())).map_err(refusal)?
         }
         AuthMethod::PrivateKeyJwt => {
-            let mut fitting = rp.jwks.iter().filter(|k| k.fits(alg, kid)).peekable();
+            let keys = super::rp_jwks::keys(rp);
+            let mut fitting = keys.iter().filter(|k| k.fits(alg, kid)).peekable();
             if fitting.peek().is_none() {
                 return Err(Refusal::Algorithm);
             }

@@ -10,6 +10,7 @@
 //! (`claims_request`), then consent, then the code.
 use super::access::{decide, level, Grant};
 use super::claims_request::ClaimsRequest;
+use super::keys_first::object;
 use super::response::{deliver, Flow, Mode, ResponseType};
 use super::{consent, params, Params, Rp};
 use crate::app::App;
@@ -76,18 +77,51 @@ pub fn handle(
     // there: a slow or silent URL holds one of the few fetchers (refused at once when they or
     // this client's share are busy), never a worker.
     if let Some((client, url)) = super::pushed::reference(conf, &query) {
-        let (app, req, conf2, q) = (app.clone(), req.clone(), conf.clone(), query.clone());
-        let run: Task = Box::new(move || {
+        let (key, conf2) = (client.clone(), conf.clone());
+        let fetch = move || {
             let body = super::pushed::fetch(&url);
-            answer(&app, &req, &conf2, login, &q, |_| body)
-        });
-        let conf = conf.clone();
-        let busy: Task = Box::new(move || refusal(super::pushed::busy(&conf, &query), &query));
-        return Ok(Response::later(client, run, busy));
+            // The object may be signed with keys the client publishes: fetched here too.
+            if let Some(keys) = body.as_ref().ok().and_then(|b| object(&conf2, &client, b)) {
+                keys.run();
+            }
+            body
+        };
+        return Ok(off_the_pool(app, req, conf, login, query, key, fetch));
+    }
+    // A request object by value signed with keys the client publishes at its jwks_uri: those
+    // are fetched off the worker pool in the same way, when not cached.
+    if let Some(keys) = super::keys_first::pending(conf, &query) {
+        let key = keys.client_id.clone();
+        let fetch = move || {
+            keys.run();
+            Err("nothing to fetch".into())
+        };
+        return Ok(off_the_pool(app, req, conf, login, query, key, fetch));
     }
     answer(app, req, conf, login, &query, |_| {
         Err("nothing to fetch".into())
     })
+}
+
+/// The request handed to a fetcher (keyed by its client): `fetch` runs there, then the request
+/// is answered with what it got; `temporarily_unavailable` when no fetcher can take it.
+fn off_the_pool(
+    app: &Arc<App>,
+    req: &Request,
+    conf: &Arc<Conf>,
+    login: super::LoginRedirect,
+    query: Params,
+    key: String,
+    fetch: impl FnOnce() -> std::result::Result<String, String> + Send + 'static,
+) -> Response {
+    let (app, req, conf2, q) = (app.clone(), req.clone(), conf.clone(), query.clone());
+    let run: Task = Box::new(move || {
+        let body = fetch();
+        answer(&app, &req, &conf2, login, &q, |_| body)
+    });
+    let conf = conf.clone();
+    let busy: Task = Box::new(move || refusal(super::pushed::busy(&conf, &query), &query));
+    Response::later(key, run, busy)
 }
 
 /// The request answered, its request object by reference got by `fetch`.

@@ -61,7 +61,9 @@ pub fn configuration(conf: &Conf) -> Response {
         "request_parameter_supported": true,
         "request_uri_parameter_supported": true,
         "require_request_uri_registration": true,
-        "request_object_signing_alg_values_supported": ["HS256", "HS384", "HS512"],
+        // `none` only for a client registered for it (RequestObjectSignAlg); the others with
+        // the client's secret or its own keys (request_object).
+        "request_object_signing_alg_values_supported": super::jwt::Alg::ALL.map(|a| a.as_str()),
         "frontchannel_logout_supported": true,
         "frontchannel_logout_session_supported": true,
         "backchannel_logout_supported": true,

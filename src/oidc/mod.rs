@@ -20,6 +20,7 @@ pub mod introspect;
 pub mod jwt;
 pub mod keygen;
 pub mod keys;
+pub mod keys_first;
 pub mod logout;
 pub mod options;
 pub mod password;
@@ -30,6 +31,7 @@ pub mod request_object;
 pub mod response;
 pub mod revoke;
 pub mod rp_edit;
+pub mod rp_jwks;
 pub mod rp_keys;
 pub mod scopes;
 pub mod settings;
@@ -89,11 +91,14 @@ pub fn handle(
         "jwks" => Ok(discovery::jwks(conf)),
         "authorize" => authorize::handle(app, req, conf, login),
         "checksession.html" => check_session::page(app, req, conf),
-        "token" => token::handle(app, req, conf, password),
-        "revoke" => revoke::handle(app, req, conf),
-        "par" => pushed::handle(app, req, conf),
+        // A client assertion or a request object may need the client's keys fetched first.
+        "token" => keys_first::first(app, req, conf, move |a, r, c| {
+            token::handle(a, r, c, password)
+        }),
+        "revoke" => keys_first::first(app, req, conf, |a, r, c| revoke::handle(a, r, c)),
+        "par" => keys_first::first(app, req, conf, |a, r, c| pushed::handle(a, r, c)),
         "userinfo" => userinfo::handle(app, req, conf),
-        "introspect" => introspect::handle(app, req, conf),
+        "introspect" => keys_first::first(app, req, conf, |a, r, c| introspect::handle(a, r, c)),
         "logout" => logout::handle(app, req, conf),
         "register" => register::handle(app, req, conf),
         _ => Err(Error::not_found("Not found")),

@@ -1,6 +1,6 @@
 //! THE table of relying-party options: every `oidcRPMetaDataOptions*` key LemonLDAP::NG 2.16
 //! knows (`Manager/Attributes.pm`), the few later versions added that Limette reads (client
-//! authentication: `AuthMethod`, `Jwks`, `JwksUri`), plus the per-RP hashes stored beside the
+//! authentication: `AuthMethod`, `Jwks`, `JwksUri`), Limette's `RequestObjectSignAlg`, plus the per-RP hashes stored beside the
 //! options, each marked honoured, ignored (cosmetic) or refused. `settings` disables a relying party whose
 //! configuration this table refuses: an unknown option name, or a refused option set to
 //! something other than LemonLDAP::NG's default. It also reads the values of honoured options
@@ -38,7 +38,7 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsIDTokenForceClaims", Implemented, "0 or 1: the ID token carries the user's claims of the granted scopes"),
     opt("oidcRPMetaDataOptionsIDTokenSignAlg", Implemented, "HS256, HS384, HS512 (default), RS256, RS384, RS512, none (config check warns); ES256, EdDSA (Limette extensions)"),
     opt("oidcRPMetaDataOptionsJwks", Implemented, "later LemonLDAP::NG: the RP's public keys (a JWK Set: RSA, EC P-256, Ed25519) that verify its private_key_jwt assertions"),
-    opt("oidcRPMetaDataOptionsJwksUri", Refused, "later LemonLDAP::NG: the keys are not fetched; put them in oidcRPMetaDataOptionsJwks"),
+    opt("oidcRPMetaDataOptionsJwksUri", Implemented, "later LemonLDAP::NG: http(s) URL of the RP's public keys (instead of oidcRPMetaDataOptionsJwks), fetched off the worker pool through outboundAllowTo (2 s, 64 KiB, no redirect), cached 10 min, fetched again when no kept key verifies a JWT (a new kid), at most every 30 s"),
     opt("oidcRPMetaDataOptionsLogoutBypassConfirm", Implemented, "0 or 1: RP-initiated logout with a valid id_token_hint of the current session skips the confirmation"),
     opt("oidcRPMetaDataOptionsLogoutSessionRequired", Implemented, "0 or 1: iss and sid on the front-channel URL, sid in the back-channel logout token"),
     opt("oidcRPMetaDataOptionsLogoutType", Implemented, "front (default): an iframe on the logout page; back: a signed logout token POSTed by the portal"),
@@ -48,7 +48,8 @@ pub const RP_OPTIONS: &[KeyInfo] = &[
     opt("oidcRPMetaDataOptionsPublic", Implemented, "0 or 1; a public client must use PKCE"),
     opt("oidcRPMetaDataOptionsRedirectUris", Implemented, "space-separated, exact match"),
     opt("oidcRPMetaDataOptionsRefreshToken", Implemented, "0 or 1"),
-    opt("oidcRPMetaDataOptionsRequestUris", Implemented, "space-separated request_uri values the provider may fetch (* is a wildcard; 2 s, 16 KiB, no redirect, off the worker pool: see oidc.md); request objects signed HS256/384/512 with the client secret"),
+    opt("oidcRPMetaDataOptionsRequestObjectSignAlg", Implemented, "Limette: the only alg its request objects may use (none, HS*, RS*, ES256, EdDSA; none only when set so); unset: HS* with the secret or RS*/ES256/EdDSA with its keys"),
+    opt("oidcRPMetaDataOptionsRequestUris", Implemented, "space-separated request_uri values the provider may fetch (* is a wildcard; 2 s, 16 KiB, no redirect, off the worker pool: see oidc.md); request objects signed as RequestObjectSignAlg says"),
     opt("oidcRPMetaDataOptionsRequirePKCE", Implemented, "0 or 1"),
     opt("oidcRPMetaDataOptionsRule", Implemented, "checked at authorize; a refused user gets portal error 84, no code"),
     opt("oidcRPMetaDataOptionsUserIDAttr", Implemented, "sub: this session attribute or per-RP macro (unset: whatToTrace); a user without it is refused"),
@@ -280,6 +281,9 @@ mod tests {
     /// Options of later LemonLDAP::NG versions (2.17+) that Limette reads as extensions.
     const LATER: &[&str] = &["AuthMethod", "Jwks", "JwksUri"];
 
+    /// Options of Limette's own, named in LemonLDAP::NG's style.
+    const OWN: &[&str] = &["RequestObjectSignAlg"];
+
     #[test]
     fn the_table_lists_every_option_once() {
         for k in LLNG_2_16 {
@@ -297,7 +301,14 @@ mod tests {
             let key = format!("oidcRPMetaDataOptions{k}");
             assert!(rp_option(&key).is_some(), "{key} missing");
         }
-        assert_eq!(RP_OPTIONS.len(), LLNG_2_16.len() + LATER.len() + 3);
+        for k in OWN {
+            let key = format!("oidcRPMetaDataOptions{k}");
+            assert!(rp_option(&key).is_some(), "{key} missing");
+        }
+        assert_eq!(
+            RP_OPTIONS.len(),
+            LLNG_2_16.len() + LATER.len() + OWN.len() + 3
+        );
         for (i, a) in RP_OPTIONS.iter().enumerate() {
             assert!(
                 RP_OPTIONS[i + 1..].iter().all(|b| b.key != a.key),

@@ -1,9 +1,13 @@
 //! Request objects (OpenID Connect Core 6; RFC 9101): the authorization request's parameters
 //! in a JWT, passed by value (`request`) or by reference (`request_uri`, fetched only when it
 //! matches one of the RP's `oidcRPMetaDataOptionsRequestUris`, where `*` is a wildcard, as
-//! LemonLDAP::NG matches them). The JWT must be signed with the RP's client secret (HS256,
-//! HS384, HS512: what LemonLDAP::NG 2.16 verifies for a relying party); `none` and any other
-//! algorithm are refused. Its parameters replace the query's, except that `client_id` and
+//! LemonLDAP::NG matches them). The JWT is signed with the RP's client secret (HS256, HS384,
+//! HS512: what LemonLDAP::NG 2.16 verifies) or its own keys (RS256/384/512, ES256, EdDSA, with
+//! its `Jwks` or the keys at its `JwksUri`), or unsigned (`none`) only when the RP's
+//! `RequestObjectSignAlg` says `none` (OpenID Connect Discovery 3 lists `none` for request
+//! objects; an unsigned object is no stronger than the query it replaces, but a client that
+//! signs must not be impersonated by one that does not); a set `RequestObjectSignAlg` is the
+//! only algorithm accepted. Its parameters replace the query's, except that `client_id` and
 //! `response_type`, when both carry them, must agree (6.1), `iss` is the client and `aud`, when
 //! present, names this provider (RFC 9101 §6.3), and its `exp`, `nbf` and `iat` hold (RFC 7519
 //! 4.1.4, 4.1.5, 4.1.6: `nbf` and `iat` may be up to [`LEEWAY`] in the future, as a client
@@ -103,14 +107,41 @@ fn in_time(claims: &serde_json::Map<String, Value>, now: i64) -> bool {
     exp_ok && started("nbf") && started("iat")
 }
 
-/// The claims of a request object signed with the RP's secret by an HS* algorithm.
+/// The claims of a request object whose algorithm the RP may use and whose signature holds:
+/// the RP's `RequestObjectSignAlg` alone when set (OpenID Connect Dynamic Registration 2:
+/// `request_object_signing_alg`), `none` included; unset, any signing algorithm (never
+/// `none`). HS* is keyed by the client secret (never an empty one), RS*, ES256 and EdDSA by the
+/// RP's keys (`rp_jwks`: inline, or fetched from its `jwks_uri` before this runs).
 fn verify(rp: &Rp, jwt: &str) -> Option<serde_json::Map<String, Value>> {
     let header = jwt::peek_header(jwt)?;
     let alg = Alg::parse(header.get("alg")?.as_str()?)?;
-    if !matches!(alg, Alg::HS256 | Alg::HS384 | Alg::HS512) {
+    let allowed = match rp.request_object_alg {
+        Some(only) => alg == only,
+        None => alg != Alg::None,
+    };
+    if !allowed {
+        crate::log::notice(&format!(
+            "relying party {}: request object signed with {}, not allowed",
+            rp.name,
+            alg.as_str()
+        ));
         return None;
     }
-    jwt::verify(jwt, alg, VerifyKey::Secret(rp.secret.expose())).ok()
+    if alg == Alg::None {
+        return jwt::unsigned_claims(jwt).ok();
+    }
+    if alg.key_kind().is_none() {
+        let secret = rp.secret.expose();
+        return match secret.is_empty() {
+            true => None,
+            false => jwt::verify(jwt, alg, VerifyKey::Secret(secret)).ok(),
+        };
+    }
+    let kid = header.get("kid").and_then(Value::as_str);
+    super::rp_jwks::keys(rp)
+        .iter()
+        .filter(|k| k.fits(alg, kid))
+        .find_map(|k| jwt::verify(jwt, alg, VerifyKey::Public(&k.jwk)).ok())
 }
 
 /// The query's parameters with the object's in their place (6.3.3), after its own checks.
@@ -199,6 +230,7 @@ pub fn wildcard(pattern: &str, candidate: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oidc::keys::{KeyKind, PrivateKey};
     use serde_json::json;
 
     /// The time the tests run at.
@@ -274,6 +306,49 @@ mod tests {
         assert_eq!(run(rt, ""), bad);
         let both = signed(json!({}), Alg::HS256, b"s3cret");
         assert_eq!(run(both, "&request_uri=x"), Some(OAuthCode::InvalidRequest));
+    }
+
+    #[test]
+    fn none_only_when_registered_and_the_registered_alg_only() {
+        let unsigned = |claims: Value| {
+            let m = claims.as_object().cloned().unwrap_or_default();
+            jwt::sign(&m, Alg::None, "JWT", jwt::SignKey::Unsigned).unwrap()
+        };
+        let run = |rp: &Rp, obj: &str| {
+            let p = q(&format!("client_id=app&request={obj}"));
+            expand(rp, "http://p/", &p, NOW, |_| Err("no".into()))
+        };
+        let obj = unsigned(json!({"nonce": "u"}));
+        assert!(run(&rp(), &obj).is_err());
+        let mut open = rp();
+        open.request_object_alg = Some(Alg::None);
+        assert_eq!(run(&open, &obj).unwrap().get("nonce"), Some("u"));
+        // Registered `none`: a signed object is not that algorithm.
+        let hs = signed(json!({"nonce": "h"}), Alg::HS256, b"s3cret");
+        assert!(run(&open, &hs).is_err());
+        // An unsigned object with a signature part is no unsigned object.
+        assert!(run(&open, &format!("{obj}AAAA")).is_err());
+        // The client's own key: verified by its key set, only with the registered algorithm.
+        let (pem, _) = crate::oidc::keygen::generate(KeyKind::Ec).unwrap();
+        let key = PrivateKey::from_pem(KeyKind::Ec, &pem, "k1").unwrap();
+        let mut keyed = rp();
+        keyed.jwks = vec![super::super::rp_keys::RpKey {
+            jwk: key.public().clone(),
+            alg: None,
+        }];
+        let m = json!({"nonce": "e"}).as_object().cloned().unwrap();
+        let es = jwt::sign(&m, Alg::ES256, "JWT", jwt::SignKey::Private(&key)).unwrap();
+        assert_eq!(run(&keyed, &es).unwrap().get("nonce"), Some("e"));
+        assert!(run(&rp(), &es).is_err());
+        keyed.request_object_alg = Some(Alg::RS256);
+        assert!(run(&keyed, &es).is_err());
+        keyed.request_object_alg = Some(Alg::ES256);
+        assert!(run(&keyed, &es).is_ok());
+        assert!(run(&keyed, &hs).is_err());
+        // HS* never with an empty secret.
+        let mut secretless = rp();
+        secretless.secret = super::super::settings::Secret::new("");
+        assert!(run(&secretless, &signed(json!({}), Alg::HS256, b"")).is_err());
     }
 
     #[test]

@@ -266,7 +266,8 @@ mod tests {
         let again = new_secret(&mut doc, "app").unwrap();
         assert_ne!(again, secret);
         set_option(&mut doc, "app", "AuthnLevel", "2").unwrap();
-        assert!(set_option(&mut doc, "app", "JwksUri", "https://x").is_err());
+        set_option(&mut doc, "app", "JwksUri", "https://x").unwrap();
+        assert!(set_option(&mut doc, "app", "Nope", "1").is_err());
         assert!(set_option(&mut doc, "app", "ClientSecret", "x").is_err());
         delete(&mut doc, "app").unwrap();
         assert!(doc["oidcRPMetaDataOptions"].get("app").is_none());

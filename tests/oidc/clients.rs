@@ -428,9 +428,9 @@ fn registration_then_a_code_flow_with_the_new_client() {
         json!({"redirect_uris": [CB], "token_endpoint_auth_method": "private_key_jwt"}),
         "invalid_client_metadata",
     );
-    // A jwks_uri is not fetched: keys only there cannot serve private_key_jwt.
+    // A jwks_uri that is not an absolute http(s) URI.
     bad(
-        json!({"redirect_uris": [CB], "jwks_uri": "https://rp/jwks",
+        json!({"redirect_uris": [CB], "jwks_uri": "rp/jwks",
             "token_endpoint_auth_method": "private_key_jwt"}),
         "invalid_client_metadata",
     );

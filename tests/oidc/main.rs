@@ -18,6 +18,7 @@ mod flows;
 mod grant_checks;
 mod grants;
 mod hygiene;
+mod jwks_uri;
 mod keys;
 mod lifetimes;
 mod logout;

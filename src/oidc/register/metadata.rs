@@ -66,6 +66,11 @@ pub struct Metadata {
     pub auth_method: Option<AuthMethod>,
     /// `jwks`.
     pub jwks: Option<Value>,
+    /// `jwks_uri` (`JwksUri`): where its keys are fetched (never with `jwks`: RFC 7591 2).
+    pub jwks_uri: Option<String>,
+    /// `request_object_signing_alg` (`RequestObjectSignAlg`; `none` allowed: OpenID Connect
+    /// Dynamic Registration 2).
+    pub request_object_alg: Option<Alg>,
     /// `grant_types` holds `refresh_token`.
     pub refresh: bool,
     /// `frontchannel_logout_uri` or `backchannel_logout_uri` and its flag (`logout`).
@@ -216,14 +221,34 @@ impl Metadata {
                 Some(v.clone())
             }
         };
-        // A `jwks_uri` is not fetched (RFC 7591 2 lets a server decline metadata): it is left
-        // out of the registration and of the answer, so the client knows; a method that would
-        // need its keys is refused instead.
-        if auth_method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_none() {
-            return Err(bad(
-                "private_key_jwt needs jwks (a jwks_uri is not fetched)",
-            ));
+        // RFC 7591 2: the keys by value or by reference, not both.
+        let jwks_uri = text("jwks_uri")?;
+        if jwks_uri.as_deref().is_some_and(|u| !is_redirect_uri(u)) {
+            return Err(bad("jwks_uri is not an absolute http(s) URI"));
         }
+        if jwks.is_some() && jwks_uri.is_some() {
+            return Err(bad("jwks and jwks_uri must not both be present"));
+        }
+        let keyed = jwks.is_some() || jwks_uri.is_some();
+        if auth_method == Some(AuthMethod::PrivateKeyJwt) && !keyed {
+            return Err(bad("private_key_jwt needs jwks or jwks_uri"));
+        }
+        let request_object_alg = match text("request_object_signing_alg")?.as_deref() {
+            None => None,
+            Some(name) => match Alg::parse(name) {
+                Some(a) if a.key_kind().is_some() && !keyed => {
+                    return Err(bad(&format!(
+                        "request_object_signing_alg {name} needs jwks or jwks_uri"
+                    )))
+                }
+                Some(a) => Some(a),
+                None => {
+                    return Err(bad(&format!(
+                        "request_object_signing_alg {name} is not supported"
+                    )))
+                }
+            },
+        };
         let logo_uri = text("logo_uri")?;
         if logo_uri.as_deref().is_some_and(|u| !is_redirect_uri(u)) {
             return Err(bad("logo_uri is not an absolute http(s) URI"));
@@ -246,6 +271,8 @@ impl Metadata {
             userinfo_alg: alg("userinfo_signed_response_alg")?,
             auth_method,
             jwks,
+            jwks_uri,
+            request_object_alg,
             refresh: grants.iter().any(|g| g == "refresh_token"),
             logout,
             auth_time,
@@ -299,6 +326,12 @@ impl Metadata {
             }
             if self.auth_time {
                 put("require_auth_time", json!(true));
+            }
+            if let Some(u) = &self.jwks_uri {
+                put("jwks_uri", json!(u));
+            }
+            if let Some(a) = self.request_object_alg {
+                put("request_object_signing_alg", json!(a.as_str()));
             }
             if let Some(l) = &self.logout {
                 super::logout::answer(l, o);
@@ -375,10 +408,33 @@ mod tests {
             with("token_endpoint_auth_method", json!("private_key_jwt")),
             Err(meta)
         );
-        // A jwks_uri is declined, not refused: it is not in the registration.
+        // A jwks_uri is kept and answered; never beside jwks.
         let m = with("jwks_uri", json!("https://rp/jwks")).unwrap();
-        assert!(m.jwks.is_none());
-        assert!(m.answer("c", "s", 0).get("jwks_uri").is_none());
+        assert_eq!(m.jwks_uri.as_deref(), Some("https://rp/jwks"));
+        assert_eq!(m.answer("c", "s", 0)["jwks_uri"], "https://rp/jwks");
+        assert_eq!(with("jwks_uri", json!("rp/jwks")), Err(meta));
+        let ec = json!({"keys": [{"kty": "EC", "crv": "P-256", "x": "AQ", "y": "Ag"}]});
+        let both = json!({"redirect_uris": ["http://rp/cb"], "jwks": ec,
+            "jwks_uri": "https://rp/jwks"});
+        assert_eq!(parse(both), Err(meta));
+        // request_object_signing_alg: none allowed, a key algorithm only with keys.
+        let none = with("request_object_signing_alg", json!("none")).unwrap();
+        assert_eq!(none.request_object_alg, Some(Alg::None));
+        assert_eq!(
+            none.answer("c", "s", 0)["request_object_signing_alg"],
+            "none"
+        );
+        assert_eq!(
+            with("request_object_signing_alg", json!("RS256")),
+            Err(meta)
+        );
+        assert_eq!(
+            with("request_object_signing_alg", json!("PS256")),
+            Err(meta)
+        );
+        let keyed = json!({"redirect_uris": ["http://rp/cb"], "jwks_uri": "https://rp/jwks",
+            "request_object_signing_alg": "ES256", "token_endpoint_auth_method": "private_key_jwt"});
+        assert_eq!(parse(keyed).unwrap().request_object_alg, Some(Alg::ES256));
         // Post-logout URIs: on the origin of a redirect URI, a plain host.
         assert!(with("post_logout_redirect_uris", json!(["http://rp/bye"])).is_ok());
         for u in [

@@ -14,12 +14,15 @@
 //!
 //! Stricter than LemonLDAP::NG, as RFC 7591 2 and 3.2.2 say: redirect URIs are absolute
 //! http(s) URIs without fragment (`invalid_redirect_uri`); `none` is never accepted as an
-//! algorithm; what Limette cannot honour (encryption, `jwks_uri`, request objects, other
-//! response or grant types, `default_max_age`, `default_acr_values`, both logout channels) is
-//! `invalid_client_metadata`, never silently dropped; a logout channel is kept (`logout`). The answer
+//! algorithm but for request objects (`request_object_signing_alg`: `none` is the client's
+//! choice, and then the only one); what Limette cannot honour (encryption, other response or
+//! grant types, `default_max_age`, `default_acr_values`, both logout channels) is
+//! `invalid_client_metadata`, never silently dropped; a logout channel is kept (`logout`). The
+//! answer
 //! carries `client_secret_expires_at` (RFC 7591 3.2.1; LemonLDAP::NG writes
-//! `client_id_expires_at`). `token_endpoint_auth_method` and `jwks` are kept (a Limette
-//! extension under later LemonLDAP::NG's option names).
+//! `client_id_expires_at`). `token_endpoint_auth_method`, `jwks` and `jwks_uri` (one or the
+//! other, RFC 7591 2) are kept (later LemonLDAP::NG's option names), and
+//! `request_object_signing_alg` (`RequestObjectSignAlg`, Limette's).
 pub mod limits;
 pub mod logout;
 pub mod metadata;
@@ -163,6 +166,12 @@ fn add_rp(doc: &mut Map<String, Value>, name: &str, m: &Metadata, client_id: &st
     }
     for (key, v) in m.logout.iter().flat_map(logout::options) {
         o.insert(k(key), v);
+    }
+    if let Some(u) = &m.jwks_uri {
+        o.insert(k("JwksUri"), json!(u));
+    }
+    if let Some(a) = m.request_object_alg {
+        o.insert(k("RequestObjectSignAlg"), json!(a.as_str()));
     }
     let service = |key: &str| match doc.get(key) {
         Some(Value::Object(v)) => Some(Value::Object(v.clone())),

@@ -87,6 +87,13 @@ pub struct Rp {
     pub auth_method: Option<AuthMethod>,
     /// `oidcRPMetaDataOptionsJwks` (later LemonLDAP::NG): the RP's public keys.
     pub jwks: Vec<RpKey>,
+    /// `oidcRPMetaDataOptionsJwksUri` (later LemonLDAP::NG): where the RP publishes its
+    /// public keys when `jwks` is empty (fetched and cached by `rp_jwks`).
+    pub jwks_uri: Option<String>,
+    /// `oidcRPMetaDataOptionsRequestObjectSignAlg` (Limette; `request_object_signing_alg` of a
+    /// registration): the only algorithm its request objects may use, `none` included; unset:
+    /// any signing algorithm its secret or keys verify, never `none`.
+    pub request_object_alg: Option<Alg>,
 }
 
 /// `oidcServiceOfflineSessionExpiration`'s default (LemonLDAP::NG 2.16: 30 days).
@@ -134,7 +141,8 @@ pub(super) fn parse_rp(
     let userinfo_alg = userinfo_alg.map_err(|e| alg_reason(o, "UserInfoSignAlg", &e))?;
     let access_jwt = access_alg.map_err(|e| alg_reason(o, "AccessTokenSignAlg", &e))?;
     let public = flag(o, "Public")?;
-    let (auth_method, jwks) = client_auth(o, public)?;
+    let (auth_method, jwks, jwks_uri) = client_auth(o, public)?;
+    let request_object_alg = request_object_alg(o, !jwks.is_empty() || jwks_uri.is_some())?;
     // HS* tokens are keyed with the client secret (OpenID Connect Core 10.1): without one,
     // anybody could sign a token this RP would accept. A public client needs one too then.
     let hmac = [Some(id_alg), userinfo_alg, access_jwt]
@@ -142,6 +150,7 @@ pub(super) fn parse_rp(
         .flatten()
         .any(|a| a.as_str().starts_with("HS"));
     let keyed = auth_method == Some(AuthMethod::PrivateKeyJwt);
+    let hmac = hmac || request_object_alg.is_some_and(|a| a.as_str().starts_with("HS"));
     if s("ClientSecret").is_empty() && (hmac || !(public || keyed)) {
         let why = if hmac {
             "a secret is required: it is the HMAC key of this RP's HS* tokens, public clients included"
@@ -201,17 +210,39 @@ pub(super) fn parse_rp(
         offline_ttl: integer(o, "OfflineSessionExpiration", service_offline_ttl(raw))?,
         auth_method,
         jwks,
+        jwks_uri,
+        request_object_alg,
     })
 }
 
-/// `AuthMethod` and `Jwks`, read strictly: an unknown method, a key set that does not read,
-/// `private_key_jwt` without keys, or a method on a public client (which has none: it sends
-/// its client id alone) disable the RP.
-fn client_auth(
-    o: &Map<String, Value>,
-    public: bool,
-) -> Result<(Option<AuthMethod>, Vec<RpKey>), String> {
-    let (mk, jk) = (key("AuthMethod"), key("Jwks"));
+/// `RequestObjectSignAlg`: an algorithm name (`none` included); an algorithm of the RP's own
+/// keys needs them (`Jwks` or `JwksUri`).
+fn request_object_alg(o: &Map<String, Value>, keyed: bool) -> Result<Option<Alg>, String> {
+    let k = key("RequestObjectSignAlg");
+    let raw = o.get(&k).cloned().unwrap_or(Value::Null);
+    let alg = match value_string(&raw).trim() {
+        "" => return Ok(None),
+        name => Alg::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = Alg::ALL.iter().map(|a| a.as_str()).collect();
+            reason(&k, &raw, &format!("one of {}, or unset", names.join(", ")))
+        })?,
+    };
+    if alg.key_kind().is_some() && !keyed {
+        let why = "an algorithm of the RP's keys needs oidcRPMetaDataOptionsJwks or JwksUri";
+        return Err(reason(&k, &raw, why));
+    }
+    Ok(Some(alg))
+}
+
+/// The RP's client authentication: its method and its keys, inline or at a URL.
+type ClientAuth = (Option<AuthMethod>, Vec<RpKey>, Option<String>);
+
+/// `AuthMethod`, `Jwks` and `JwksUri`, read strictly: an unknown method, a key set that does
+/// not read, a key URL that is not an absolute http(s) URL, both a key set and a key URL
+/// (RFC 7591 2: one or the other), `private_key_jwt` without keys, or a method on a public
+/// client (which has none: it sends its client id alone) disable the RP.
+fn client_auth(o: &Map<String, Value>, public: bool) -> Result<ClientAuth, String> {
+    let (mk, jk, uk) = (key("AuthMethod"), key("Jwks"), key("JwksUri"));
     let raw_method = o.get(&mk).cloned().unwrap_or(Value::Null);
     let text = value_string(&raw_method);
     let method = match text.trim() {
@@ -231,9 +262,21 @@ fn client_auth(
         let why = "a public client authenticates with its client id alone";
         return Err(reason(&mk, &raw_method, why));
     }
-    if method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_empty() {
-        let why = "private_key_jwt needs the RP's public keys in oidcRPMetaDataOptionsJwks";
+    let raw_uri = o.get(&uk).cloned().unwrap_or(Value::Null);
+    let uri = Some(value_string(&raw_uri).trim().to_string()).filter(|u| !u.is_empty());
+    if let Some(u) = &uri {
+        if !crate::oidc::register::metadata::is_redirect_uri(u) {
+            return Err(reason(&uk, &raw_uri, "an absolute http(s) URL"));
+        }
+        if !jwks.is_empty() {
+            let why = "either the keys (oidcRPMetaDataOptionsJwks) or their URL, not both";
+            return Err(reason(&uk, &raw_uri, why));
+        }
+    }
+    if method == Some(AuthMethod::PrivateKeyJwt) && jwks.is_empty() && uri.is_none() {
+        let why = "private_key_jwt needs the RP's public keys in oidcRPMetaDataOptionsJwks or \
+                   oidcRPMetaDataOptionsJwksUri";
         return Err(reason(&mk, &raw_method, why));
     }
-    Ok((method, jwks))
+    Ok((method, jwks, uri))
 }

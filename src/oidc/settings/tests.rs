@@ -280,7 +280,17 @@ fn client_authentication_options() {
     );
     assert!(case(json!({k("Jwks"): "{"}))
         .starts_with("oidcRPMetaDataOptionsJwks = { is not supported (not JSON"));
-    assert!(case(json!({k("JwksUri"): "https://rp/jwks"})).contains("not fetched"));
+    let by_url = json!({k("AuthMethod"): "private_key_jwt", k("JwksUri"): "https://rp/jwks"});
+    assert_eq!(disabled(by_url, json!({})), None);
+    assert!(case(json!({k("JwksUri"): "ftp://rp/jwks"})).contains("absolute http(s) URL"));
+    let both = json!({k("Jwks"): ec.to_string(), k("JwksUri"): "https://rp/jwks"});
+    assert!(case(both).contains("not both"));
+    assert_eq!(
+        disabled(json!({k("RequestObjectSignAlg"): "none"}), json!({})),
+        None
+    );
+    assert!(case(json!({k("RequestObjectSignAlg"): "RS256"})).contains("needs"));
+    assert!(case(json!({k("RequestObjectSignAlg"): "PS256"})).contains("one of none"));
     assert!(
         case(json!({k("AuthMethod"): "client_secret_post", k("Public"): 1}))
             .contains("public client")
