@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 db="${ADVISORY_DB:-../shared/advisory-db}"
 accepted=.ci/advisories-accepted
 [ -d "$db/crates" ] || { echo "audit: no advisory database at $db (set ADVISORY_DB)" >&2; exit 1; }
-command -v cargo-audit >/dev/null || cargo install cargo-audit --locked --quiet
+# Built without optimisation: it reads one lockfile and a folder of small files, and an
+# unoptimised build compiles faster on a fresh machine.
+command -v cargo-audit >/dev/null || cargo install cargo-audit --locked --debug --quiet
 ignores=()
 while read -r id reason; do
   case "$id" in ''|'#'*) continue ;; esac
