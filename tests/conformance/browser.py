@@ -5,7 +5,7 @@ login form with the conformance user, submits consent, logout-confirmation and f
 loads the hidden iframes of a page (front-channel logout) and follows a `refresh` meta, hands a
 fragment answer to the tool's `authz_post` (as the tool's page script does), and on a tool
 "Note" page does what the note asks (drops Limette's cookies, waits a second for `max_age=1`)
-before following its "continue" link. It stops when the tool shows its result page, or on a
+or has the operator do it (rotate Limette's signing keys) before following its "continue" link. It stops when the tool shows its result page, or on a
 Limette page with nothing left to follow: that page is what a person would screenshot, and the
 driver judges it (judge.py).
 """
@@ -69,7 +69,8 @@ def strip_tags(text):
 class Browser:
     """One test's browser: a cookie jar shared by the tool and Limette, as a real browser's."""
 
-    def __init__(self, tool_base, log=None):
+    def __init__(self, tool_base, log=None, on_note=None):
+        self.on_note = on_note or (lambda _text: None)
         self.s = requests.Session()
         self.s.verify = False  # the TLS front's certificate is made for the run
         self.tool = tool_base
@@ -134,10 +135,12 @@ class Browser:
         if not nxt:
             return None
         text = strip_tags(r.text).lower()
+        time.sleep(1.1)  # a person reads the note: never two logins in the same second
         if "cookies" in text:
             self.drop_op_cookies()
         if "wait at least one second" in text:
             time.sleep(1.5)
+        self.on_note(text)  # what the operator does: rotate the OP's keys
         return urllib.parse.urljoin(r.url, nxt[0].replace("&amp;", "&"))
 
     def pick_form(self, page):

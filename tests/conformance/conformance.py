@@ -31,6 +31,7 @@ import urllib3
 
 import judge
 import limette_setup
+import operator_actions
 import tls_front
 from browser import Browser, End
 
@@ -62,6 +63,10 @@ def runs_of(subset):
     return out
 
 
+def profile_static(label):
+    return not label.startswith("Dynamic")
+
+
 def group_of(flow, run_label):
     """The certification profile a test belongs to, from its definition's `usage`."""
     usage = flow.get("usage") or {}
@@ -91,12 +96,15 @@ def tool_instance(flows, port, issuer, profile, alg):
         },
     }
     base = "http://127.0.0.1:{}/".format(port)
-    if profile.split(".")[3] == "T":
+    client["registration_info"] = {
+        "application_name": "conformance", "application_type": "web",
+        "redirect_uris": ["{}authz_cb"], "contacts": ["conformance@example.com"],
+        "post_logout_redirect_uris": ["{}logout"]}
+    if profile.split(".")[3] == "F":
+        # what the static client is in Limette's configuration (limette_setup.py)
         client["registration_info"] = {
-            "application_name": "conformance", "application_type": "web",
-            "redirect_uris": ["{}authz_cb"], "contacts": ["conformance@example.com"],
-            "post_logout_redirect_uris": ["{}logout"]}
-    else:
+            "redirect_uris": [base + "authz_cb"],
+            "post_logout_redirect_uris": [base + "logout"]}
         client["registration_response"] = {
             "client_id": "conf-" + alg, "client_secret": limette_setup.SECRET,
             "redirect_uris": [base + "authz_cb", base + "authz_post"],
@@ -114,6 +122,7 @@ def tool_instance(flows, port, issuer, profile, alg):
 class Runner:
     def __init__(self, args, issuer):
         self.args, self.issuer = args, issuer
+        self.operator = operator_actions.Operator(args.limette, args.work, args.op_port)
         self.rows, self.lock = [], threading.Lock()
         self.flows = {f[:-5]: json.load(open(os.path.join(args.flows, f)))
                       for f in os.listdir(args.flows) if f.endswith(".json")}
@@ -159,19 +168,27 @@ class Runner:
     def one(self, tool_work, port, label, alg, test_id, trace):
         row = {"test": test_id, "profile": label, "client": alg,
                "group": group_of(self.flows.get(test_id, {}), label)}
-        na = judge.NOT_APPLICABLE.get(test_id)
+        static = profile_static(label)
+        na = judge.NOT_APPLICABLE.get(test_id) or (
+            static and judge.NOT_APPLICABLE.get(test_id + " static"))
+        own = judge.OWN_CHECKS.get(test_id)
         t0 = time.time()
         if na:
             row.update(result="not applicable", detail=na)
         else:
             trace.write("== {}\n".format(test_id))
             browser = Browser("http://127.0.0.1:{}/".format(port),
-                              lambda m: trace.write(m + "\n"))
+                              lambda m: trace.write(m + "\n"), self.operator.on_note)
+            self.operator.lock.acquire_shared()
             try:
                 end = browser.run(test_id)
             except requests.RequestException as e:
                 end = End("error", text=str(e))
+            finally:
+                self.operator.lock.release_shared()
             result, detail = judge.judge(tool_work, test_id, end, browser)
+            if own and result != "passed":
+                result, detail = "own check", "{} (the tool: {})".format(own, detail)
             row.update(result=result, detail=detail)
             trace.flush()
         with self.lock:
@@ -215,7 +232,7 @@ def main():
         lim.terminate()
         lim.wait(10)
     rows = sorted(runner.rows, key=lambda r: (r["profile"], r["client"], r["test"]))
-    ok = all(r["result"] in ("passed", "not applicable") for r in rows)
+    ok = all(r["result"] in ("passed", "not applicable", "own check") for r in rows)
     out = judge.write_summary(args.summary, rows, time.time() - t0, ok)
     with open(os.path.splitext(args.summary)[0] + ".tsv", "w") as f:
         for r in rows:
