@@ -171,7 +171,9 @@ class Runner:
         static = profile_static(label)
         na = judge.NOT_APPLICABLE.get(test_id) or (
             static and judge.NOT_APPLICABLE.get(test_id + " static"))
-        own = judge.OWN_CHECKS.get(test_id)
+        rt = label.split(" ", 1)[1]  # the response type of the run
+        own = judge.OWN_CHECKS.get(test_id) or judge.OWN_CHECKS.get(
+            "{} {}".format(test_id, rt))
         t0 = time.time()
         if na:
             row.update(result="not applicable", detail=na)

@@ -94,7 +94,8 @@ def by_rule(rule, res, end, browser):
 
 
 def write_summary(path, rows, seconds, applicable_ok):
-    """summary.md: counts per profile and client, then every test not plainly passed."""
+    """summary.md: counts per run (response type, static or registered client) and algorithm,
+    per certification profile and algorithm, then every test not plainly passed."""
     counts, order = {}, []
     for r in rows:
         key = (r["profile"], r["client"])
@@ -114,6 +115,15 @@ def write_summary(path, rows, seconds, applicable_ok):
     for key in order:
         out.append("| {} | {} | ".format(*key) + " | ".join(
             str(counts[key].get(k, 0)) for k in kinds) + " |")
+    groups = {}
+    for r in rows:
+        c = groups.setdefault((r["group"], r["client"]), {})
+        c[r["result"]] = c.get(r["result"], 0) + 1
+    out += ["", "By the certification profile a test belongs to (its definition's `usage`):", "",
+            "| profile | client | " + " | ".join(kinds) + " |", "|---|---|" + "---|" * len(kinds)]
+    for key in sorted(groups):
+        out.append("| {} | {} | ".format(*key) + " | ".join(
+            str(groups[key].get(k, 0)) for k in kinds) + " |")
     for kind in ("FAILED", "WARNING", "not applicable", "own check"):
         sel = [r for r in rows if r["result"] == kind]
         if not sel:

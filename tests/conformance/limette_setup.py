@@ -49,6 +49,8 @@ def write_config(work, tls_port, tool_ports):
     conf["oidcServiceAllowDynamicRegistration"] = 1
     # The tool registers a client per test, all from 127.0.0.1.
     conf["oidcServiceDynamicRegistrationRate"] = 100000
+    # ... and keeps them all: about 80 a registered-client run, 18 such runs.
+    conf["oidcServiceDynamicRegistrationMaxClients"] = 5000
     conf["oidcServiceDynamicRegistrationExportedVars"] = EXPORTED
     conf["macros"] = {"conf_" + k: "'{}'".format(v) for k, v in USER_CLAIMS.items()}
     redirects = tool_urls(tool_ports, "authz_cb") + " " + tool_urls(tool_ports, "authz_post")

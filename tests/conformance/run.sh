@@ -10,10 +10,11 @@
 #
 # Environment: OIDCTEST_FLOWS (the definitions), CONFORMANCE_SUBSET (all, or ci: the part CI
 # runs), CONFORMANCE_JOBS (tool instances at once, default 4), LIMETTE_BIN (a binary to test
-# instead of building target/release/limette), CONFORMANCE_VENV, PYTHON.
+# instead of building target/release/limette), CONFORMANCE_OUT (default target/conformance),
+# CONFORMANCE_VENV, PYTHON.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-OUT=target/conformance
+OUT=${CONFORMANCE_OUT:-target/conformance}
 VENV=${CONFORMANCE_VENV:-target/conformance-venv}
 FLOWS=${OIDCTEST_FLOWS:-$OUT/flows}
 PY=${PYTHON:-python3}
