@@ -71,6 +71,13 @@ else
     [ -x "$c" ] && checks+=("$c")
   done
 fi
+# Tests the tool left to the own checks pass only through them: none present is a failure.
+own=$(awk -F'\t' '$5 == "own check"' "$OUT/summary.tsv" 2>/dev/null | wc -l)
+if [ "$own" -gt 0 ] && [ ${#checks[@]} -eq 0 ]; then
+  echo "conformance: $own tests are left to the project's own logout checks, and there are none" >&2
+  echo "- $own tests left to the own checks, and no check to run: FAILED" >>"$OUT/summary.md"
+  status=1
+fi
 if [ ${#checks[@]} -gt 0 ]; then
   {
     echo
