@@ -1,267 +1,202 @@
 """Runs the OpenID Foundation's OP test tool against a Limette started for the run.
 
-For each profile and client (HS256, RS256, ES256 relying parties registered statically, and one
-run that registers its clients dynamically) it starts the tool (tool_server.py) on 127.0.0.1,
-asks it which of its tests apply to the profile, and plays the user's browser for each: it starts
-the test at the tool, follows the redirects to Limette, fills the login form with the demo user,
-hands the answer back to the tool's callback (a fragment is posted to `authz_post`, as the
-tool's page script does) and reads the verdict the tool wrote in its log. The summary (test id,
-profile, client, result) goes to SUMMARY; the exit code is 1 when a test that applies failed.
+Every profile the tool has, each with an HS256, an RS256 and an ES256 client: Basic (`code`),
+Implicit (`id_token`, `id_token token`) and Hybrid (`code id_token`, `code token`,
+`code id_token token`), each with a static client (conf-HS256, conf-RS256, conf-ES256) and with
+a client the tool registers itself (Dynamic), with discovery (Config), Form Post and the tool's
+extra tests. For each run it starts the tool (tool_server.py) on its own port, asks it which of
+its tests apply to the profile, plays the user's browser for each (browser.py) and takes the
+tool's verdict (judge.py). The summary goes to SUMMARY (Markdown) and SUMMARY with `.tsv` (one
+line a test); the exit code is 1 when a test that applies does not pass.
 
-Usage: conformance.py --limette BIN --work DIR --flows DIR --summary FILE [--only PROFILE,...]
+`--subset ci`: what CI runs in about five minutes: Basic and Dynamic (`code`) with Config and
+Form Post, without the extra tests, one client of each algorithm.
+
+Usage: conformance.py --limette BIN --python VENV_PY --work DIR --flows DIR --summary FILE
+                      [--only PROFILE,...] [--subset all|ci] [--jobs N]
 """
 import argparse
-import glob
-import html.parser
+import concurrent.futures
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-import urllib.parse
 
 import requests
 import urllib3
 
+import judge
+import limette_setup
+import operator_actions
 import tls_front
+from browser import Browser, End
 
 urllib3.disable_warnings()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-USER, PASSWORD = "dwho", "dwho"
-SECRET = "conformance-secret-of-at-least-32-bytes"
-# Tests the tool lists for a profile but that cannot apply to this provider, with the reason.
-NOT_APPLICABLE = json.load(open(os.path.join(HERE, "not_applicable.json")))
-
-# (profile name, tool profile string): return type . webfinger . discovery . registration
-STATIC_PROFILES = [
-    ("Basic", "C.F.T.F"),
-    ("Implicit id_token", "I.F.T.F"),
-    ("Implicit id_token+token", "IT.F.T.F"),
-    ("Hybrid code+id_token", "CI.F.T.F"),
-    ("Hybrid code+token", "CT.F.T.F"),
-    ("Hybrid code+id_token+token", "CIT.F.T.F"),
-]
-DYNAMIC_PROFILES = [("Dynamic", "C.F.T.T")]
-ALGS = ["HS256", "RS256", "ES256"]
+ROOT = limette_setup.ROOT
+ALGS = limette_setup.ALGS
+RESPONSE_TYPES = [("Basic", "C"), ("Implicit", "I"), ("Implicit", "IT"), ("Hybrid", "CI"),
+                  ("Hybrid", "CT"), ("Hybrid", "CIT")]
+RT_NAMES = {"C": "code", "I": "id_token", "IT": "id_token token", "CI": "code id_token",
+            "CT": "code token", "CIT": "code id_token token"}
+# The tool's profile string: return type . webfinger . discovery . registration . crypto
+# (s: signed; e, n: encrypted and unsigned tests are listed, and not_applicable.json says why)
+# . extras ("+") . form_post ("T"). WebFinger is off: Limette does not offer it (the tool then
+# lists no WebFinger test).
+FULL_TAIL, CI_TAIL = "sen.+.T", "s..T"
 
 
-class Forms(html.parser.HTMLParser):
-    """The forms of a page: action, method and the inputs' names and values."""
-
-    def __init__(self):
-        super().__init__()
-        self.forms = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": a.get("action") or "", "method":
-                               (a.get("method") or "get").lower(), "fields": {}})
-        elif tag in ("input", "button") and self.forms and a.get("name"):
-            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
-                return
-            self.forms[-1]["fields"].setdefault(a["name"], a.get("value") or "")
+def runs_of(subset):
+    tail = CI_TAIL if subset == "ci" else FULL_TAIL
+    rts = [("Basic", "C")] if subset == "ci" else RESPONSE_TYPES
+    out = []
+    for reg in ("F", "T"):
+        for name, rt in rts:
+            for alg in ALGS:
+                label = "{} {}".format("Dynamic" if reg == "T" else name, RT_NAMES[rt])
+                out.append((label, "{}.F.T.{}.{}".format(rt, reg, tail), alg))
+    return out
 
 
-def forms_of(text):
-    p = Forms()
-    p.feed(text)
-    return p.forms
+def profile_static(label):
+    return not label.startswith("Dynamic")
 
 
-def limette_config(work, tls_port, tool_port):
-    """The run's configuration: the demo one, the flows and registration on, three RPs."""
-    conf = json.load(open(os.path.join(ROOT, "conf", "lmConf-1.json")))
-    conf["portal"] = "https://127.0.0.1:{}/".format(tls_port)
-    conf["oidcServiceAllowImplicitFlow"] = 1
-    conf["oidcServiceAllowHybridFlow"] = 1
-    conf["oidcServiceAllowDynamicRegistration"] = 1
-    # The tool registers a client per test, all from 127.0.0.1.
-    conf["oidcServiceDynamicRegistrationRate"] = 1000
-    base = "http://127.0.0.1:{}/".format(tool_port)
-    for alg in ALGS:
-        name = "conf-" + alg
-        conf.setdefault("oidcRPMetaDataOptions", {})[name] = {
-            "oidcRPMetaDataOptionsClientID": name,
-            "oidcRPMetaDataOptionsClientSecret": SECRET,
-            "oidcRPMetaDataOptionsRedirectUris": base + "authz_cb",
-            "oidcRPMetaDataOptionsPostLogoutRedirectUris": base + "logout",
-            "oidcRPMetaDataOptionsIDTokenSignAlg": alg,
-            "oidcRPMetaDataOptionsBypassConsent": 1,
-            "oidcRPMetaDataOptionsRefreshToken": 1,
-        }
-        conf.setdefault("oidcRPMetaDataExportedVars", {})[name] = {
-            "email": "mail", "name": "cn", "preferred_username": "uid",
-            "family_name": "sn", "given_name": "givenName"}
-    os.makedirs(os.path.join(work, "conf"), exist_ok=True)
-    with open(os.path.join(work, "conf", "lmConf-1.json"), "w") as f:
-        json.dump(conf, f, indent=1)
-    with open(os.path.join(work, "limette.ini"), "w") as f:
-        f.write("""[all]
-logLevel = info
-[configuration]
-type = File
-dirName = {w}/conf
-[portal]
-globalStorage = File
-globalStorageOptions = {{"Directory": "{w}/sessions"}}
-persistentStorage = File
-persistentStorageOptions = {{"Directory": "{w}/psessions"}}
-""".format(w=work))
+def group_of(flow, run_label):
+    """The certification profile a test belongs to, from its definition's `usage`."""
+    usage = flow.get("usage") or {}
+    if usage.get("form_post"):
+        return "Form Post"
+    if usage.get("extra"):
+        return "Extra"
+    if usage.get("register"):
+        return "Dynamic"
+    if usage.get("discover"):
+        return "Config"
+    return run_label.split(" ")[0]
 
 
-def start_limette(binary, work, op_port):
-    out = open(os.path.join(work, "limette.log"), "a")
-    proc = subprocess.Popen([binary, "-c", os.path.join(work, "limette.ini"), "--data", work,
-                             "-l", "127.0.0.1:{}".format(op_port)], stdout=out, stderr=out)
-    for _ in range(600):
-        try:
-            requests.get("http://127.0.0.1:{}/.well-known/openid-configuration".format(op_port),
-                         timeout=2)
-            return proc
-        except requests.ConnectionError:
-            if proc.poll() is not None:
-                sys.exit("conformance: Limette did not start, see {}/limette.log".format(work))
-            time.sleep(0.1)
-    sys.exit("conformance: Limette did not answer")
-
-
-def tool_instance(work, flows, port, issuer, profile, alg):
+def tool_instance(flows, port, issuer, profile, alg):
+    rts = ["code", "id_token", "id_token token", "code id_token", "code token",
+           "code id_token token"]
     client = {
         "behaviour": {"scope": ["openid", "profile", "email", "address", "phone"]},
         "client_prefs": {
             "grant_types": ["authorization_code", "implicit", "refresh_token"],
-            "id_token_signed_response_alg": [alg] if alg else ["RS256", "ES256", "HS256"],
-            "response_types": ["code", "id_token", "id_token token", "code id_token",
-                               "code token", "code id_token token"],
+            "id_token_signed_response_alg": [alg],
+            "response_types": rts,
             "subject_type": "public",
             "token_endpoint_auth_method": ["client_secret_basic", "client_secret_post"],
-            "userinfo_signed_response_alg": ["RS256", "ES256", "HS256"],
+            "userinfo_signed_response_alg": [alg],
         },
     }
     base = "http://127.0.0.1:{}/".format(port)
-    if profile.split(".")[3] == "T":
+    client["registration_info"] = {
+        "application_name": "conformance", "application_type": "web",
+        "redirect_uris": ["{}authz_cb"], "contacts": ["conformance@example.com"],
+        "post_logout_redirect_uris": ["{}logout"]}
+    if profile.split(".")[3] == "F":
+        # what the static client is in Limette's configuration (limette_setup.py)
         client["registration_info"] = {
-            "application_name": "conformance", "application_type": "web",
-            "redirect_uris": ["{}authz_cb"], "contacts": ["conformance@example.com"],
-            "post_logout_redirect_uris": ["{}logout"]}
-    else:
-        client["registration_response"] = {
-            "client_id": "conf-" + alg, "client_secret": SECRET,
             "redirect_uris": [base + "authz_cb"],
+            "post_logout_redirect_uris": [base + "logout"]}
+        client["registration_response"] = {
+            "client_id": "conf-" + alg, "client_secret": limette_setup.SECRET,
+            "redirect_uris": [base + "authz_cb", base + "authz_post"],
             "post_logout_redirect_uris": [base + "logout"],
             "id_token_signed_response_alg": alg,
             "token_endpoint_auth_method": "client_secret_basic",
-            "response_types": ["code", "id_token", "id_token token", "code id_token",
-                               "code token", "code id_token token"]}
-    tag = "{}-{}".format(profile, alg or "dynamic")
+            "response_types": rts}
+    tag = "{}-{}".format(profile, alg)
     return {"port": port, "flows": flows, "issuer": issuer, "tag": tag, "insecure": True,
             "entity": {"client": client, "tool": {
-                "profile": profile, "issuer": issuer, "tag": tag, "sig": False,
-                "enc": False, "extra": False, "insecure": False}}}
+                "profile": profile, "issuer": issuer, "tag": tag, "login_hint": "dwho",
+                "insecure": False}}}
 
 
-class Browser:
-    """The user's browser: one cookie jar for Limette's portal across a profile's tests."""
+class Runner:
+    def __init__(self, args, issuer):
+        self.args, self.issuer = args, issuer
+        self.operator = operator_actions.Operator(args.limette, args.work, args.op_port)
+        self.rows, self.lock = [], threading.Lock()
+        self.flows = {f[:-5]: json.load(open(os.path.join(args.flows, f)))
+                      for f in os.listdir(args.flows) if f.endswith(".json")}
+        self.ports = list(range(args.tool_port, args.tool_port + args.jobs))
 
-    def __init__(self, tool_base):
-        self.s = requests.Session()
-        self.s.verify = False  # the TLS front's certificate is made for the run
-        self.tool = tool_base
+    def run_profile(self, label, profile, alg):
+        with self.lock:
+            port = self.ports.pop()
+        try:
+            self._run_profile(port, label, profile, alg)
+        finally:
+            with self.lock:
+                self.ports.append(port)
 
-    def run(self, test_id):
-        url, method, data = self.tool + test_id, "get", None
-        for _ in range(40):
-            r = self.s.request(method, url, data=data, allow_redirects=False, timeout=60,
-                               verify=False)
-            method, data = "get", None
-            if r.is_redirect or r.status_code in (301, 302, 303, 307):
-                loc = urllib.parse.urljoin(url, r.headers["Location"])
-                if loc.startswith(self.tool + "display"):
-                    return "done"
-                if loc.startswith(self.tool) and "#" in loc:
-                    # the tool's page script posts the fragment to authz_post
-                    head, frag = loc.split("#", 1)
-                    self.s.get(head, allow_redirects=False, timeout=60, verify=False)
-                    url, method, data = self.tool + "authz_post", "post", {"fragment": frag}
-                    continue
-                url = loc
-                continue
-            if url.startswith(self.tool):
-                return "page {}: {}".format(r.status_code, r.text[:300].replace("\n", " "))
-            forms = forms_of(r.text)
-            login = [f for f in forms if "password" in f["fields"]]
-            if login:
-                f = login[0]
-                f["fields"].update({"user": USER, "password": PASSWORD})
-            elif forms:
-                f = forms[0]  # consent, or a form_post answer
-            else:
-                return "page {} at {}: {}".format(r.status_code, url.split("?")[0],
-                                                  r.text[:300].replace("\n", " "))
-            url = urllib.parse.urljoin(url, f["action"] or url)
-            method, data = f["method"], f["fields"]
-        return "too many redirects"
+    def _run_profile(self, port, label, profile, alg):
+        tool_work = os.path.join(self.args.work, "tool-{}-{}".format(profile, alg))
+        shutil.rmtree(tool_work, ignore_errors=True)
+        os.makedirs(tool_work)
+        inst_file = os.path.join(tool_work, "instance.json")
+        with open(inst_file, "w") as f:
+            json.dump(tool_instance(self.args.flows, port, self.issuer, profile, alg), f)
+        err = open(os.path.join(tool_work, "stdout.log"), "w")
+        proc = subprocess.Popen([self.args.python, os.path.join(HERE, "tool_server.py"),
+                                 tool_work, inst_file], stdout=subprocess.PIPE, stderr=err,
+                                text=True)
+        line = proc.stdout.readline()
+        if not line.startswith("tool listening"):
+            proc.kill()
+            raise SystemExit("conformance: the tool did not start, see "
+                             "{}/stdout.log".format(tool_work))
+        tests = line.split("tests:", 1)[1].split()
+        trace = open(os.path.join(tool_work, "browser.log"), "w")
+        try:
+            for test_id in tests:
+                self.one(tool_work, port, label, alg, test_id, trace)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
-
-def verdict(tool_work, test_id):
-    files = glob.glob(os.path.join(tool_work, "log", "**", test_id + ".txt"), recursive=True)
-    if not files:
-        return None, ""
-    text = open(max(files, key=os.path.getmtime)).read()
-    m = re.search(r"^RESULT: (.*)", text, re.M | re.S)
-    return (m.group(1).strip() if m else "?"), max(files, key=os.path.getmtime)
-
-
-def run_profile(args, venv_python, name, profile, alg, issuer, rows):
-    tool_work = os.path.join(args.work, "tool-{}-{}".format(profile, alg or "dynamic"))
-    shutil.rmtree(tool_work, ignore_errors=True)
-    os.makedirs(tool_work)
-    inst = tool_instance(tool_work, args.flows, args.tool_port, issuer, profile, alg)
-    inst_file = os.path.join(tool_work, "instance.json")
-    json.dump(inst, open(inst_file, "w"), indent=1)
-    out = open(os.path.join(tool_work, "stdout.log"), "w")
-    proc = subprocess.Popen([venv_python, os.path.join(HERE, "tool_server.py"), tool_work,
-                             inst_file], stdout=subprocess.PIPE, stderr=out, text=True)
-    line = proc.stdout.readline()
-    if not line.startswith("tool listening"):
-        proc.kill()
-        sys.exit("conformance: the tool did not start, see {}/stdout.log".format(tool_work))
-    tests = line.split("tests:", 1)[1].split()
-    client = alg or "dynamic"
-    try:
-        for test_id in tests:
-            na = NOT_APPLICABLE.get(test_id)
-            if na:
-                rows.append((test_id, name, client, "not applicable", na))
-                continue
-            browser = Browser("http://127.0.0.1:{}/".format(args.tool_port))
-            t0 = time.time()
+    def one(self, tool_work, port, label, alg, test_id, trace):
+        row = {"test": test_id, "profile": label, "client": alg,
+               "group": group_of(self.flows.get(test_id, {}), label)}
+        static = profile_static(label)
+        na = judge.NOT_APPLICABLE.get(test_id) or (
+            static and judge.NOT_APPLICABLE.get(test_id + " static"))
+        rt = label.split(" ", 1)[1]  # the response type of the run
+        own = judge.OWN_CHECKS.get(test_id) or judge.OWN_CHECKS.get(
+            "{} {}".format(test_id, rt))
+        t0 = time.time()
+        if na:
+            row.update(result="not applicable", detail=na)
+        else:
+            trace.write("== {}\n".format(test_id))
+            browser = Browser("http://127.0.0.1:{}/".format(port),
+                              lambda m: trace.write(m + "\n"), self.operator.on_note)
+            self.operator.lock.acquire_shared()
             try:
                 end = browser.run(test_id)
             except requests.RequestException as e:
-                end = "error: {}".format(e)
-            res, log = verdict(tool_work, test_id)
-            first = (res or "").split("\n")[0]
-            passed = first in ("PASSED", "OK")
-            detail = "" if passed else ((res or end) or "").replace("\n", " | ")[:400]
-            if not passed and log:
-                detail += " (log: {})".format(os.path.relpath(log, ROOT))
-            rows.append((test_id, name, client, "passed" if passed else
-                         "FAILED" if res else "no result", detail))
-            print("  {:<40} {:<28} {:<8} {} ({:.1f}s)".format(
-                test_id, name, client, rows[-1][3], time.time() - t0), flush=True)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+                end = End("error", text=str(e))
+            finally:
+                self.operator.lock.release_shared()
+            result, detail = judge.judge(tool_work, test_id, end, browser)
+            if own and result != "passed":
+                result, detail = "own check", "{} (the tool: {})".format(own, detail)
+            row.update(result=result, detail=detail)
+            trace.flush()
+        with self.lock:
+            self.rows.append(row)
+            print("  {:<44} {:<28} {:<6} {} ({:.1f}s)".format(
+                test_id, label, alg, row["result"], time.time() - t0), flush=True)
 
 
 def main():
@@ -274,54 +209,40 @@ def main():
     ap.add_argument("--op-port", type=int, default=18480)
     ap.add_argument("--tool-port", type=int, default=18490)
     ap.add_argument("--tls-port", type=int, default=18443)
-    ap.add_argument("--only", default="", help="profile names to run, comma separated")
+    ap.add_argument("--jobs", type=int, default=4, help="tool instances at once")
+    ap.add_argument("--subset", default="all", choices=["all", "ci"])
+    ap.add_argument("--only", default="", help="runs whose label starts with one of these")
     args = ap.parse_args()
 
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    limette_config(args.work, args.tls_port, args.tool_port)
-    lim = start_limette(args.limette, args.work, args.op_port)
+    limette_setup.write_config(args.work, args.tls_port,
+                               range(args.tool_port, args.tool_port + args.jobs))
+    lim = limette_setup.start(args.limette, args.work, args.op_port)
     tls_front.start(args.work, args.tls_port, args.op_port)
     issuer = requests.get("https://127.0.0.1:{}/.well-known/openid-configuration".format(
         args.tls_port), verify=False).json()["issuer"]
-    rows = []
+    runner = Runner(args, issuer)
+    only = [o for o in args.only.split(",") if o]
+    runs = [r for r in runs_of(args.subset) if not only or any(r[0].startswith(o) for o in only)]
     t0 = time.time()
     try:
-        runs = [(n, p, a) for n, p in STATIC_PROFILES for a in ALGS]
-        runs += [(n, p, None) for n, p in DYNAMIC_PROFILES]
-        only = [o for o in args.only.split(",") if o]
-        for name, profile, alg in runs:
-            if only and not any(name.startswith(o) for o in only):
-                continue
-            print("{} ({}), client {}".format(name, profile, alg or "registered"), flush=True)
-            run_profile(args, args.python, name, profile, alg, issuer, rows)
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for fut in [pool.submit(runner.run_profile, *r) for r in runs]:
+                fut.result()
     finally:
         lim.terminate()
         lim.wait(10)
-    write_summary(args.summary, rows, time.time() - t0)
-    return 1 if any(r[3] not in ("passed", "not applicable") for r in rows) else 0
-
-
-def write_summary(path, rows, seconds):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    counts = {}
-    for r in rows:
-        c = counts.setdefault((r[1], r[2]), {})
-        c[r[3]] = c.get(r[3], 0) + 1
-    with open(path, "w") as f:
-        f.write("# OpenID Foundation OP test tool (oidctest 0.8.2) against Limette, {:.0f} s\n"
-                .format(seconds))
-        f.write("# test id\tprofile\tclient\tresult\tdetail\n")
+    rows = sorted(runner.rows, key=lambda r: (r["profile"], r["client"], r["test"]))
+    ok = all(r["result"] in ("passed", "not applicable", "own check") for r in rows)
+    out = judge.write_summary(args.summary, rows, time.time() - t0, ok)
+    with open(os.path.splitext(args.summary)[0] + ".tsv", "w") as f:
         for r in rows:
-            f.write("\t".join(r) + "\n")
-        f.write("\n# profile\tclient\tcounts\n")
-        for (p, c), n in counts.items():
-            f.write("# {}\t{}\t{}\n".format(p, c, ", ".join(
-                "{} {}".format(v, k) for k, v in sorted(n.items()))))
-    print("conformance: summary written to {}".format(path))
-    for (p, c), n in counts.items():
-        print("  {:<28} {:<8} {}".format(p, c, ", ".join(
-            "{} {}".format(v, k) for k, v in sorted(n.items()))))
+            f.write("\t".join([r["test"], r["profile"], r["group"], r["client"], r["result"],
+                               r["detail"]]) + "\n")
+    print("\n".join(out[:40]))
+    print("conformance: summary written to {}".format(args.summary))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -9,27 +9,13 @@ configuration server, and its HTML pages are the minimal ones in `html/` beside 
 
 Usage: tool_server.py WORKDIR INSTANCE.json   (run from anywhere; the tool works in WORKDIR)
 """
-import collections
-import collections.abc
-import inspect
 import json
 import logging
 import os
 import sys
 import types
 
-# oic 0.15.1 (pinned by oidctest 0.8.2) still imports these from `collections`.
-for _n in ("Mapping", "MutableMapping", "Sequence", "Callable", "Iterable"):
-    if not hasattr(collections, _n):
-        setattr(collections, _n, getattr(collections.abc, _n))
-# CherryPy 8.9.1 (pinned by oidctest 0.8.2) still uses inspect.getargspec.
-if not hasattr(inspect, "getargspec"):
-    inspect.getargspec = lambda f: inspect.getfullargspec(f)[:4]
-# future's backport of http.cookies has a regular expression Python 3.11 refuses; the
-# standard library's module is the same API.
-import http.cookies  # noqa: E402
-sys.modules.setdefault("future.backports.http.cookies", http.cookies)
-
+import tool_compat  # noqa: F401  (first: the shims the pinned packages need)
 import cherrypy  # noqa: E402
 from oic.oic.message import factory as oic_message_factory  # noqa: E402
 from otest.aus.client import Factory  # noqa: E402
