@@ -101,7 +101,7 @@ dist: static
 # OIDCTEST_FLOWS. CONFORMANCE_SUBSET=ci runs the part CI runs (Basic, Dynamic, Config and Form
 # Post, one client of each algorithm).
 CONFORMANCE_SUBSET ?= all
-conformance:
+conformance: test-tools
 	CONFORMANCE_SUBSET=$(CONFORMANCE_SUBSET) bash tests/conformance/run.sh
 
 # The logout profiles' own checks alone (tests/conformance/checks/*.py, which `make conformance`

@@ -80,6 +80,9 @@ globalStorage = File
 globalStorageOptions = {{"Directory": "{w}/sessions"}}
 persistentStorage = File
 persistentStorageOptions = {{"Directory": "{w}/psessions"}}
+; the tool's clients publish their keys and request objects on loopback: the outbound guard
+; lets the portal reach it
+outboundAllowTo = 127.0.0.0/8 ::1
 """.format(w=work))
 
 

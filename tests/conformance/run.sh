@@ -60,9 +60,12 @@ status=0
   --work "$OUT/run" --flows "$(cd "$FLOWS" && pwd)" --summary "$OUT/summary.md" "$@" \
   || status=$?
 
-# The logout profiles the tool cannot judge: the project's own checks, each an executable that
-# starts what it needs, prints `RESULT: PASSED` or `RESULT: FAILED <why>` lines and exits non-zero
-# on a failure. Their verdicts are added to the summary.
+# The logout profiles the tool cannot judge: the project's own checks, each a script that
+# starts a Limette of its own from BIN, prints one `RESULT <profile> <check> PASSED|FAILED
+# <section>: <what was seen>` line a check and exits non-zero on a failure. They run on the
+# tests' Python (Selenium, Authlib: target/venv, made by make test-tools), not the tool's.
+# Their verdicts are added to the summary.
+CHECK_PY=${LIMETTE_TEST_PYTHON:-target/venv/bin/python3}
 checks=()
 if [ -x tests/conformance/logout_checks.py ]; then
   checks=(tests/conformance/logout_checks.py)
@@ -88,10 +91,9 @@ if [ ${#checks[@]} -gt 0 ]; then
     name=$(basename "$c" .py)
     log="$OUT/check-$name.log"
     cstatus=0
-    LIMETTE_BIN="$BIN" LIMETTE_TEST_PYTHON="${LIMETTE_TEST_PYTHON:-$VENV/bin/python}" \
-      "$c" >"$log" 2>&1 || cstatus=$?
-    passed=$(grep -c '^RESULT: PASSED' "$log" || true)
-    failed=$(grep -c '^RESULT: FAILED' "$log" || true)
+    LIMETTE_BIN="$BIN" "$CHECK_PY" "$c" --limette "$BIN" >"$log" 2>&1 || cstatus=$?
+    passed=$(grep -c '^RESULT [^ ]* [^ ]* PASSED' "$log" || true)
+    failed=$(grep -c '^RESULT [^ ]* [^ ]* FAILED' "$log" || true)
     if [ "$cstatus" != 0 ] || [ "$failed" != 0 ]; then
       status=1
       verdict=FAILED
@@ -100,7 +102,7 @@ if [ ${#checks[@]} -gt 0 ]; then
     fi
     echo "- \`$name\`: $verdict ($passed passed, $failed failed, exit $cstatus; $log)" \
       >>"$OUT/summary.md"
-    grep '^RESULT: FAILED' "$log" | sed 's/^/  - /' >>"$OUT/summary.md" || true
+    grep '^RESULT [^ ]* [^ ]* FAILED' "$log" | sed 's/^/  - /' >>"$OUT/summary.md" || true
     echo "conformance: check $name: $verdict ($passed passed, $failed failed)"
   done
 fi
