@@ -51,7 +51,16 @@ RT_NAMES = {"C": "code", "I": "id_token", "IT": "id_token token", "CI": "code id
 FULL_TAIL, CI_TAIL = "sen.+.T", "s..T"
 
 
+# The tests of a request object signed "with any algorithm" (OpenID Connect Core 6.1): the tool
+# signs with its `behaviour.request_object_signing_alg`, else sends `none`, which Limette
+# accepts only from a client that registered `none` (docs/oidc.md). So in registered runs they
+# go to a tool instance of their own, whose behaviour signs with the run's algorithm; the
+# Unsigned tests, which register `none`, stay with the plain instance.
+SIGNED_OBJECT_TESTS = {"OP-request-Sig-any", "OP-request_uri-Sig-any"}
+
+
 def runs_of(subset):
+    """(label, profile, alg, signed) of each tool instance to run."""
     tail = CI_TAIL if subset == "ci" else FULL_TAIL
     rts = [("Basic", "C")] if subset == "ci" else RESPONSE_TYPES
     out = []
@@ -59,8 +68,18 @@ def runs_of(subset):
         for name, rt in rts:
             for alg in ALGS:
                 label = "{} {}".format("Dynamic" if reg == "T" else name, RT_NAMES[rt])
-                out.append((label, "{}.F.T.{}.{}".format(rt, reg, tail), alg))
+                profile = "{}.F.T.{}.{}".format(rt, reg, tail)
+                out.append((label, profile, alg, False))
+                if reg == "T":
+                    out.append((label, profile, alg, True))
     return out
+
+
+def tests_of(tests, profile, signed):
+    """The tests an instance runs: in registered runs, the signed ones apart (see above)."""
+    if profile.split(".")[3] != "T":
+        return tests
+    return [t for t in tests if (t in SIGNED_OBJECT_TESTS) == signed]
 
 
 def profile_static(label):
@@ -81,7 +100,7 @@ def group_of(flow, run_label):
     return run_label.split(" ")[0]
 
 
-def tool_instance(flows, port, issuer, profile, alg):
+def tool_instance(flows, port, issuer, profile, alg, signed=False):
     rts = ["code", "id_token", "id_token token", "code id_token", "code token",
            "code id_token token"]
     client = {
@@ -95,6 +114,8 @@ def tool_instance(flows, port, issuer, profile, alg):
             "userinfo_signed_response_alg": [alg],
         },
     }
+    if signed:
+        client["behaviour"]["request_object_signing_alg"] = alg
     base = "http://127.0.0.1:{}/".format(port)
     client["registration_info"] = {
         "application_name": "conformance", "application_type": "web",
@@ -112,7 +133,7 @@ def tool_instance(flows, port, issuer, profile, alg):
             "id_token_signed_response_alg": alg,
             "token_endpoint_auth_method": "client_secret_basic",
             "response_types": rts}
-    tag = "{}-{}".format(profile, alg)
+    tag = "{}-{}{}".format(profile, alg, "-signed" if signed else "")
     return {"port": port, "flows": flows, "issuer": issuer, "tag": tag, "insecure": True,
             "entity": {"client": client, "tool": {
                 "profile": profile, "issuer": issuer, "tag": tag, "login_hint": "dwho",
@@ -128,22 +149,23 @@ class Runner:
                       for f in os.listdir(args.flows) if f.endswith(".json")}
         self.ports = list(range(args.tool_port, args.tool_port + args.jobs))
 
-    def run_profile(self, label, profile, alg):
+    def run_profile(self, label, profile, alg, signed):
         with self.lock:
             port = self.ports.pop()
         try:
-            self._run_profile(port, label, profile, alg)
+            self._run_profile(port, label, profile, alg, signed)
         finally:
             with self.lock:
                 self.ports.append(port)
 
-    def _run_profile(self, port, label, profile, alg):
-        tool_work = os.path.join(self.args.work, "tool-{}-{}".format(profile, alg))
+    def _run_profile(self, port, label, profile, alg, signed):
+        tool_work = os.path.join(self.args.work, "tool-{}-{}{}".format(
+            profile, alg, "-signed" if signed else ""))
         shutil.rmtree(tool_work, ignore_errors=True)
         os.makedirs(tool_work)
         inst_file = os.path.join(tool_work, "instance.json")
         with open(inst_file, "w") as f:
-            json.dump(tool_instance(self.args.flows, port, self.issuer, profile, alg), f)
+            json.dump(tool_instance(self.args.flows, port, self.issuer, profile, alg, signed), f)
         err = open(os.path.join(tool_work, "stdout.log"), "w")
         proc = subprocess.Popen([self.args.python, os.path.join(HERE, "tool_server.py"),
                                  tool_work, inst_file], stdout=subprocess.PIPE, stderr=err,
@@ -153,7 +175,7 @@ class Runner:
             proc.kill()
             raise SystemExit("conformance: the tool did not start, see "
                              "{}/stdout.log".format(tool_work))
-        tests = line.split("tests:", 1)[1].split()
+        tests = tests_of(line.split("tests:", 1)[1].split(), profile, signed)
         trace = open(os.path.join(tool_work, "browser.log"), "w")
         try:
             for test_id in tests:
