@@ -8,6 +8,7 @@ configuration's `macros` (constant values), released to static and registered cl
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -87,6 +88,15 @@ outboundAllowTo = 127.0.0.0/8 ::1
 
 
 def start(binary, work, op_port):
+    # Another server on the port would answer for this one (a run left behind): refuse.
+    probe = socket.socket()
+    try:
+        probe.bind(("127.0.0.1", op_port))
+    except OSError:
+        sys.exit("conformance: 127.0.0.1:{} is taken (a run left behind?); stop it or pass "
+                 "--op-port".format(op_port))
+    finally:
+        probe.close()
     out = open(os.path.join(work, "limette.log"), "a")
     proc = subprocess.Popen([binary, "-c", os.path.join(work, "limette.ini"), "--data", work,
                              "-l", "127.0.0.1:{}".format(op_port)], stdout=out, stderr=out)
