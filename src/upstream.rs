@@ -57,6 +57,34 @@ pub fn send(call: &Call<'_>) -> Result<Reply> {
     send_limited(call, MAX_RESPONSE)
 }
 
+/// GETs a document a client named (through the guard, no redirect): its body when the answer
+/// is 200 and at most `cap` bytes long. One byte more than `cap` is read at most, and an answer
+/// that has it is refused whole, never cut. The error says why, for the log (`what` names the
+/// document in it).
+pub fn get_capped(
+    url: &str,
+    timeout: Duration,
+    cap: usize,
+    what: &str,
+) -> std::result::Result<Vec<u8>, String> {
+    let call = Call {
+        method: "GET",
+        url,
+        basic: None,
+        json: None,
+        form: None,
+        timeout,
+    };
+    let reply = send_limited(&call, cap as u64 + 1).map_err(|e| e.to_string())?;
+    if reply.status != 200 {
+        return Err(format!("answered {}", reply.status));
+    }
+    if reply.body.len() > cap {
+        return Err(format!("{what} is over {} KiB", cap / 1024));
+    }
+    Ok(reply.body)
+}
+
 /// Sends a request as [`send`] does (through the guard), reading at most `most` bytes of the
 /// answer's body (a caller that must refuse a larger answer asks for one byte more than it
 /// takes).

@@ -182,21 +182,7 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(2);
 /// byte more than `MAX_REQUEST_OBJECT` is read, and an answer that has it is refused whole,
 /// never cut. Slow: callers run it off the worker pool.
 pub fn fetch(uri: &str) -> std::result::Result<String, String> {
-    let call = crate::upstream::Call {
-        method: "GET",
-        url: uri,
-        basic: None,
-        json: None,
-        form: None,
-        timeout: FETCH_TIMEOUT,
-    };
-    let most = request_object::MAX_REQUEST_OBJECT as u64 + 1;
-    let reply = crate::upstream::send_limited(&call, most).map_err(|e| e.to_string())?;
-    if reply.status != 200 {
-        return Err(format!("answered {}", reply.status));
-    }
-    if reply.body.len() > request_object::MAX_REQUEST_OBJECT {
-        return Err("the request object is over 16 KiB".into());
-    }
-    String::from_utf8(reply.body).map_err(|_| "the request object is not text".into())
+    let cap = request_object::MAX_REQUEST_OBJECT;
+    let body = crate::upstream::get_capped(uri, FETCH_TIMEOUT, cap, "the request object")?;
+    String::from_utf8(body).map_err(|_| "the request object is not text".into())
 }

@@ -176,23 +176,12 @@ fn store(client_id: &str, uri: &str, keys: Option<Vec<RpKey>>, now: Instant) {
 /// GETs a key set through the outbound guard and reads it (RFC 7517 5): at most one byte more
 /// than [`MAX_JWKS`] is read, and an answer that has it is refused whole.
 fn fetch(uri: &str) -> Result<Vec<RpKey>, String> {
-    let call = crate::upstream::Call {
-        method: "GET",
-        url: uri,
-        basic: None,
-        json: None,
-        form: None,
-        timeout: FETCH_TIMEOUT,
-    };
-    let reply =
-        crate::upstream::send_limited(&call, MAX_JWKS as u64 + 1).map_err(|e| e.to_string())?;
-    if reply.status != 200 {
-        return Err(format!("answered {}", reply.status));
-    }
-    if reply.body.len() > MAX_JWKS {
-        return Err("the key set is over 64 KiB".into());
-    }
-    read(&reply.body)
+    read(&crate::upstream::get_capped(
+        uri,
+        FETCH_TIMEOUT,
+        MAX_JWKS,
+        "the key set",
+    )?)
 }
 
 /// A fetched key set, read as strictly as an inline one, with at most [`MAX_KEYS`] keys.
