@@ -91,7 +91,7 @@ impl App {
             return Err(err("data", e).into());
         }
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
-        let confs = storage::open_conf(&local).map_err(|e| err("configuration", e))?;
+        let confs = storage::open::open_conf(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
         // A stored configuration too broken to load fails the key generation first: the load
         // error names the real problem, so what the generation logged is said only when the
@@ -111,11 +111,12 @@ impl App {
         (checks.at_start)(&local, &conf).map_err(StartError::Refused)?;
         warn_if_keyless(&conf);
         let store_key = conf.crypto_key.clone();
-        let storage::Stores {
+        let storage::open::Stores {
             global,
             persistent,
             notifications,
-        } = storage::open_stores(&local, &conf.raw, &store_key).map_err(|(k, e)| err(k, e))?;
+        } = storage::open::open_stores(&local, &conf.raw, &store_key)
+            .map_err(|(k, e)| err(k, e))?;
         Ok(App {
             listen: RwLock::new(local.listen.clone()),
             store_key,

@@ -56,7 +56,7 @@ fn init(local: &LocalConf) -> Result<Vec<String>, String> {
             source.label()
         ));
     }
-    let store = crate::storage::open_conf(local).map_err(|e| e.to_string())?;
+    let store = crate::storage::open::open_conf(local).map_err(|e| e.to_string())?;
     if matches!(local.conf_backend, ConfBackend::Pg { .. })
         && crate::storage::save::seed_if_empty(store.as_ref()).map_err(|e| e.to_string())?
     {
@@ -98,7 +98,7 @@ fn init(local: &LocalConf) -> Result<Vec<String>, String> {
         said.push(format!("{key}: table {table} in {}", source.label()));
     }
     let (choice, sep) = notification_store_of(&raw)?;
-    match crate::storage::notifications::resolve(&local, choice.as_ref(), &sep) {
+    match crate::storage::open::resolve(&local, choice.as_ref(), &sep) {
         StorageChoice::Pg { source, table } => {
             crate::storage::pg::check_table(&table).map_err(|e| e.to_string())?;
             run(&source, schema::notifications_ddl(&table))?;

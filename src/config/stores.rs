@@ -302,7 +302,7 @@ pub fn notification_storage(
     }
 }
 
-/// Where the notifications of a configuration are stored, as `storage::notifications::open`
+/// Where the notifications of a configuration are stored, as `storage::open::open`
 /// takes it: `notificationStorage` (`None`: beside the configuration store) and the file name
 /// separator (`fileNameSeparator`, default `_`). Errors name the key.
 pub fn notification_store_of(

@@ -6,9 +6,8 @@ use super::model::{Invalid, Notification};
 use super::Settings;
 use crate::config::local::LocalConf;
 use crate::error::Result;
-pub use crate::storage::notifications::{
-    check_batch, duplicate, open_choice, NotificationStore, Record,
-};
+pub use crate::storage::notifications::{check_batch, duplicate, NotificationStore, Record};
+pub use crate::storage::open::open_choice;
 use std::sync::Arc;
 
 impl Record {
@@ -32,12 +31,12 @@ impl Record {
 
 /// Opens the store the notification settings name.
 pub fn open(local: &LocalConf, s: &Settings) -> Result<Arc<dyn NotificationStore>> {
-    crate::storage::notifications::open(local, s.storage.as_ref(), &s.separator)
+    crate::storage::open::open(local, s.storage.as_ref(), &s.separator)
 }
 
-/// The storage in force for these settings (see `storage::notifications::resolve`).
+/// The storage in force for these settings (see `storage::open::resolve`).
 pub fn resolve(local: &LocalConf, s: &Settings) -> super::StorageChoice {
-    crate::storage::notifications::resolve(local, s.storage.as_ref(), &s.separator)
+    crate::storage::open::resolve(local, s.storage.as_ref(), &s.separator)
 }
 
 #[cfg(test)]

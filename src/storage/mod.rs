@@ -1,6 +1,7 @@
 //! The stores behind small object-safe traits: sessions by kind, numbered configurations and
-//! notifications (`notifications`), opened from their settings here: the configuration store
-//! first (`open_conf`, it names the others), then every other one at once (`open_stores`).
+//! notifications (`notifications`), opened from their settings in `open`, outside the trait and backend modules: the
+//! configuration store first (`open::open_conf`, it names the others), then every other one at
+//! once (`open::open_stores`).
 //! Backends: `file` (one JSON document per record, atomic temp-file-and-rename writes),
 //! `sqlite` (the only rusqlite user), `pg` (PostgreSQL in LemonLDAP::NG's tables, with the
 //! `postgres` feature), `rest` (a remote session server, and `rest::conf` a
@@ -12,6 +13,7 @@ pub mod contract;
 pub mod file;
 pub mod memory;
 pub mod notifications;
+pub mod open;
 #[cfg(feature = "postgres")]
 pub mod pg;
 pub mod rest;
@@ -21,7 +23,6 @@ pub mod sqlite;
 pub use crate::config::stores::{dbi_sqlite_path, normalize_kind, StorageSpec, DBI_DRIVERS};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
-use std::sync::Arc;
 
 /// A session: LemonLDAP::NG's hash of keys.
 pub type Session = Map<String, Value>;
@@ -173,127 +174,5 @@ pub fn check_id(id: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::bad("Invalid identifier"))
-    }
-}
-
-/// The stores of a running portal besides the configuration store (which names them).
-pub struct Stores {
-    /// SSO sessions and the internal kinds (`globalStorage`).
-    pub global: Arc<dyn SessionStore>,
-    /// Persistent sessions (`persistentStorage`).
-    pub persistent: Arc<dyn SessionStore>,
-    /// Notifications (`notificationStorage`).
-    pub notifications: Arc<dyn notifications::NotificationStore>,
-}
-
-/// THE opener: every store a running portal uses, from the local settings (with the
-/// configuration's storage keys adopted) and the configuration `raw`; `key` is the
-/// configuration key for the REST session protocol. An error names the key at fault.
-pub fn open_stores(
-    local: &crate::config::local::LocalConf,
-    raw: &Map<String, Value>,
-    key: &str,
-) -> std::result::Result<Stores, (&'static str, Error)> {
-    let size = pool_size(local);
-    let global =
-        open_sessions(&local.global_storage, key, size).map_err(|e| ("globalStorage", e))?;
-    let persistent = open_sessions(&local.persistent_storage, key, size)
-        .map_err(|e| ("persistentStorage", e))?;
-    let notifications = crate::config::stores::notification_store_of(raw)
-        .map_err(Error::bad)
-        .and_then(|(choice, sep)| notifications::open(local, choice.as_ref(), &sep))
-        .map_err(|e| ("notificationStorage", e))?;
-    Ok(Stores {
-        global,
-        persistent,
-        notifications,
-    })
-}
-
-/// Opens the configuration store named by the local file: with `open_sessions` and
-/// `notifications::open` (the notification store), the openers of every store from its settings.
-pub fn open_conf(local: &crate::config::local::LocalConf) -> Result<Arc<dyn ConfStore>> {
-    Ok(match &local.conf_backend {
-        crate::config::local::ConfBackend::File { dir } => {
-            Arc::new(file::conf::FileConf::open(dir)?)
-        }
-        crate::config::local::ConfBackend::Sqlite { path, table } => {
-            Arc::new(sqlite::conf::SqliteConf::open(path, table)?)
-        }
-        #[cfg(feature = "postgres")]
-        crate::config::local::ConfBackend::Pg { source, table } => {
-            Arc::new(pg::conf::PgConf::open(source, table, pool_size(local))?)
-        }
-        #[cfg(not(feature = "postgres"))]
-        crate::config::local::ConfBackend::Pg { .. } => return Err(no_postgres()),
-        crate::config::local::ConfBackend::Rest {
-            base_url,
-            user,
-            password,
-            timeout,
-        } => Arc::new(crate::storage::rest::conf::RestConf::new(
-            base_url,
-            user.clone(),
-            password.clone(),
-            *timeout,
-        )),
-    })
-}
-
-/// The connections a database pool may open: one a worker, plus the purge and reload threads.
-pub fn pool_size(local: &crate::config::local::LocalConf) -> usize {
-    local.threads + 2
-}
-
-/// The refusal of a PostgreSQL store by a build without the client.
-#[cfg(not(feature = "postgres"))]
-pub fn no_postgres() -> Error {
-    Error::bad("this build has no PostgreSQL client (build with the postgres feature)")
-}
-
-/// Opens a session store from its spec; `key` is the configuration key for the REST protocol,
-/// `size` the connections a database pool may open.
-pub fn open_sessions(spec: &StorageSpec, key: &str, size: usize) -> Result<Arc<dyn SessionStore>> {
-    let opt = |k: &str| {
-        spec.options
-            .get(k)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
-    match normalize_kind(&spec.kind).as_str() {
-        "file" => {
-            let dir = opt("Directory").ok_or_else(|| Error::bad("Directory option is required"))?;
-            Ok(Arc::new(file::sessions::FileSessions::open(dir.as_ref())?))
-        }
-        "sqlite" => {
-            let source =
-                opt("DataSource").ok_or_else(|| Error::bad("DataSource option is required"))?;
-            let path = dbi_sqlite_path(&source).map_err(Error::bad)?;
-            Ok(Arc::new(sqlite::sessions::SqliteSessions::open(
-                path.as_ref(),
-            )?))
-        }
-        "rest" => Ok(Arc::new(rest::RestSessions::new(&spec.options, key)?)),
-        "pg" => {
-            let source =
-                opt("DataSource").ok_or_else(|| Error::bad("DataSource option is required"))?;
-            let source = crate::config::stores::dbi_pg_source(
-                &source,
-                opt("UserName").as_deref(),
-                opt("Password").as_deref(),
-            )
-            .map_err(Error::bad)?;
-            let table = opt("TableName").unwrap_or_else(|| "sessions".into());
-            #[cfg(feature = "postgres")]
-            return Ok(Arc::new(pg::sessions::PgSessions::open(
-                &source, &table, size,
-            )?));
-            #[cfg(not(feature = "postgres"))]
-            {
-                let _ = (source, table, size);
-                Err(no_postgres())
-            }
-        }
-        other => Err(Error::bad(format!("unknown storage type {other}"))),
     }
 }

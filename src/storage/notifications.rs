@@ -4,13 +4,7 @@
 //! in `file::notifications` and `sqlite::notifications`; the contract suite in
 //! `notifications/store/tests.rs` runs against both. Reading a record's document as a
 //! notification is the notifications area's (`notifications::store`).
-use crate::config::local::{ConfBackend, LocalConf};
-use crate::config::stores::StorageChoice;
 use crate::error::{Error, Result};
-use crate::storage::file::notifications::FileNotifications;
-use crate::storage::sqlite::notifications::SqliteNotifications;
-use std::path::PathBuf;
-use std::sync::Arc;
 
 /// Which format a stored document is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,72 +107,4 @@ pub fn check_batch(records: &[Record]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Opens the notification store the settings name (`resolve`).
-pub fn open(
-    local: &LocalConf,
-    choice: Option<&StorageChoice>,
-    separator: &str,
-) -> Result<Arc<dyn NotificationStore>> {
-    open_sized(
-        &resolve(local, choice, separator),
-        crate::storage::pool_size(local),
-    )
-}
-
-/// Opens a resolved storage choice (a database pool of a few connections: the CLI, tests).
-pub fn open_choice(choice: &StorageChoice) -> Result<Arc<dyn NotificationStore>> {
-    open_sized(choice, 4)
-}
-
-/// Opens a resolved storage choice; `size`: the connections a database pool may open.
-pub fn open_sized(choice: &StorageChoice, size: usize) -> Result<Arc<dyn NotificationStore>> {
-    let _ = size;
-    Ok(match choice {
-        StorageChoice::File { dir, separator } => {
-            Arc::new(FileNotifications::open(dir, separator)?)
-        }
-        StorageChoice::Sqlite { path, table } => Arc::new(SqliteNotifications::open(path, table)?),
-        #[cfg(feature = "postgres")]
-        StorageChoice::Pg { source, table } => Arc::new(
-            crate::storage::pg::notifications::PgNotifications::open(source, table, size)?,
-        ),
-        #[cfg(not(feature = "postgres"))]
-        StorageChoice::Pg { .. } => return Err(crate::storage::no_postgres()),
-    })
-}
-
-/// The storage in force: `notificationStorage` when set, else beside the configuration store
-/// (a `notifications` folder next to the configuration folder, or a `notifications` table in
-/// the configuration database, SQLite or PostgreSQL; with a REST configuration, a folder in the data folder).
-pub fn resolve(
-    local: &LocalConf,
-    choice: Option<&StorageChoice>,
-    separator: &str,
-) -> StorageChoice {
-    if let Some(c) = choice {
-        return c.clone();
-    }
-    match &local.conf_backend {
-        ConfBackend::File { dir } => {
-            let parent = dir.parent().map(PathBuf::from).unwrap_or_default();
-            StorageChoice::File {
-                dir: parent.join("notifications"),
-                separator: separator.to_string(),
-            }
-        }
-        ConfBackend::Sqlite { path, .. } => StorageChoice::Sqlite {
-            path: path.clone(),
-            table: "notifications".into(),
-        },
-        ConfBackend::Pg { source, .. } => StorageChoice::Pg {
-            source: source.clone(),
-            table: "notifications".into(),
-        },
-        ConfBackend::Rest { .. } => StorageChoice::File {
-            dir: local.data_dir.join("notifications"),
-            separator: separator.to_string(),
-        },
-    }
 }

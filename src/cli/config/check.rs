@@ -346,7 +346,7 @@ errors (Limette refuses to start), disabled relying parties, ignored keys whose 
 from LemonLDAP::NG's default, unknown keys, security warnings. Exit 0 clean, 1 warnings, 2 errors.";
 
 fn load(local: &LocalConf) -> Result<Vec<Finding>, String> {
-    let store = crate::storage::open_conf(local).map_err(|e| e.to_string())?;
+    let store = crate::storage::open::open_conf(local).map_err(|e| e.to_string())?;
     let num = store
         .latest()
         .map_err(|e| e.to_string())?

@@ -70,7 +70,7 @@ pub fn run(local: &LocalConf, args: &[String], opts: &Options) -> i32 {
         let args: &[String] = if json { &[String::from("--json")] } else { &[] };
         return check::run(&local, args);
     }
-    let res = crate::storage::open_conf(&local).and_then(|store| {
+    let res = crate::storage::open::open_conf(&local).and_then(|store| {
         if local.source == "embedded default" {
             crate::storage::save::seed_if_empty(store.as_ref())?;
         }
