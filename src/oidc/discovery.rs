@@ -3,11 +3,13 @@
 //! that work with the keys in force; front- and back-channel logout, `oidc::channels`; the
 //! `check_session_iframe`, `oidc::check_session`) and every public key a token still alive may
 //! have been signed with.
-use super::issuer;
-use super::jwt::Alg;
-use super::rp_keys::AuthMethod;
 use crate::config::Conf;
 use crate::http::Response;
+use crate::oidc::base::issuer;
+use crate::oidc::claims;
+use crate::oidc::keys::{self, Alg};
+use crate::oidc::settings;
+use crate::oidc::settings::rp_keys::AuthMethod;
 use serde_json::json;
 
 /// The provider metadata (OpenID Connect Discovery 1.0, section 3).
@@ -37,7 +39,7 @@ pub fn configuration(conf: &Conf) -> Response {
         "end_session_endpoint": ep("logout"),
         "check_session_iframe": ep("checksession.html"),
         "jwks_uri": ep("jwks"),
-        "response_types_supported": response_types(&conf.area::<super::Settings>().flows),
+        "response_types_supported": response_types(&conf.area::<settings::Settings>().flows),
         "response_modes_supported": ["query", "fragment", "form_post"],
         "grant_types_supported": grant_types(conf),
         "subject_types_supported": ["public"],
@@ -53,7 +55,7 @@ pub fn configuration(conf: &Conf) -> Response {
         "introspection_signing_alg_values_supported": algorithms(conf, false),
         "code_challenge_methods_supported": ["plain", "S256"],
         "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
-        "claims_supported": super::claims::supported(),
+        "claims_supported": claims::supported(),
         // The one level a login gives with the module in use.
         "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
         "prompt_values_supported": ["none", "login", "consent"],
@@ -63,7 +65,7 @@ pub fn configuration(conf: &Conf) -> Response {
         "require_request_uri_registration": true,
         // `none` only for a client registered for it (RequestObjectSignAlg); the others with
         // the client's secret or its own keys (request_object).
-        "request_object_signing_alg_values_supported": super::jwt::Alg::ALL.map(|a| a.as_str()),
+        "request_object_signing_alg_values_supported": keys::Alg::ALL.map(|a| a.as_str()),
         "frontchannel_logout_supported": true,
         "frontchannel_logout_session_supported": true,
         "backchannel_logout_supported": true,
@@ -85,7 +87,7 @@ pub fn endpoint(conf: &Conf, name: &str) -> String {
 }
 
 /// The response types of the flows the service allows (OpenID Connect Core 3).
-fn response_types(flows: &super::settings::Flows) -> Vec<&'static str> {
+fn response_types(flows: &settings::Flows) -> Vec<&'static str> {
     let mut v = Vec::new();
     if flows.code {
         v.push("code");
@@ -103,7 +105,7 @@ fn response_types(flows: &super::settings::Flows) -> Vec<&'static str> {
 /// `client_credentials` when a relying party may use them (LemonLDAP::NG's `metadata`; a
 /// public client never gets client credentials).
 pub fn grant_types(conf: &Conf) -> Vec<&'static str> {
-    let oidc = conf.area::<super::Settings>();
+    let oidc = conf.area::<settings::Settings>();
     let mut out = vec!["authorization_code", "refresh_token"];
     if oidc.rps.iter().any(|rp| rp.allow_password) {
         out.push("password");
@@ -121,7 +123,7 @@ pub fn grant_types(conf: &Conf) -> Vec<&'static str> {
 /// The algorithms that work: HMAC always (keyed by each client's secret), an asymmetric
 /// algorithm only when its key is in force, `none` only when `with_none` and an RP uses it.
 pub fn algorithms(conf: &Conf, with_none: bool) -> Vec<&'static str> {
-    let oidc = conf.area::<super::Settings>();
+    let oidc = conf.area::<settings::Settings>();
     let keys = &oidc.keys;
     let none_used = oidc
         .rps
@@ -143,7 +145,7 @@ pub fn algorithms(conf: &Conf, with_none: bool) -> Vec<&'static str> {
 /// once and keeps the previous one for at least the lifetime of its tokens.
 pub fn jwks(conf: &Conf) -> Response {
     let body = conf
-        .area::<super::Settings>()
+        .area::<settings::Settings>()
         .keys
         .jwks(crate::util::now())
         .to_string();

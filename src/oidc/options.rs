@@ -5,9 +5,9 @@
 //! configuration this table refuses: an unknown option name, or a refused option set to
 //! something other than LemonLDAP::NG's default. It also reads the values of honoured options
 //! (flags, numbers, the rule) strictly; `settings` assembles them into an `Rp`.
-use super::claims::Source;
 use crate::config::support::{KeyInfo, Support};
 use crate::config::{as_i64, value_string};
+use crate::oidc::claims::Source;
 use crate::rules::{Expression, Rule};
 use serde_json::{Map, Value};
 

@@ -5,45 +5,25 @@
 //! error line at load. The rest of the configuration still loads. The provider's signing keys
 //! are read here too (`keys::Keyring`): an RP whose algorithm needs a key that is missing or
 //! unreadable is disabled.
+pub mod logout;
+pub mod registration;
 mod rp;
+pub mod rp_keys;
+mod secret;
+mod signing;
 #[cfg(test)]
 mod tests;
 
-pub use rp::{Rp, OFFLINE_TTL};
+pub use rp::{is_redirect_uri, Rp, OFFLINE_TTL};
+pub use secret::Secret;
 
-use super::keys::Keyring;
-use super::options::reason;
-use super::signing::{has_keys, none_warnings};
 use crate::config::{as_i64, truthy, value_string};
+use crate::oidc::keys::Keyring;
+use crate::oidc::options::{self, reason};
 use crate::rules::Rule;
 use rp::{parse_rp, service_offline_ttl};
 use serde_json::{json, Map, Value};
-use std::fmt;
-
-/// A client secret: compared in constant time, never printed.
-#[derive(Clone, Default)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret.
-    pub fn new(s: impl Into<String>) -> Secret {
-        Secret(s.into())
-    }
-    /// The key bytes (HMAC key of the ID token).
-    pub fn expose(&self) -> &[u8] {
-        self.0.as_bytes()
-    }
-    /// Constant-time comparison with what a client sent.
-    pub fn matches(&self, sent: &str) -> bool {
-        !self.0.is_empty() && crate::util::ct_eq(self.0.as_bytes(), sent.as_bytes())
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
+use signing::{has_keys, none_warnings};
 
 /// A relying party left out because its configuration cannot be honoured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +61,7 @@ pub struct Settings {
     /// `oidcServiceAllowImplicitFlow`, `oidcServiceAllowHybridFlow` (default off).
     pub flows: Flows,
     /// Dynamic registration's bounds (`oidcServiceDynamicRegistration*`).
-    pub registration: super::register::Limits,
+    pub registration: registration::Limits,
 }
 
 /// The flows the service allows.
@@ -149,7 +129,7 @@ impl Settings {
                 implicit: truthy(raw.get("oidcServiceAllowImplicitFlow")),
                 hybrid: truthy(raw.get("oidcServiceAllowHybridFlow")),
             },
-            registration: super::register::Limits::from_raw(raw)?,
+            registration: registration::Limits::from_raw(raw)?,
         })
     }
 
@@ -195,7 +175,7 @@ fn service_issuer(raw: &Map<String, Value>) -> Result<Option<String>, String> {
     if !ok {
         return Err(format!(
             "{k} = {}: not an http(s) URL",
-            super::options::shown(k, &json!(v))
+            options::shown(k, &json!(v))
         ));
     }
     Ok(Some(v.to_string()))
@@ -211,7 +191,7 @@ fn service_rule(raw: &Map<String, Value>) -> Result<Option<Rule>, String> {
         text => Rule::parse(text).map(Some).map_err(|e| {
             format!(
                 "{k} = {}: the rule does not parse: {e}",
-                super::options::shown(k, &json!(text))
+                options::shown(k, &json!(text))
             )
         }),
     }

@@ -1,14 +1,16 @@
 //! One relying party's settings: the `Rp` the endpoints read, and `parse_rp`, which reads one
 //! `oidcRPMetaDataOptions/<name>` with the per-RP hashes beside it, strictly: the reason it
 //! returns disables the RP (`settings`).
-use super::super::claims::Release;
-use super::super::jwt::Alg;
-use super::super::options::{check_refused, exported_vars, flag, integer, key, macros, per_rp};
-use super::super::options::{reason, rule, scope_rules};
-use super::super::rp_keys::{parse_jwks, AuthMethod, RpKey};
-use super::super::signing::{alg_reason, signing_algs};
-use super::Secret;
+use super::logout::{self, Logout};
+use super::rp_keys::{parse_jwks, AuthMethod, RpKey};
+use super::secret::Secret;
 use crate::config::{as_i64, value_string};
+use crate::oidc::claims::Release;
+use crate::oidc::keys::signing::{alg_reason, signing_algs};
+use crate::oidc::keys::Alg;
+use crate::oidc::options::{
+    check_refused, exported_vars, flag, integer, key, macros, per_rp, reason, rule, scope_rules,
+};
 use crate::rules::Rule;
 use serde_json::{Map, Value};
 
@@ -72,7 +74,7 @@ pub struct Rp {
     pub authn_level: i64,
     /// `oidcRPMetaDataOptionsLogoutUrl` with its type and session flag; `None`: the RP is
     /// told nothing when a session ends.
-    pub logout: Option<super::super::channels::Logout>,
+    pub logout: Option<Logout>,
     /// `oidcRPMetaDataOptionsAllowClientCredentialsGrant` (RFC 6749 4.4).
     pub allow_client_credentials: bool,
     /// `oidcRPMetaDataOptionsAllowPasswordGrant` (RFC 6749 4.3).
@@ -203,7 +205,7 @@ pub(super) fn parse_rp(
         force_id_claims: flag(o, "IDTokenForceClaims")?,
         rule: rule(o)?,
         authn_level: integer(o, "AuthnLevel", 0)?,
-        logout: super::super::channels::parse(o, id_alg)?,
+        logout: logout::parse(o, id_alg)?,
         allow_client_credentials: flag(o, "AllowClientCredentialsGrant")?,
         allow_password: flag(o, "AllowPasswordGrant")?,
         allow_offline: flag(o, "AllowOffline")?,
@@ -265,7 +267,7 @@ fn client_auth(o: &Map<String, Value>, public: bool) -> Result<ClientAuth, Strin
     let raw_uri = o.get(&uk).cloned().unwrap_or(Value::Null);
     let uri = Some(value_string(&raw_uri).trim().to_string()).filter(|u| !u.is_empty());
     if let Some(u) = &uri {
-        if !crate::oidc::register::metadata::is_redirect_uri(u) {
+        if !is_redirect_uri(u) {
             return Err(reason(&uk, &raw_uri, "an absolute http(s) URL"));
         }
         if !jwks.is_empty() {
@@ -279,4 +281,14 @@ fn client_auth(o: &Map<String, Value>, public: bool) -> Result<ClientAuth, Strin
         return Err(reason(&mk, &raw_method, why));
     }
     Ok((method, jwks, uri))
+}
+
+/// An absolute http(s) URI with a host, no fragment, no whitespace (RFC 7591 2; the option
+/// is space-separated).
+pub fn is_redirect_uri(u: &str) -> bool {
+    let rest = u
+        .strip_prefix("https://")
+        .or_else(|| u.strip_prefix("http://"));
+    let host_ok = rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'));
+    host_ok && !u.contains('#') && !u.chars().any(|c| c.is_whitespace() || c.is_control())
 }

@@ -1,6 +1,6 @@
 //! Tests of the settings: every reason a relying party is disabled, and what loads.
 use super::*;
-use crate::oidc::jwt::Alg;
+use crate::oidc::keys::{self, Alg};
 use serde_json::json;
 
 fn raw(v: Value) -> Map<String, Value> {
@@ -174,7 +174,7 @@ fn every_disable_reason() {
 
 #[test]
 fn logout_channels_are_read() {
-    use crate::oidc::channels::Channel;
+    use crate::oidc::settings::logout::Channel;
     let rp = |extra: Value| {
         let mut o = raw(json!({"oidcRPMetaDataOptionsClientID": "cid",
             "oidcRPMetaDataOptionsClientSecret": "s", "oidcRPMetaDataOptionsIDTokenSignAlg": "HS256"}));
@@ -256,7 +256,7 @@ fn disables_rps_without_a_secret() {
     let mut r = raw(json!({"oidcRPMetaDataOptions": {"open": {
         "oidcRPMetaDataOptionsClientID": "open", "oidcRPMetaDataOptionsPublic": 1,
         "oidcRPMetaDataOptionsIDTokenSignAlg": "EdDSA"}}}));
-    crate::oidc::keygen::complete(&mut r).unwrap();
+    keys::keygen::complete(&mut r).unwrap();
     let s = Settings::from_conf(&r).unwrap();
     assert_eq!(s.rp("open").map(|rp| rp.id_alg), Some(Alg::EdDSA));
 }

@@ -1,0 +1,416 @@
+//! `GET|POST /oauth2/logout` (OpenID Connect RP-Initiated Logout 1.0): ends the SSO session
+//! and goes back to the RP's registered `post_logout_redirect_uri` with its `state`, through a
+//! page that loads the front-channel logout URLs of the RPs the session used, if any.
+//!
+//! No cross-site logout: the session ends only when the user confirms on a page of the portal
+//! (a form posted back with a CSRF token bound to the session), or, with the RP's
+//! `oidcRPMetaDataOptionsLogoutBypassConfirm`, when `id_token_hint` is a valid ID token of
+//! the current session (section 2: "the OP MUST ask the End-User [...] if the supplied ID
+//! Token does not belong to the current OP session"). LemonLDAP::NG 2.16 asks too unless the
+//! RP bypasses, but reads the hint's `azp` without verifying it; Limette verifies the hint
+//! (signature with the RP's algorithm and key, issuer, `aud`/`azp`) and refuses a forged one,
+//! and binds it to the session by `sub` and `sid`. An expired hint is still a hint (section
+//! 2: the OP SHOULD accept it). An unregistered URI or a forged hint is refused before
+//! anything is ended or asked. A self-registered relying party (`register-*`, which anyone may
+//! add when registration is on) is sent back to its URI only with a verified hint issued to it.
+//!
+//! The folder holds every way an RP hears of a session's end: this endpoint, the front and
+//! back channels run when a session ends however it ends (`channels`), and the check-session
+//! page (`check_session`). It imports only the shared modules; `authorize` imports it for
+//! `session_state`.
+pub mod channels;
+pub mod check_session;
+
+use crate::app::{App, Reach};
+use crate::config::Conf;
+use crate::error::{Error, Result};
+use crate::http::{Method, Request, Response};
+use crate::oidc::base::{self, Params};
+use crate::oidc::claims;
+use crate::oidc::keys::jwt;
+use crate::oidc::settings::{self, Rp, Settings};
+use crate::sso::{CookieState, SsoSession};
+use crate::util::{self, html_escape};
+use crate::web::{self, cookies, csrf};
+use serde_json::{json, Value};
+
+/// `/oauth2/logout`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let p = base::params(req);
+    let settings = conf.area::<Settings>();
+    let ask = read(&settings, &base::issuer(conf), &p).map_err(Error::bad)?;
+    let sso_id = cookies::sso_id(conf, req);
+    let CookieState::Valid(s) = crate::sso::from_cookie(app, conf, sso_id.as_deref())? else {
+        // No session to end: nothing a cross-site request could harm.
+        return Ok(done(conf, req, &ask, &[]).with_cookies(&cookies::clear_sso(conf)));
+    };
+    let binding = binding(&s);
+    let wants_confirm = req.method == Method::Post && p.get("confirm") == Some("1");
+    let token_ok = wants_confirm && csrf::check_for(conf, p.get("token"), &binding).is_ok();
+    let how = if token_ok {
+        "confirmed"
+    } else if ask.bypass(&s, &conf.key) {
+        "id_token_hint"
+    } else {
+        // A confirmation posted without a valid token (cross-site, or too old) is refused.
+        let status = if wants_confirm { 403 } else { 200 };
+        let frame = base::frame(conf, req, Some(&s));
+        return Ok(Response::html(status, page(&frame, &ask, &p, &binding)));
+    };
+    let reach = match req.wants_json() {
+        true => Reach::ServerOnly,
+        false => Reach::Browser,
+    };
+    let frames = crate::sso::logout(app, &s, reach)?;
+    let client = ask.rp.map_or("", |rp| rp.client_id.as_str());
+    // `sso::logout` wrote the `logout` line; this one says how the relying party asked.
+    crate::log::audit(
+        "oidc_logout",
+        &[("user", &s.trace()), ("client", client), ("by", how)],
+    );
+    Ok(done(conf, req, &ask, &frames).with_cookies(&cookies::clear_sso(conf)))
+}
+
+/// A checked logout request: the RP it came from, the verified hint, where to go afterwards.
+#[derive(Debug)]
+pub struct Ask<'a> {
+    /// The RP named by the hint or `client_id`.
+    pub rp: Option<&'a Rp>,
+    /// The verified `id_token_hint`.
+    pub hint: Option<Hint<'a>>,
+    /// The registered `post_logout_redirect_uri` with `state`; `None`: the portal's page.
+    pub target: Option<String>,
+}
+
+/// A verified `id_token_hint`: its RP and the claims that tie it to a session.
+#[derive(Debug)]
+pub struct Hint<'a> {
+    /// The RP it was issued to (`azp`, else the first `aud`).
+    pub rp: &'a Rp,
+    /// Its `sub`.
+    pub sub: String,
+    /// Its `sid` (`sso::oidc_sid` of the session it was issued in).
+    pub sid: Option<String>,
+}
+
+impl Ask<'_> {
+    /// Whether the session may end without a confirmation: the RP bypasses it and the hint
+    /// was issued in this very session (same `sub`, same `sid`).
+    pub fn bypass(&self, s: &SsoSession, key: &str) -> bool {
+        let Some(h) = &self.hint else {
+            return false;
+        };
+        let sid = crate::sso::oidc_sid(key, s.id());
+        let same_sid = h
+            .sid
+            .as_deref()
+            .is_some_and(|x| util::ct_eq(x.as_bytes(), sid.as_bytes()));
+        // The subject this RP was given (its UserIDAttr), as the hint carries it.
+        let data = claims::data_for(s, &h.rp.client_id, &h.rp.name, "");
+        let sub = h.rp.release.sub(&data);
+        h.rp.logout_bypass_confirm && same_sid && sub.as_deref() == Some(h.sub.as_str())
+    }
+}
+
+/// Checks the parameters; errors are shown (400).
+pub fn read<'a>(
+    settings: &'a Settings,
+    iss: &str,
+    p: &Params,
+) -> std::result::Result<Ask<'a>, String> {
+    if p.oversized() {
+        return Err("A parameter is too long".into());
+    }
+    let hint = p
+        .get("id_token_hint")
+        .map(|h| check_hint(settings, iss, h))
+        .transpose()?;
+    let by_id = p
+        .get("client_id")
+        .map(|c| settings.rp(c).ok_or("Unknown client_id"))
+        .transpose()?;
+    // Section 2: with both, the client_id must be the hint's.
+    if let (Some(h), Some(c)) = (&hint, by_id) {
+        if h.rp.client_id != c.client_id {
+            return Err("client_id does not match id_token_hint".into());
+        }
+    }
+    let rp = hint.as_ref().map(|h| h.rp).or(by_id);
+    let target = match p.get("post_logout_redirect_uri") {
+        None => None,
+        Some(uri) => {
+            let rp = rp.ok_or("post_logout_redirect_uri needs id_token_hint or client_id")?;
+            // Exact match against that RP's registration: never an open redirect.
+            if !rp.post_logout_uris.iter().any(|u| u == uri) {
+                return Err("post_logout_redirect_uri is not registered".into());
+            }
+            let state: Vec<(&str, &str)> =
+                p.state().map(|s| vec![("state", s)]).unwrap_or_default();
+            // Anyone may have registered a self-registered client's URIs: it is followed only
+            // with a verified hint issued to that client (so after a login through it), else
+            // the portal's page is shown, never an open redirect.
+            let self_registered = rp.name.starts_with(settings::registration::PREFIX);
+            let hinted = hint
+                .as_ref()
+                .is_some_and(|h| h.rp.client_id == rp.client_id);
+            (hinted || !self_registered).then(|| base::with_params(uri, &state))
+        }
+    };
+    Ok(Ask { rp, hint, target })
+}
+
+/// An ID token this provider issued, in these numbered checks: 1. `azp` (else the first
+/// `aud`) names a known RP; 2. the signature verifies with that RP's algorithm, pinned: HS*
+/// with its secret (constant time), the others with whichever published key (current or
+/// retired) the header's `kid` names; 3. `iss` is ours; 4. `aud` names that RP. Expiry is not
+/// checked (RP-Initiated Logout 1.0, section 2: hints are often old).
+fn check_hint<'a>(
+    settings: &'a Settings,
+    iss: &str,
+    hint: &str,
+) -> std::result::Result<Hint<'a>, String> {
+    let bad = || "Invalid id_token_hint".to_string();
+    let unverified = jwt::peek_claims(hint).ok_or_else(bad)?;
+    let azp = unverified.get("azp").and_then(Value::as_str);
+    let first_aud = unverified
+        .get("aud")
+        .and_then(|a| a.get(0).or(Some(a)))
+        .and_then(Value::as_str);
+    // 1.
+    let rp = azp
+        .or(first_aud)
+        .and_then(|c| settings.rp(c))
+        .ok_or_else(bad)?;
+    // 2.
+    let key = match rp.id_alg.key_kind() {
+        Some(_) => {
+            let header = jwt::peek_header(hint).ok_or_else(bad)?;
+            let kid = header.get("kid").and_then(Value::as_str).ok_or_else(bad)?;
+            jwt::VerifyKey::Public(settings.keys.find(kid, util::now()).ok_or_else(bad)?)
+        }
+        None => jwt::VerifyKey::Secret(rp.secret.expose()),
+    };
+    let claims = jwt::verify(hint, rp.id_alg, key).map_err(|_| bad())?;
+    // 3.
+    if claims.get("iss").and_then(Value::as_str) != Some(iss) {
+        return Err(bad());
+    }
+    // 4.
+    let aud_ok = match claims.get("aud") {
+        Some(Value::String(a)) => *a == rp.client_id,
+        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(&rp.client_id)),
+        _ => false,
+    };
+    if !aud_ok {
+        return Err(bad());
+    }
+    let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_string);
+    Ok(Hint {
+        rp,
+        sub: text("sub").unwrap_or_default(),
+        sid: text("sid"),
+    })
+}
+
+/// What a confirmation token is bound to: this SSO session and this action.
+fn binding(s: &SsoSession) -> String {
+    format!("oidc-logout:{}", s.id())
+}
+
+/// After the logout (or with no session): the registered URI, else the portal's page. With
+/// front-channel logout URLs (`frames`) to load, the browser first gets a page that loads them
+/// in hidden iframes, then goes on to the URI by itself (Front-Channel Logout 1.0, section 4).
+fn done(conf: &Conf, req: &Request, ask: &Ask, frames: &[String]) -> Response {
+    let frame = base::frame(conf, req, None);
+    let title = frame.raw("logoutTitle");
+    let signed_out = format!(
+        "<h1>{}</h1>\n<div class=\"message\" role=\"status\" id=\"loggedout\"><p>{}</p></div>\n",
+        frame.word("logoutTitle"),
+        frame.word("signedOut")
+    );
+    let iframes = web::logout_frames(frames);
+    let resp = match &ask.target {
+        Some(url) if frames.is_empty() => Response::redirect(url),
+        Some(url) => Response::html(
+            200,
+            frame.render_then(&title, &format!("{signed_out}{iframes}"), 2, url),
+        ),
+        None if req.wants_json() => Response::json(200, &json!({"result": 1})),
+        None => Response::html(
+            200,
+            frame.render(
+                &title,
+                &format!(
+                    "{signed_out}<p><a class=\"button\" href=\"{}\">{}</a></p>\n{iframes}",
+                    html_escape(&conf.portal),
+                    frame.word("signInAgain")
+                ),
+            ),
+        ),
+    };
+    resp.with_frame_sources(frames)
+}
+
+/// The confirmation page: a form that posts the request back with `confirm=1` and a token
+/// bound to the session (valid `formTimeout` seconds); "stay signed in" goes to the portal.
+fn page(frame: &web::Page, ask: &Ask, p: &Params, binding: &str) -> String {
+    const KEPT: [&str; 4] = [
+        "id_token_hint",
+        "post_logout_redirect_uri",
+        "state",
+        "client_id",
+    ];
+    let hidden: String = KEPT
+        .iter()
+        .filter_map(|k| p.get(k).map(|v| (k, v)))
+        .map(|(k, v)| {
+            format!(
+                "<input type=\"hidden\" name=\"{k}\" value=\"{}\">\n",
+                html_escape(v)
+            )
+        })
+        .collect();
+    let asker = match ask.rp {
+        Some(rp) => {
+            let app = format!("<strong>{}</strong>", html_escape(&rp.name));
+            frame.fill("logoutAskedByApp", &[("app", &app)])
+        }
+        None => frame.word("logoutAskedByPage"),
+    };
+    let conf_portal = frame.portal();
+    let portal = html_escape(conf_portal);
+    let body = format!(
+        "<h1>{}</h1>\n<p id=\"logout-confirm\">{asker} {}</p>\n\
+<form method=\"post\" action=\"{portal}oauth2/logout\">\n{hidden}\
+<input type=\"hidden\" name=\"token\" value=\"{}\">\n<p class=\"actions\">\
+<button type=\"submit\" name=\"confirm\" value=\"1\">{}</button>\n\
+<a class=\"button secondary\" href=\"{portal}\">{}</a></p>\n</form>",
+        frame.word("logoutTitle"),
+        frame.word("logoutConfirm"),
+        html_escape(&csrf::issue_for(frame.conf(), binding)),
+        frame.word("logout"),
+        frame.word("stayConnected"),
+    );
+    frame.render(&frame.raw("logoutTitle"), &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oidc::settings::Secret;
+    use serde_json::Map;
+
+    fn settings(bypass: bool) -> Settings {
+        let rp = Rp {
+            client_id: "c".into(),
+            secret: Secret::new("s"),
+            post_logout_uris: vec!["http://rp/bye".into()],
+            logout_bypass_confirm: bypass,
+            ..Rp::default()
+        };
+        let other = Rp {
+            client_id: "o".into(),
+            secret: Secret::new("t"),
+            ..Rp::default()
+        };
+        Settings {
+            enabled: true,
+            rps: vec![rp, other],
+            refresh_ttl: 1,
+            ..Settings::default()
+        }
+    }
+
+    fn hint(key: &[u8], iss: &str, sub: &str, sid: &str) -> String {
+        let mut c = Map::new();
+        c.insert("iss".into(), json!(iss));
+        c.insert("aud".into(), json!(["c"]));
+        c.insert("azp".into(), json!("c"));
+        c.insert("sub".into(), json!(sub));
+        c.insert("sid".into(), json!(sid));
+        jwt::sign_hs256(&c, key)
+    }
+
+    fn q(pairs: &[(&str, &str)]) -> Params {
+        Params(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn checks_hint_and_registration() {
+        let s = settings(false);
+        let iss = "http://p/";
+        let good = hint(b"s", iss, "dwho", "x");
+        let with = |h: &str, uri: &str| {
+            q(&[
+                ("id_token_hint", h),
+                ("post_logout_redirect_uri", uri),
+                ("state", "x"),
+            ])
+        };
+        let ask = read(&s, iss, &with(&good, "http://rp/bye")).unwrap();
+        assert_eq!(ask.target.as_deref(), Some("http://rp/bye?state=x"));
+        assert_eq!(ask.hint.map(|h| h.sub), Some("dwho".into()));
+        assert!(read(&s, iss, &with(&good, "http://evil/")).is_err());
+        let forged = hint(b"forged", iss, "dwho", "x");
+        assert!(read(&s, iss, &with(&forged, "http://rp/bye")).is_err());
+        let foreign = hint(b"s", "http://other/", "dwho", "x");
+        assert!(read(&s, iss, &with(&foreign, "http://rp/bye")).is_err());
+        let mismatch = q(&[("id_token_hint", &good), ("client_id", "o")]);
+        assert!(read(&s, iss, &mismatch).is_err());
+        // The other RP has no registered URI: refused, never an open redirect.
+        let other = q(&[
+            ("client_id", "o"),
+            ("post_logout_redirect_uri", "http://rp/bye"),
+        ]);
+        assert!(read(&s, iss, &other).is_err());
+        let bare = read(&s, iss, &Params::default()).unwrap();
+        assert!(bare.rp.is_none() && bare.hint.is_none() && bare.target.is_none());
+    }
+
+    #[test]
+    fn a_self_registered_client_needs_its_hint_to_be_followed() {
+        let mut s = settings(false);
+        s.rps[0].name = "register-1700000000".into();
+        let iss = "http://p/";
+        let bye = ("post_logout_redirect_uri", "http://rp/bye");
+        let bare = read(&s, iss, &q(&[("client_id", "c"), bye])).unwrap();
+        assert!(bare.target.is_none(), "the portal's page, not the URI");
+        let h = hint(b"s", iss, "dwho", "x");
+        let hinted = read(&s, iss, &q(&[("id_token_hint", &h), bye])).unwrap();
+        assert_eq!(hinted.target.as_deref(), Some("http://rp/bye"));
+    }
+
+    #[test]
+    fn bypass_needs_the_option_and_a_hint_of_this_session() {
+        let session = |id: &str, uid: &str| {
+            let mut m = Map::new();
+            m.insert("_session_id".into(), json!(id));
+            m.insert("_whatToTrace".into(), json!(uid));
+            crate::sso::SsoSession::from(m)
+        };
+        let me = session("aa", "dwho");
+        let sid = crate::sso::oidc_sid("k", "aa");
+        let iss = "http://p/";
+        let ask = |s: &Settings, h: &str| {
+            read(s, iss, &q(&[("id_token_hint", h)]))
+                .unwrap()
+                .bypass(&me, "k")
+        };
+        let (on, off) = (settings(true), settings(false));
+        assert!(ask(&on, &hint(b"s", iss, "dwho", &sid)));
+        assert!(!ask(&off, &hint(b"s", iss, "dwho", &sid)), "LLNG asks");
+        assert!(!ask(&on, &hint(b"s", iss, "rtyler", &sid)), "other user");
+        let other_sid = crate::sso::oidc_sid("k", "bb");
+        assert!(
+            !ask(&on, &hint(b"s", iss, "dwho", &other_sid)),
+            "other session"
+        );
+        let no_hint = read(&on, iss, &Params::default()).unwrap();
+        assert!(!no_hint.bypass(&me, "k"));
+    }
+}
