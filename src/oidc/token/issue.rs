@@ -24,7 +24,7 @@ pub fn invalid_grant() -> Error {
 /// A token endpoint grant refused by `access::decide`, per RFC 6749 5.2: a refusing rule or a
 /// level too low is `invalid_grant` (the credentials given do not grant access to this RP;
 /// LemonLDAP::NG answers so for its RP rule), no scope left is `invalid_scope`.
-/// `unauthorized_client` stays for a grant type the RP does not allow ([`allowed`]).
+/// `unauthorized_client` stays for a grant type the RP does not allow ([`super::allowed`]).
 pub fn refused(r: base::access::Refusal) -> Error {
     use crate::oidc::base::access::Refusal;
     match r {
