@@ -17,7 +17,7 @@ pub const FORM_BODY_LIMIT: u64 = 64 * 1024;
 /// session and configuration servers under `prefix` and the notification server (REST and
 /// SOAP), whose callers the address rules name (and the test hooks when they are on);
 /// [`FORM_BODY_LIMIT`] everywhere else, which anyone may send to: the authorization
-/// endpoint's form holds a request object of 16 KiB at most (`oidc::request_object`).
+/// endpoint's form holds a request object of 16 KiB at most (`oidc::authorize::request_object`).
 pub fn body_limit(path: &str, prefix: &str, max: u64, test_hooks: bool) -> u64 {
     let prefixed = |p: &str| {
         path.strip_prefix(prefix)

@@ -3,7 +3,8 @@
 //! module of the same layer or a lower one. The layers, bottom first: base, storage, domain,
 //! areas, top (see the README, "How it is built").
 //!
-//! A second check refuses any import circle between top-level modules.
+//! A second check refuses any import circle between top-level modules, a third any between
+//! the folders of `oidc`.
 //!
 //! An area does not import another area either. `UPWARD` lists the upward (and area to area)
 //! imports that are still there, as (from, to) units of `LAYERS`. It may only shrink: the check
@@ -163,6 +164,66 @@ fn no_circle_between_top_level_modules() {
     assert!(
         circles.is_empty(),
         "import circles:\n{}",
+        circles.join("\n")
+    );
+}
+
+/// No import circle between the folders of `oidc` (`oidc::authorize`, `oidc::token`,
+/// `oidc::base`, ...): each imports only the ones below it, and `oidc` itself, which
+/// dispatches to all of them, is imported by none.
+#[test]
+fn no_circle_between_the_folders_of_oidc() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join("oidc"), &mut files);
+    let folder = |m: &str| m.split("::").take(2).collect::<Vec<_>>().join("::");
+    let folders: BTreeSet<String> = files.iter().map(|f| folder(&module_of(&src, f))).collect();
+    assert!(
+        folders.len() > 5,
+        "too few folders under src/oidc: {folders:?}"
+    );
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    // The dispatcher reaches every folder.
+    let below: BTreeSet<String> = folders.iter().filter(|f| *f != "oidc").cloned().collect();
+    edges.insert("oidc".into(), below);
+    for file in &files {
+        let from = folder(&module_of(&src, file));
+        let text = code_only(&fs::read_to_string(file).expect("read a source file"));
+        for path in crate_paths(&text) {
+            if !path.starts_with("oidc") {
+                continue;
+            }
+            let to = match folders.contains(&folder(&path)) {
+                true => folder(&path),
+                false => "oidc".to_string(), // an item `oidc/mod.rs` holds or re-exports
+            };
+            if to != from && from != "oidc" {
+                edges.entry(from.clone()).or_default().insert(to);
+            }
+        }
+    }
+    let reaches = |a: &str, b: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![a.to_string()];
+        while let Some(m) = todo.pop() {
+            if m == b {
+                return true;
+            }
+            if seen.insert(m.clone()) {
+                todo.extend(edges.get(&m).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    let circles: Vec<String> = edges
+        .iter()
+        .flat_map(|(a, bs)| bs.iter().map(move |b| (a.clone(), b.clone())))
+        .filter(|(a, b)| reaches(b, a))
+        .map(|(a, b)| format!("{a} -> {b}, and {b} reaches {a}"))
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "import circles between the folders of oidc:\n{}",
         circles.join("\n")
     );
 }
