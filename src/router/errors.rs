@@ -117,7 +117,7 @@ fn fallback_conf() -> &'static Conf {
     static CONF: OnceLock<Conf> = OnceLock::new();
     CONF.get_or_init(|| {
         let empty = serde_json::Map::new();
-        match Conf::build(empty.clone(), &empty, "") {
+        match Conf::build(empty.clone(), &empty, "", super::area_settings) {
             Ok(c) => c,
             // The defaults always parse (a unit test builds them); no page is worth a panic.
             Err(e) => unreachable!("the default configuration does not parse: {e}"),
