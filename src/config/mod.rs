@@ -13,13 +13,14 @@ pub mod cookie_domain;
 pub mod defaults;
 pub mod diff;
 pub mod fetch;
-pub mod front;
 pub mod gate;
 pub mod ini;
 pub mod local;
 pub mod redact;
+pub mod server;
 pub mod stores;
 pub mod support;
+pub mod values;
 
 use crate::error::Result;
 use serde_json::{Map, Value};

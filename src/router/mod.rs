@@ -77,7 +77,7 @@ fn remember_language(conf: &Conf, req: &Request, resp: &mut Response) {
 fn client_https(app: &App, req: &Request, conf: &Conf) -> bool {
     let trusted = req
         .remote
-        .is_some_and(|peer| app.local.front.is_trusted(peer.ip()));
+        .is_some_and(|peer| app.local.limits.is_trusted(peer.ip()));
     let forwarded = req
         .header("x-forwarded-proto")
         .and_then(|v| v.rsplit(',').next())

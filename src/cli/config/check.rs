@@ -91,7 +91,7 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
         let key = line.split(' ').next().unwrap_or("").to_string();
         out.push(finding(Level::Error, &key, line));
     }
-    for (key, e) in gate::store_refusals(local) {
+    for (key, e) in local.store_refusals() {
         if !out.iter().any(|f| f.message == e) {
             out.push(finding(Level::Error, key, e));
         }
