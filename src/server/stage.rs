@@ -17,8 +17,8 @@ use super::pool::Pool;
 use super::Settings;
 use crate::http::{wire, Response};
 use crate::log;
+use crate::router::errors::refusal;
 use rustix::event::epoll::{self, EventData, EventFlags};
-use serde_json::json;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -451,15 +451,6 @@ impl Stage {
                 self.close(c);
             }
         }
-    }
-}
-
-/// The answer to a refusal.
-fn refusal(r: &Reject) -> Response {
-    let resp = Response::json(r.status, &json!({ "error": r.msg }));
-    match r.status {
-        429 | 503 => resp.with_header("Retry-After", "1"),
-        _ => resp,
     }
 }
 
