@@ -97,6 +97,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::sessions::Settings>(raw)?;
     areas.parse::<crate::notifications::Settings>(raw)?;
     areas.parse::<crate::portal::macros::Compiled>(raw)?;
+    areas.parse::<crate::portal::settings::Settings>(raw)?;
     areas.parse::<crate::web::headers::Policy>(raw)?;
     areas.parse::<crate::sso::history::Settings>(raw)?;
     areas.parse::<crate::web::skin::Skin>(raw)?;
