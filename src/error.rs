@@ -113,7 +113,7 @@ impl OAuthCode {
 
 /// One of the server's own refusals, made before any handler runs (at the door, from a head
 /// that does not parse, on a missed deadline): the status and the text of the `error` field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reject {
     /// 400, 408, 413, 429, 501, 503 or 505.
     pub status: u16,

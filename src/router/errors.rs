@@ -40,7 +40,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
 /// The answer to one of the server's own refusals: made before any request exists (at the
 /// door, from a head that did not parse), so always JSON.
 pub fn refusal(r: &Reject) -> Response {
-    answer(&Error::Refused(*r), None, Flavour::Json, None)
+    answer(&Error::Refused(r.clone()), None, Flavour::Json, None)
 }
 
 /// The table: an error's answer, for a request when there is one.
