@@ -267,14 +267,13 @@ impl Conf {
         {
             return t;
         }
+        // Invariant: every configuration outside unit tests is built with the top's list of
+        // areas (`router::area_settings`, which a test checks names every `AreaSettings` type),
+        // so its areas were parsed at build and this lazy parse is never taken there; a unit
+        // test's configuration that does not parse fails its test.
         let mut w = self.areas.0.write().unwrap_or_else(|p| p.into_inner());
-        let parsed = w.parse::<T>(&self.raw).map(|()| w.get::<T>());
-        match parsed {
+        match w.parse::<T>(&self.raw).map(|()| w.get::<T>()) {
             Ok(Some(t)) => t,
-            // Invariant: every configuration outside unit tests is built with the top's list
-            // of areas (`router::area_settings`, which a test checks names every
-            // `AreaSettings` type), so its areas parsed at build and this is never reached;
-            // a broken unit-test configuration fails its test.
             Ok(None) | Err(_) => panic!(
                 "configuration {}: the settings of an area not parsed at build do not parse",
                 self.num
