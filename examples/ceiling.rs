@@ -45,9 +45,9 @@ fn own(addr: &str, threads: usize) {
         // The bench's Limette instances raise the cap per address (wrk loads from one); so
         // does this one, or its Connection: close row is refused at the door (connections
         // closing still count) and measures refusals.
-        front: limette::config::front::FrontLimits {
+        limits: limette::config::server::ServerLimits {
             max_connections_per_address: 1024,
-            ..limette::config::front::FrontLimits::default()
+            ..limette::config::server::ServerLimits::default()
         },
         idle: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),

@@ -249,9 +249,13 @@ impl App {
             listen: &listen,
             data_key: &self.data_key,
         };
-        let conf = Conf::build_on(current.stored.clone(), &self.local.overrides, &node)
-            .and_then(|c| (self.areas)(&c).map(|()| c))
-            .map_err(Error::internal)?;
+        let conf = Conf::build_on(
+            current.stored.clone(),
+            &self.local.overrides,
+            &node,
+            self.areas,
+        )
+        .map_err(Error::internal)?;
         match self.conf.write() {
             Ok(mut w) => *w = Arc::new(conf),
             Err(_) => return Err(Error::internal("configuration lock poisoned")),
@@ -357,9 +361,7 @@ fn load_num(
     areas: config::CheckAreas,
 ) -> Result<Conf, String> {
     let stored = store.load(num).map_err(|e| e.to_string())?;
-    Conf::build_on(stored, &local.overrides, node)
-        .and_then(|c| areas(&c).map(|()| c))
-        .map_err(|e| format!("lmConf-{num}: {e}"))
+    Conf::build_on(stored, &local.overrides, node, areas).map_err(|e| format!("lmConf-{num}: {e}"))
 }
 
 /// This node's own key, for the tokens it issues when the configuration sets no `key` (never

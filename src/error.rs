@@ -2,8 +2,8 @@
 //! and, apart from it, the start-up errors: `ConfError` (a configuration file or store at fault,
 //! naming the file and the key) and `StartError` (why the portal cannot start).
 //!
-//! Every module's failure ends up as one of these variants; `router::errors::to_response` is the
-//! only place that turns them into HTTP. Messages in `BadRequest`, `NotFound`, `Conflict` are
+//! Every module's failure ends up as one of these variants, the server's own refusals
+//! (`Reject`) included; `router::errors` is the only place that turns them into HTTP. Messages in `BadRequest`, `NotFound`, `Conflict` are
 //! shown to the client and must never hold internal detail (paths, parser traces); the
 //! `Storage`, `Upstream` and `Internal` texts go to the log only.
 use std::fmt;
@@ -111,6 +111,23 @@ impl OAuthCode {
     }
 }
 
+/// One of the server's own refusals, made before any handler runs (at the door, from a head
+/// that does not parse, on a missed deadline): the status and the text of the `error` field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reject {
+    /// 400, 408, 413, 429, 501, 503 or 505.
+    pub status: u16,
+    /// What the client is told.
+    pub msg: &'static str,
+}
+
+impl Reject {
+    /// A 400 with its message.
+    pub const fn bad(msg: &'static str) -> Reject {
+        Reject { status: 400, msg }
+    }
+}
+
 /// Everything that can go wrong while serving a request or running a command.
 #[derive(Debug)]
 pub enum Error {
@@ -156,6 +173,9 @@ pub enum Error {
     Unavailable(String),
     /// A bug or an unexpected state; logged, shown generically.
     Internal(String),
+    /// The server's own refusal of a connection or a request (`server`), before any handler:
+    /// always JSON, whatever the client accepts.
+    Refused(Reject),
 }
 
 impl Error {
@@ -217,6 +237,7 @@ impl fmt::Display for Error {
             Error::Storage(m) => write!(f, "storage failed: {m}"),
             Error::Unavailable(m) => write!(f, "storage unavailable: {m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
+            Error::Refused(r) => write!(f, "refused: {} ({})", r.msg, r.status),
         }
     }
 }

@@ -273,7 +273,7 @@ fn serve(app: Arc<App>) -> i32 {
     let janitor = crate::sessions::purge::spawn(app.clone(), stop.clone());
     let conf = app.conf();
     // The demo accounts exist only when the configuration says `Demo`.
-    let demo = if conf.get_str("authentication") == "Demo" {
+    let demo = if conf.area::<crate::directory::Settings>().is_demo() {
         "; log in as dwho/dwho, rtyler/rtyler or msmith/msmith"
     } else {
         ""

@@ -18,7 +18,7 @@
 //!
 //! This file owns the keys, their parsing and the decision ([`ServerAccess::check`], a pure
 //! function of the client address and the `Authorization` header); the router applies it.
-use super::front::IpRange;
+use super::values::{parse_ranges, IpRange};
 use crate::util::ct_eq;
 use base64::Engine;
 use sha2::{Digest, Sha256, Sha512};
@@ -113,7 +113,7 @@ impl AllowFrom {
         if v.trim() == "*" {
             return Ok(AllowFrom::All);
         }
-        let ranges = super::front::parse_ranges(v)?;
+        let ranges = parse_ranges(v)?;
         if ranges.is_empty() {
             return Err("expected addresses or address/bits, or *".into());
         }

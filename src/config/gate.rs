@@ -62,7 +62,7 @@ pub fn refusals(raw: &Map<String, Value>) -> Vec<String> {
         }
     }
     // Session stores are checked where the INI and the main configuration meet
-    // (`store_refusals`): an INI that names its own store overrides the main configuration's.
+    // (`LocalConf::store_refusals`): an INI that names its own store overrides the main configuration's.
     if let Err(e) = notification_storage(raw) {
         out.push(e);
     }
@@ -119,22 +119,6 @@ pub fn session_storage(key: &str, module: &str, options: Option<&Value>) -> Resu
         }
     }
     Ok(())
-}
-
-/// Refusals of the session stores an INI (with what it took from the main configuration)
-/// names: `(key, line)`.
-pub fn store_refusals(local: &super::local::LocalConf) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    for (key, spec) in [
-        ("globalStorage", &local.global_storage),
-        ("persistentStorage", &local.persistent_storage),
-    ] {
-        let opts = Value::Object(spec.options.clone());
-        if let Err(e) = session_storage(key, &spec.kind, Some(&opts)) {
-            out.push((key, e));
-        }
-    }
-    out
 }
 
 fn notification_storage(raw: &Map<String, Value>) -> Result<(), String> {

@@ -1,6 +1,7 @@
 //! Local settings: the INI file (`limette.ini`, LemonLDAP::NG's `lemonldap-ng.ini` layout) or
 //! the embedded default, parsed once into typed values. Errors name the file and the key.
 use super::ini;
+use super::values::secs;
 use crate::config::stores::StorageSpec;
 pub use crate::error::ConfError;
 use serde_json::{Map, Value};
@@ -72,14 +73,14 @@ pub struct LocalConf {
     /// Debug routes for the test-suite (`LIMETTE_TEST_HOOKS=1`).
     pub test_hooks: bool,
     /// The reading stage's limits (header deadline, body rate, per-address caps).
-    pub front: super::front::FrontLimits,
+    pub limits: super::server::ServerLimits,
     /// The fetchers' limits (threads, queue, per-client share).
     pub fetch: super::fetch::FetchLimits,
     /// Who may call the REST session, configuration and notification servers.
     pub access: super::access::ServerAccess,
     /// `outboundAllowTo`: blocks a client-chosen URL may reach although the outbound guard
     /// refuses them (loopback, private...); none by default.
-    pub outbound_allow_to: Vec<super::front::IpRange>,
+    pub outbound_allow_to: Vec<super::values::IpRange>,
 }
 
 /// Keys of `[portal]` that are local settings, not main-configuration overrides.
@@ -168,7 +169,7 @@ impl LocalConf {
             test_hooks: std::env::var("LIMETTE_TEST_HOOKS")
                 .map(|v| v == "1")
                 .unwrap_or(false),
-            front: super::front::FrontLimits::default(),
+            limits: super::server::ServerLimits::default(),
             fetch: super::fetch::FetchLimits::default(),
             access: super::access::ServerAccess::default(),
             outbound_allow_to: Vec::new(),
@@ -229,7 +230,7 @@ impl LocalConf {
                 .copied()
                 .chain(LOCAL_KEYS.iter().copied().filter(|_| section == "portal"))
                 .chain(
-                    super::front::KEYS
+                    super::server::KEYS
                         .iter()
                         .chain(super::access::KEYS)
                         .chain(super::fetch::KEYS)
@@ -276,8 +277,8 @@ impl LocalConf {
                 self.persistent_storage.options = json_object(v)?;
                 self.storage_set.1 = true;
             }
-            "outboundAllowTo" => self.outbound_allow_to = super::front::parse_ranges(v)?,
-            other if super::front::KEYS.contains(&other) => self.front.apply(other, v)?,
+            "outboundAllowTo" => self.outbound_allow_to = super::values::parse_ranges(v)?,
+            other if super::server::KEYS.contains(&other) => self.limits.apply(other, v)?,
             other if super::access::KEYS.contains(&other) => self.access.apply(other, v)?,
             other if super::fetch::KEYS.contains(&other) => self.fetch.apply(other, v)?,
             other if super::support::is_known_key(other) => {
@@ -287,6 +288,22 @@ impl LocalConf {
             other => self.note_unread("portal", other, LOCAL_KEYS),
         }
         Ok(())
+    }
+
+    /// Refusals of the session stores this INI (with what it took from the main configuration)
+    /// names: `(key, line)` (`gate::session_storage`).
+    pub fn store_refusals(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        for (key, spec) in [
+            ("globalStorage", &self.global_storage),
+            ("persistentStorage", &self.persistent_storage),
+        ] {
+            let opts = Value::Object(spec.options.clone());
+            if let Err(e) = super::gate::session_storage(key, &spec.kind, Some(&opts)) {
+                out.push((key, e));
+            }
+        }
+        out
     }
 
     /// Takes the main configuration's `globalStorage` / `persistentStorage` (with their
@@ -413,16 +430,6 @@ fn override_value(v: &str) -> Result<Value, String> {
         }
         Err(_) => Ok(Value::from(v)),
     }
-}
-
-pub(super) fn secs(v: &str) -> Result<Duration, String> {
-    let f: f64 = v
-        .parse()
-        .map_err(|_| format!("expected seconds, got {v}"))?;
-    if !(0.0..=86_400.0).contains(&f) || f == 0.0 {
-        return Err(format!("seconds out of range: {v}"));
-    }
-    Ok(Duration::from_secs_f64(f))
 }
 
 fn json_object(v: &str) -> Result<Map<String, Value>, String> {

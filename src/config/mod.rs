@@ -3,19 +3,24 @@
 //! keys of the local file, and parsed once into `Conf`. Unknown keys are kept in `raw`.
 //! Reading them from a store is `storage`'s, saving them `storage::save`'s; the `config_proxy`
 //! area serves them over REST; the top's `cli::config` administers them. Each area parses its
-//! own settings from `raw` (`AreaSettings`, kept in `Conf`): this module knows no area.
+//! own settings from `raw` (`AreaSettings`) when the configuration is built, the top naming
+//! which areas there are (`CheckAreas`): a configuration whose settings do not parse is never
+//! built, so handlers read typed values, never a default put in place of a broken one. This
+//! module knows no area. The raw accessor (`get_str`) is for keys named at run time only (the
+//! command line's findings by key name).
 pub mod access;
 pub mod cookie_domain;
 pub mod defaults;
 pub mod diff;
 pub mod fetch;
-pub mod front;
 pub mod gate;
 pub mod ini;
 pub mod local;
 pub mod redact;
+pub mod server;
 pub mod stores;
 pub mod support;
+pub mod values;
 
 use crate::error::Result;
 use serde_json::{Map, Value};
@@ -66,26 +71,63 @@ pub struct Conf {
     /// True when the configuration (or a local override) sets a non-empty `key`; false means
     /// `crypto_key` is empty and `__secret` is keyed with a secret everybody knows.
     pub key_set: bool,
-    /// The areas' own settings, each parsed from `raw` once (`area`).
+    /// `formTimeout`: the lifetime of form tokens and pending logins (each user applies its
+    /// own floor and default); `None` when unset.
+    pub form_timeout: Option<i64>,
+    /// `timeoutActivity`: a session unused longer than this many seconds ends (0: off).
+    pub timeout_activity: i64,
+    /// `requireToken`: the HTML login form carries a one-time token.
+    pub require_token: bool,
+    /// The areas' own settings, each parsed from `raw` when the configuration was built.
     areas: AreaCache,
 }
 
 /// The settings an area reads from the configuration (OpenID Connect, sessions, notifications,
-/// the portal's macros): the area owns the type and its parser; `Conf` parses each once and
-/// keeps it (`Conf::area`). Which areas there are is the top's to say (`router::area_settings`
-/// parses them all when a configuration is loaded, so a broken one is refused then).
-pub trait AreaSettings: Default + Send + Sync + 'static {
+/// the portal's macros): the area owns the type and its parser; `Conf` parses each when it is
+/// built and keeps it (`Conf::area`). Which areas there are is the top's to say
+/// (`router::area_settings`, given to every `Conf::build`), so a broken one is refused where
+/// the configuration is loaded or saved, never replaced by defaults at request time.
+pub trait AreaSettings: Sized + Send + Sync + 'static {
     /// Parses the area's keys from the merged configuration; errors name the key.
     fn from_conf(raw: &Map<String, Value>) -> Result<Self, String>;
 }
 
-/// Parses every area's settings of a configuration, the first error naming its key: the top
-/// gives it (`router::area_settings`) to whatever loads or saves a configuration.
-pub type CheckAreas = fn(&Conf) -> Result<(), String>;
+/// Parses every area's settings of a configuration into `Areas`, the first error naming its
+/// key: the top gives it (`router::area_settings`) to whatever builds a configuration.
+pub type CheckAreas = fn(&mut Areas, &Map<String, Value>) -> Result<(), String>;
 
-/// Each area's parsed settings, by type.
+/// The areas' settings of one configuration, as `CheckAreas` parses them.
 #[derive(Default)]
-struct AreaCache(RwLock<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>);
+pub struct Areas(Vec<(TypeId, Arc<dyn Any + Send + Sync>)>);
+
+impl Areas {
+    /// Parses an area's settings from `raw` and keeps them; the error names the key.
+    pub fn parse<T: AreaSettings>(&mut self, raw: &Map<String, Value>) -> Result<(), String> {
+        if self.get::<T>().is_none() {
+            let parsed: Arc<dyn Any + Send + Sync> = Arc::new(T::from_conf(raw)?);
+            self.0.push((TypeId::of::<T>(), parsed));
+        }
+        Ok(())
+    }
+
+    /// How many areas' settings are kept.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn get<T: AreaSettings>(&self) -> Option<Arc<T>> {
+        let id = TypeId::of::<T>();
+        self.0
+            .iter()
+            .find(|(t, _)| *t == id)
+            .and_then(|(_, a)| a.clone().downcast::<T>().ok())
+    }
+}
+
+/// Each area's parsed settings, by type: those parsed at build, then (unit tests' configurations
+/// only, which are built without the top's list) those parsed on first use.
+#[derive(Default)]
+struct AreaCache(RwLock<Areas>);
 
 impl fmt::Debug for AreaCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -104,34 +146,38 @@ pub struct Node<'a> {
 
 impl Conf {
     /// Parses a stored document with the local overrides, on a node listening on the default
-    /// address (`127.0.0.1:8080`); `fallback_key` is the token key when the configuration sets
-    /// no `key`. For checks that have no node (a save, a unit test).
+    /// address (`127.0.0.1:8080`), with every area's settings (`areas`); `fallback_key` is the
+    /// token key when the configuration sets no `key`. For checks that have no node (a save).
     pub fn build(
         stored: Map<String, Value>,
         overrides: &Map<String, Value>,
         fallback_key: &str,
+        areas: CheckAreas,
     ) -> Result<Conf, String> {
         let node = Node {
             listen: defaults::DEFAULT_LISTEN,
             data_key: fallback_key,
         };
-        Conf::build_on(stored, overrides, &node)
+        Conf::build_on(stored, overrides, &node, areas)
     }
 
-    /// A unit test's configuration: the JSON object `stored`, no local overrides, key "k".
+    /// A unit test's configuration: the JSON object `stored`, no local overrides, key "k"; the
+    /// areas' settings are parsed on first use.
     #[cfg(test)]
     pub fn of_json(stored: Value) -> Conf {
         let Value::Object(m) = stored else {
             panic!("a configuration is a JSON object")
         };
-        Conf::build(m, &Map::new(), "k").unwrap()
+        Conf::build(m, &Map::new(), "k", |_, _| Ok(())).unwrap()
     }
 
-    /// Parses a stored document with the local overrides, as loaded on `node`.
+    /// Parses a stored document with the local overrides, as loaded on `node`, and every
+    /// area's settings (`areas`): the first that does not parse refuses the configuration.
     pub fn build_on(
         stored: Map<String, Value>,
         overrides: &Map<String, Value>,
         node: &Node,
+        areas: CheckAreas,
     ) -> Result<Conf, String> {
         let mut raw = defaults::merged(&stored);
         for (k, v) in overrides {
@@ -177,6 +223,8 @@ impl Conf {
         } else {
             node.data_key.to_string()
         };
+        let mut parsed = Areas::default();
+        areas(&mut parsed, &raw)?;
         Ok(Conf {
             num,
             portal,
@@ -195,59 +243,47 @@ impl Conf {
             what_to_trace: Some(s("whatToTrace"))
                 .filter(|w| !w.is_empty())
                 .unwrap_or_else(|| "uid".into()),
+            form_timeout: int_setting(&raw, "formTimeout")?,
+            timeout_activity: int_setting(&raw, "timeoutActivity")?.unwrap_or(0),
+            require_token: truthy(raw.get("requireToken")),
             key,
             crypto_key,
             key_set,
-            areas: AreaCache::default(),
+            areas: AreaCache(RwLock::new(parsed)),
             stored,
             raw,
         })
     }
 
-    /// An area's settings, parsed on first use and kept with this configuration. A loaded
-    /// configuration has had them all parsed (`router::area_settings`), so the error here is
-    /// the parser's, for one that was not: checks and tests.
-    pub fn try_area<T: AreaSettings>(&self) -> Result<Arc<T>, String> {
-        let id = TypeId::of::<T>();
-        let found = |v: &[(TypeId, Arc<dyn Any + Send + Sync>)]| {
-            v.iter()
-                .find(|(t, _)| *t == id)
-                .and_then(|(_, a)| a.clone().downcast::<T>().ok())
-        };
-        if let Some(t) = found(&self.areas.0.read().unwrap_or_else(|p| p.into_inner())) {
-            return Ok(t);
-        }
-        let parsed = Arc::new(T::from_conf(&self.raw)?);
-        let mut w = self.areas.0.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = found(&w) {
-            return Ok(t);
-        }
-        w.push((id, parsed.clone()));
-        Ok(parsed)
-    }
-
-    /// An area's settings (`try_area`). A configuration in force was checked when loaded, so
-    /// they parse; were they not to, the area gets its defaults and the log says why.
+    /// An area's settings, as parsed when the configuration was built. Only a unit test's
+    /// configuration (`of_json`, built without the top's list) parses them here, on first use.
     pub fn area<T: AreaSettings>(&self) -> Arc<T> {
-        self.try_area::<T>().unwrap_or_else(|e| {
-            crate::log::error(&format!("configuration {}: {e}", self.num));
-            Arc::new(T::default())
-        })
+        if let Some(t) = self
+            .areas
+            .0
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get::<T>()
+        {
+            return t;
+        }
+        // Invariant: every configuration outside unit tests is built with the top's list of
+        // areas (`router::area_settings`, which a test checks names every `AreaSettings` type),
+        // so its areas were parsed at build and this lazy parse is never taken there; a unit
+        // test's configuration that does not parse fails its test.
+        let mut w = self.areas.0.write().unwrap_or_else(|p| p.into_inner());
+        match w.parse::<T>(&self.raw).map(|()| w.get::<T>()) {
+            Ok(Some(t)) => t,
+            Ok(None) | Err(_) => panic!(
+                "configuration {}: the settings of an area not parsed at build do not parse",
+                self.num
+            ),
+        }
     }
 
     /// A string setting (numbers are given as text); empty when absent.
     pub fn get_str(&self, key: &str) -> String {
         self.raw.get(key).map(value_string).unwrap_or_default()
-    }
-
-    /// A boolean setting (1, "1", true, "on", "yes").
-    pub fn get_bool(&self, key: &str) -> bool {
-        truthy(self.raw.get(key))
-    }
-
-    /// An integer setting.
-    pub fn get_i64(&self, key: &str) -> Option<i64> {
-        self.raw.get(key).and_then(as_i64)
     }
 }
 
@@ -322,6 +358,18 @@ pub fn as_i64(v: &Value) -> Option<i64> {
     }
 }
 
+/// An integer setting: `None` when absent or empty; a value that is not an integer refuses the
+/// configuration, naming the key and the value.
+pub fn int_setting(raw: &Map<String, Value>, key: &str) -> Result<Option<i64>, String> {
+    match raw.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(v) => as_i64(v)
+            .map(Some)
+            .ok_or_else(|| format!("{key} = {} is not an integer", value_string(v))),
+    }
+}
+
 /// A non-negative integer from a number or a numeric string.
 pub fn as_u64(v: &Value) -> Option<u64> {
     as_i64(v).and_then(|n| u64::try_from(n).ok())
@@ -331,6 +379,8 @@ pub fn as_u64(v: &Value) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::storage::save;
+
+    const NONE: CheckAreas = |_, _| Ok(());
 
     fn node(listen: &str) -> Node<'_> {
         Node {
@@ -355,7 +405,7 @@ mod tests {
                 &serde_json::json!("2.16.1")
             )
         );
-        let conf = Conf::build_on(a.clone(), &Map::new(), &node("127.0.0.1:9090")).unwrap();
+        let conf = Conf::build_on(a.clone(), &Map::new(), &node("127.0.0.1:9090"), NONE).unwrap();
         assert_eq!(conf.portal, "http://127.0.0.1:9090/");
         assert_eq!(conf.raw["portal"], "http://127.0.0.1:9090/");
         assert!(!conf.portal_set);
@@ -367,7 +417,7 @@ mod tests {
     fn an_absent_key_is_the_empty_crypto_key_and_a_node_token_key() {
         let mut m = Map::new();
         m.insert("portal".into(), Value::from("https://auth.example.com"));
-        let conf = Conf::build_on(m.clone(), &Map::new(), &node("0.0.0.0:80")).unwrap();
+        let conf = Conf::build_on(m.clone(), &Map::new(), &node("0.0.0.0:80"), NONE).unwrap();
         assert!(!conf.key_set);
         assert_eq!(conf.crypto_key, "");
         assert_eq!(conf.key, "node-own-key");
@@ -375,7 +425,7 @@ mod tests {
         assert!(conf.portal_set);
         m.insert("key".into(), Value::from(""));
         assert!(
-            !Conf::build_on(m, &Map::new(), &node("0.0.0.0:80"))
+            !Conf::build_on(m, &Map::new(), &node("0.0.0.0:80"), NONE)
                 .unwrap()
                 .key_set
         );
@@ -386,7 +436,7 @@ mod tests {
         let mut o = Map::new();
         o.insert("portal".into(), Value::from("http://127.0.0.1:7000/"));
         o.insert("key".into(), Value::from("shared"));
-        let conf = Conf::build_on(Map::new(), &o, &node("127.0.0.1:9090")).unwrap();
+        let conf = Conf::build_on(Map::new(), &o, &node("127.0.0.1:9090"), NONE).unwrap();
         assert_eq!(conf.portal, "http://127.0.0.1:7000/");
         assert!(conf.portal_set && conf.key_set);
         assert_eq!(conf.crypto_key, "shared");

@@ -6,13 +6,29 @@ pub mod keys;
 pub mod view;
 
 use crate::app::App;
+use crate::config::{truthy, AreaSettings};
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
 use crate::util::url_decode_path;
 
+/// The proxy's settings: `restConfigServer` (off: every `/config/...` path is unknown).
+#[derive(Debug)]
+pub struct Settings {
+    /// `restConfigServer`.
+    pub enabled: bool,
+}
+
+impl AreaSettings for Settings {
+    fn from_conf(raw: &serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        Ok(Settings {
+            enabled: truthy(raw.get("restConfigServer")),
+        })
+    }
+}
+
 /// Serves `/config/...`; `rest` is the path without any prefix (`/config/latest/portal`).
 pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
-    if !app.conf().get_bool("restConfigServer") {
+    if !app.conf().area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
     if !req.method.is_read() {

@@ -3,9 +3,42 @@
 pub mod demo;
 pub mod rest;
 
-use crate::config::Conf;
+use crate::config::{value_string, AreaSettings, Conf};
 use crate::error::Result;
 use serde_json::{Map, Value};
+
+/// Where users come from, parsed when the configuration is built: the module (`authentication`;
+/// the start-up gate refuses any but `Demo` and `REST`), who may log in (`userControl`) and the
+/// REST bridge's settings.
+#[derive(Debug)]
+pub struct Settings {
+    /// `authentication`, as written.
+    pub module: String,
+    /// `userControl`, compiled; `None` when it does not compile (the gate refuses such a
+    /// configuration wherever it is loaded; were one to run, nobody may log in).
+    pub user_control: Option<regex_lite::Regex>,
+    /// The REST bridge's settings (`restAuthUrl`, `restUserDBUrl`, `restTimeout`,
+    /// `restAuthnLevel`).
+    pub rest: rest::Settings,
+}
+
+impl Settings {
+    /// True when the configuration names LemonLDAP::NG's demo accounts.
+    pub fn is_demo(&self) -> bool {
+        self.module == "Demo"
+    }
+}
+
+impl AreaSettings for Settings {
+    fn from_conf(raw: &Map<String, Value>) -> std::result::Result<Settings, String> {
+        let get = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
+        Ok(Settings {
+            module: get("authentication"),
+            user_control: regex_lite::Regex::new(&get("userControl")).ok(),
+            rest: rest::Settings::from_conf(raw)?,
+        })
+    }
+}
 
 /// A user directory.
 pub trait Directory: Send + Sync {
@@ -22,13 +55,13 @@ pub trait Directory: Send + Sync {
 
 /// The directory the configuration names (`authentication`, `userDB` = `Same` follows it).
 pub fn for_conf(conf: &Conf) -> Box<dyn Directory> {
-    let auth = conf.get_str("authentication");
-    match auth.as_str() {
+    let settings = conf.area::<Settings>();
+    match settings.module.as_str() {
         "Demo" => Box::new(demo::Demo::from_conf(conf)),
-        "REST" => Box::new(rest::RestDirectory::from_conf(conf)),
+        "REST" => Box::new(rest::RestDirectory::new(&settings.rest)),
         // The start-up gate refuses any other module; should one get here all the same, every
         // login fails rather than falling back to the demo accounts.
-        _ => Box::new(Unavailable(auth)),
+        _ => Box::new(Unavailable(settings.module.clone())),
     }
 }
 

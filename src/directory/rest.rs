@@ -14,7 +14,7 @@
 //! login fills them from the user's own request. Everything else (LDAP attributes, `_dn`,
 //! `groups`, macros) is kept.
 use super::Directory;
-use crate::config::Conf;
+use crate::config::{int_setting, value_string};
 use crate::error::{Error, Result};
 use crate::upstream::{self, Call};
 use serde_json::{json, Map, Value};
@@ -42,6 +42,36 @@ pub const NODE_KEYS: [&str; 16] = [
     "_session_kind",
 ];
 
+/// The REST bridge's settings, parsed with the directory's (`super::Settings`).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `restAuthUrl` (the gate refuses an empty or https one with the REST module).
+    pub auth_url: String,
+    /// `restUserDBUrl`.
+    pub user_url: String,
+    /// `restTimeout` (10 seconds when unset or not positive; not an integer refuses).
+    pub timeout: Duration,
+    /// `restAuthnLevel` (`rest_level`).
+    pub level: i64,
+}
+
+impl Settings {
+    /// Reads the URLs, the timeout and the level; a `restTimeout` that is not an integer
+    /// refuses the configuration.
+    pub fn from_conf(raw: &Map<String, Value>) -> std::result::Result<Settings, String> {
+        let get = |k: &str| raw.get(k).map(value_string).unwrap_or_default();
+        let secs = int_setting(raw, "restTimeout")?
+            .filter(|t| *t > 0)
+            .unwrap_or(10) as u64;
+        Ok(Settings {
+            auth_url: get("restAuthUrl"),
+            user_url: get("restUserDBUrl"),
+            timeout: Duration::from_secs(secs),
+            level: rest_level(raw.get("restAuthnLevel")),
+        })
+    }
+}
+
 /// A directory behind `restAuthUrl` / `restUserDBUrl`.
 pub struct RestDirectory {
     auth_url: String,
@@ -51,14 +81,13 @@ pub struct RestDirectory {
 }
 
 impl RestDirectory {
-    /// Reads the URLs and the timeout from the configuration.
-    pub fn from_conf(conf: &Conf) -> RestDirectory {
-        let secs = conf.get_i64("restTimeout").filter(|t| *t > 0).unwrap_or(10) as u64;
+    /// The directory the settings name.
+    pub fn new(s: &Settings) -> RestDirectory {
         RestDirectory {
-            auth_url: conf.get_str("restAuthUrl"),
-            user_url: conf.get_str("restUserDBUrl"),
-            timeout: Duration::from_secs(secs),
-            level: rest_level(conf.raw.get("restAuthnLevel")),
+            auth_url: s.auth_url.clone(),
+            user_url: s.user_url.clone(),
+            timeout: s.timeout,
+            level: s.level,
         }
     }
 

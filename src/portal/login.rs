@@ -37,7 +37,7 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
             &pending_url(conf, req).unwrap_or_else(|| conf.portal.clone()),
         ));
     }
-    if !json && conf.get_bool("requireToken") {
+    if !json && conf.require_token {
         if let Some(code) = refuse_token(app, conf, req)? {
             return Ok(login_page(conf, req, code, 400));
         }
@@ -297,8 +297,11 @@ fn end_replaced(app: &App, conf: &Conf, req: &Request, new_id: &str) -> Result<b
 /// LemonLDAP::NG's `userControl`: the login name must match the pattern (unanchored, as Perl's
 /// `=~`). A pattern that does not compile refuses everybody; the start-up gate refuses it first.
 pub fn user_allowed(conf: &Conf, user: &str) -> bool {
-    let pattern = conf.get_str("userControl");
-    regex_lite::Regex::new(&pattern).is_ok_and(|re| re.is_match(user))
+    let directory = conf.area::<crate::directory::Settings>();
+    directory
+        .user_control
+        .as_ref()
+        .is_some_and(|re| re.is_match(user))
 }
 
 /// A user name fit for a log line.

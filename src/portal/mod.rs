@@ -9,6 +9,7 @@ pub mod macros;
 pub mod menu;
 pub mod pages;
 pub mod session;
+pub mod settings;
 
 use crate::app::App;
 use crate::config::Conf;

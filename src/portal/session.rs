@@ -115,7 +115,7 @@ fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: 
     let mut vars: Vec<(String, String)> = Vec::new();
     for key in ["demoExportedVars", "restExportedVars", "exportedVars"] {
         if let Some(Value::Object(m)) = conf.raw.get(key) {
-            if key == "demoExportedVars" && conf.get_str("authentication") != "Demo" {
+            if key == "demoExportedVars" && !conf.area::<crate::directory::Settings>().is_demo() {
                 continue;
             }
             vars.extend(

@@ -1,8 +1,11 @@
 //! THE error -> response table, at the top with the router that picks the flavour. One exhaustive match, no catch-all arm: a new error variant
 //! does not compile until it has a wire form here. The flavour (JSON or HTML) follows the
-//! `Accept` header, except for the REST servers, which always answer JSON.
+//! `Accept` header, except for the REST servers, which always answer JSON. The server's own
+//! refusals (`Error::Refused`, made before any request exists) go through the same match
+//! (`refusal`), and so does a handler's panic (`pool`); `UNANSWERABLE` is the one answer
+//! written when even this table's answer could not be serialized.
 use crate::config::Conf;
-use crate::error::{Error, OAuthCode};
+use crate::error::{Error, OAuthCode, Reject};
 use crate::http::{Request, Response};
 use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
@@ -22,12 +25,27 @@ pub enum Flavour {
 /// The realm of the REST servers' basic authentication challenge.
 pub const REST_REALM: &str = "Limette REST servers";
 
+/// The bytes written when even the error answer failed (serializing it panicked): a bare 500
+/// that closes the connection.
+pub const UNANSWERABLE: &[u8] =
+    b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
 /// Turns an error into the response the client sees. 5xx details go to the log, with the
 /// request id, never to the client. `conf` is the configuration in force (`None` where none is
 /// at hand: a page in the default look).
 pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&Conf>) -> Response {
-    let conf = conf.unwrap_or_else(|| fallback_conf());
-    let json_wanted = flavour == Flavour::Json || req.wants_json();
+    answer(err, Some(req), flavour, conf)
+}
+
+/// The answer to one of the server's own refusals: made before any request exists (at the
+/// door, from a head that did not parse), so always JSON.
+pub fn refusal(r: &Reject) -> Response {
+    answer(&Error::Refused(r.clone()), None, Flavour::Json, None)
+}
+
+/// The table: an error's answer, for a request when there is one.
+fn answer(err: &Error, req: Option<&Request>, flavour: Flavour, conf: Option<&Conf>) -> Response {
+    let json_wanted = flavour == Flavour::Json || req.is_some_and(Request::wants_json);
     let (status, text): (u16, String) = match err {
         Error::BadRequest(m) => (400, m.clone()),
         Error::Unauthenticated(m) => (401, m.clone()),
@@ -69,14 +87,23 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
             log_detail(req, m);
             (500, "Internal error".into())
         }
+        Error::Refused(r) => {
+            let resp = Response::json(r.status, &json!({ "error": r.msg }));
+            return match r.status {
+                429 | 503 => resp.with_header("Retry-After", "1"),
+                _ => resp,
+            };
+        }
     };
-    let resp = if json_wanted {
-        Response::json(status, &json!({ "error": text }))
-    } else {
-        Response::html(
-            status,
-            error_page(&Page::new(conf, req), status, &text, req.id),
-        )
+    let resp = match req.filter(|_| !json_wanted) {
+        None => Response::json(status, &json!({ "error": text })),
+        Some(req) => {
+            let conf = conf.unwrap_or_else(|| fallback_conf());
+            Response::html(
+                status,
+                error_page(&Page::new(conf, req), status, &text, req.id),
+            )
+        }
     };
     if let Error::OnlyMethods(allowed) = err {
         return resp.with_header("Allow", *allowed);
@@ -90,8 +117,9 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
     resp
 }
 
-fn log_detail(req: &Request, detail: &str) {
-    crate::log::error(&format!("request {}: {detail}", req.id));
+fn log_detail(req: Option<&Request>, detail: &str) {
+    let id = req.map_or(0, |r| r.id);
+    crate::log::error(&format!("request {id}: {detail}"));
 }
 
 /// LemonLDAP::NG's login answer shape: `{"result":0,"error":"N"}`, with the SSO challenge on
@@ -100,12 +128,13 @@ fn log_detail(req: &Request, detail: &str) {
 fn portal_error(
     code: crate::error::PortalCode,
     status: u16,
-    req: &Request,
-    conf: &Conf,
+    req: Option<&Request>,
+    conf: Option<&Conf>,
 ) -> Response {
-    if req.wants_json() {
+    let conf = conf.unwrap_or_else(|| fallback_conf());
+    let Some(req) = req.filter(|r| !r.wants_json()) else {
         return portal_json(code, status, &conf.portal);
-    }
+    };
     let page = Page::new(conf, req);
     let msg = crate::web::messages::text(page.lang, code as u16);
     let html = error_page(&page, status, &msg, req.id);
@@ -117,7 +146,7 @@ fn fallback_conf() -> &'static Conf {
     static CONF: OnceLock<Conf> = OnceLock::new();
     CONF.get_or_init(|| {
         let empty = serde_json::Map::new();
-        match Conf::build(empty.clone(), &empty, "") {
+        match Conf::build(empty.clone(), &empty, "", super::area_settings) {
             Ok(c) => c,
             // The defaults always parse (a unit test builds them); no page is worth a panic.
             Err(e) => unreachable!("the default configuration does not parse: {e}"),

@@ -7,11 +7,12 @@ mod head;
 pub use head::{body_limit, refuse_from_head};
 
 use crate::app::App;
-use crate::config::Conf;
+use crate::config::{Areas, Conf};
 use crate::error::{Error, Result};
 use crate::http::response::{Later, Task};
 use crate::http::{Method, Request, Response};
 use errors::{to_response, Flavour};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Routes one request and turns any error into its response. An answer given later (a fetch a
@@ -76,7 +77,7 @@ fn remember_language(conf: &Conf, req: &Request, resp: &mut Response) {
 fn client_https(app: &App, req: &Request, conf: &Conf) -> bool {
     let trusted = req
         .remote
-        .is_some_and(|peer| app.local.front.is_trusted(peer.ip()));
+        .is_some_and(|peer| app.local.limits.is_trusted(peer.ip()));
     let forwarded = req
         .header("x-forwarded-proto")
         .and_then(|v| v.rsplit(',').next())
@@ -87,19 +88,24 @@ fn client_https(app: &App, req: &Request, conf: &Conf) -> bool {
     }
 }
 
-/// Parses every area's settings of a configuration (each is kept in it for its life): a
-/// configuration whose settings do not parse is refused where it is loaded or saved. Each area
-/// owns its settings type and parser; this list says which areas there are.
-pub fn area_settings(conf: &Conf) -> Result<(), String> {
-    conf.try_area::<crate::oidc::Settings>()?;
-    conf.try_area::<crate::sessions::Settings>()?;
-    conf.try_area::<crate::notifications::Settings>()?;
-    conf.try_area::<crate::portal::macros::Compiled>()?;
-    conf.try_area::<crate::web::headers::Policy>()?;
-    conf.try_area::<crate::sso::history::Settings>()?;
-    conf.try_area::<crate::web::skin::Skin>()?;
-    conf.try_area::<crate::sso::skin::SkinRules>()?;
-    conf.try_area::<crate::rules::location::Rules>()?;
+/// Parses every area's settings of a configuration (each is kept in it for its life): given to
+/// every `Conf::build`, so a configuration whose settings do not parse is refused where it is
+/// loaded or saved. Each area owns its settings type and parser; this list says which areas
+/// there are, and names every `AreaSettings` type (a test checks it).
+pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), String> {
+    areas.parse::<crate::oidc::Settings>(raw)?;
+    areas.parse::<crate::sessions::Settings>(raw)?;
+    areas.parse::<crate::notifications::Settings>(raw)?;
+    areas.parse::<crate::portal::macros::Compiled>(raw)?;
+    areas.parse::<crate::portal::settings::Settings>(raw)?;
+    areas.parse::<crate::web::headers::Policy>(raw)?;
+    areas.parse::<crate::sso::history::Settings>(raw)?;
+    areas.parse::<crate::web::skin::Skin>(raw)?;
+    areas.parse::<crate::sso::skin::SkinRules>(raw)?;
+    areas.parse::<crate::rules::location::Rules>(raw)?;
+    areas.parse::<crate::directory::Settings>(raw)?;
+    areas.parse::<crate::config_proxy::Settings>(raw)?;
+    areas.parse::<crate::status::Settings>(raw)?;
     Ok(())
 }
 
@@ -397,7 +403,52 @@ fn test_hook(req: &Request) -> Result<Response> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_under;
+    use super::{area_settings, is_under};
+    use crate::config::{defaults, Areas, Conf};
+    use serde_json::json;
+
+    /// Every `AreaSettings` type written under `src/` is in the list every configuration is
+    /// built with: none is ever parsed at request time (`Conf::area`).
+    #[test]
+    fn the_area_list_names_every_area_settings_type() {
+        fn count(dir: &std::path::Path) -> usize {
+            let mut n = 0;
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    n += count(&p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    n += text
+                        .lines()
+                        .filter(|l| l.starts_with("impl") && l.contains("AreaSettings for "))
+                        .count();
+                }
+            }
+            n
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut areas = Areas::default();
+        area_settings(&mut areas, &defaults::defaults()).unwrap();
+        assert_eq!(areas.count(), count(&src));
+    }
+
+    /// A value an area cannot parse refuses the configuration when it is built, naming the key
+    /// and the value: it is never run with the area's defaults.
+    #[test]
+    fn a_bad_area_value_refuses_the_configuration_at_build() {
+        let bad = |k: &str, v: serde_json::Value| {
+            let mut m = serde_json::Map::new();
+            m.insert(k.into(), v);
+            Conf::build(m, &serde_json::Map::new(), "k", area_settings).unwrap_err()
+        };
+        let e = bad("restTimeout", json!("soon"));
+        assert_eq!(e, "restTimeout = soon is not an integer");
+        let e = bad("formTimeout", json!("later"));
+        assert_eq!(e, "formTimeout = later is not an integer");
+        let e = bad("oidcRPMetaDataOptions", json!({"rp": "x"}));
+        assert!(e.starts_with("oidcRPMetaDataOptions/rp"), "{e}");
+    }
 
     #[test]
     fn a_prefix_owns_itself_and_what_is_below_it_only() {

@@ -16,7 +16,7 @@
 //! The book belongs to the reading loop alone (one thread), so it needs no lock; the loop
 //! gives every count back when its connection or body ends.
 use super::head::Reject;
-use crate::config::front::FrontLimits;
+use crate::config::server::ServerLimits;
 use crate::log;
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr};
@@ -39,7 +39,7 @@ pub const SMALL_BODY: u64 = 64 * 1024;
 /// The book of connections and bodies being read.
 pub struct Admit {
     /// The limits in force.
-    pub limits: FrontLimits,
+    pub limits: ServerLimits,
     per_address: HashMap<IpAddr, usize>,
     reading: usize,
     /// The connections whose body is being read, by client key, oldest first.
@@ -65,7 +65,7 @@ pub fn group(ip: IpAddr) -> IpAddr {
 
 impl Admit {
     /// A book for these limits.
-    pub fn new(limits: FrontLimits) -> Admit {
+    pub fn new(limits: ServerLimits) -> Admit {
         Admit {
             limits,
             per_address: HashMap::new(),
@@ -229,16 +229,16 @@ pub fn refused(what: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::front::IpRange;
+    use crate::config::values::IpRange;
 
-    fn limits() -> FrontLimits {
-        FrontLimits {
+    fn limits() -> ServerLimits {
+        ServerLimits {
             max_connections: 3,
             max_connections_per_address: 2,
             max_reading: 3,
             max_reading_per_address: 1,
             trusted_proxies: vec![IpRange::parse("10.0.0.1").unwrap()],
-            ..FrontLimits::default()
+            ..ServerLimits::default()
         }
     }
 
@@ -287,9 +287,9 @@ mod tests {
 
     #[test]
     fn large_bodies_share_a_budget_of_bytes_and_one_always_fits() {
-        let mut book = Admit::new(FrontLimits {
+        let mut book = Admit::new(ServerLimits {
             max_reading_bytes: 1 << 20,
-            ..FrontLimits::default()
+            ..ServerLimits::default()
         });
         assert_eq!(book.take_bytes(SMALL_BODY), Ok(0), "a form costs nothing");
         let big = book.take_bytes(8 << 20).unwrap();
@@ -307,10 +307,10 @@ mod tests {
 
     #[test]
     fn a_full_book_takes_a_slot_from_the_busiest_client_only() {
-        let mut book = Admit::new(FrontLimits {
+        let mut book = Admit::new(ServerLimits {
             max_reading: 4,
             max_reading_per_address: 3,
-            ..FrontLimits::default()
+            ..ServerLimits::default()
         });
         for id in 1..=3 {
             book.read(ip("192.0.2.1"), id).unwrap();

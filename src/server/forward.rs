@@ -9,7 +9,7 @@
 //! The reading loop alone (one thread) keeps the list of peers logged, so it needs no lock.
 use super::admit::{group, refused};
 use super::head::Reject;
-use crate::config::front::FrontLimits;
+use crate::config::server::ServerLimits;
 use crate::log;
 use std::collections::HashSet;
 use std::net::IpAddr;
@@ -44,7 +44,7 @@ impl Forwarders {
     /// first time logged).
     pub fn origin(
         &mut self,
-        limits: &FrontLimits,
+        limits: &ServerLimits,
         peer: IpAddr,
         xff: &[&str],
         proxied: bool,
@@ -92,7 +92,7 @@ impl Forwarders {
 /// the leftmost when every entry is a trusted proxy (the client is one of those addresses).
 /// None when the peer is not trusted, or the header names no usable address (absent, empty,
 /// or an entry that is not an address on the way).
-pub fn forwarded_client(limits: &FrontLimits, peer: IpAddr, xff: &[&str]) -> Option<IpAddr> {
+pub fn forwarded_client(limits: &ServerLimits, peer: IpAddr, xff: &[&str]) -> Option<IpAddr> {
     if !limits.is_trusted(peer) {
         return None;
     }
@@ -115,12 +115,12 @@ pub fn forwarded_client(limits: &FrontLimits, peer: IpAddr, xff: &[&str]) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::front::IpRange;
+    use crate::config::values::IpRange;
 
-    fn limits() -> FrontLimits {
-        FrontLimits {
+    fn limits() -> ServerLimits {
+        ServerLimits {
             trusted_proxies: vec![IpRange::parse("10.0.0.1").unwrap()],
-            ..FrontLimits::default()
+            ..ServerLimits::default()
         }
     }
 

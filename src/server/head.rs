@@ -8,21 +8,9 @@
 /// Largest request line plus headers accepted (Apache allows 8 KiB a line, 100 lines).
 pub const MAX_HEAD: usize = 64 * 1024;
 
-/// A refusal: the status and the text of the `error` field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reject {
-    /// 400, 408, 413, 429, 501, 503 or 505.
-    pub status: u16,
-    /// What the client is told.
-    pub msg: &'static str,
-}
-
-impl Reject {
-    /// A 400 with its message.
-    pub const fn bad(msg: &'static str) -> Reject {
-        Reject { status: 400, msg }
-    }
-}
+/// A refusal: the status and the text of the `error` field (its wire form is the error
+/// table's, `router::errors::refusal`).
+pub use crate::error::Reject;
 
 /// The head is larger than any request Limette serves (the text the tests and clients know).
 pub const TOO_LARGE: Reject = Reject::bad("Request line and headers too large");

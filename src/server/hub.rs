@@ -4,7 +4,7 @@
 //! connection in the list or hands it back here.
 use super::conn::{Conn, Pace, Pending, Then};
 use super::Settings;
-use crate::config::front::RATE_GRACE;
+use crate::config::server::RATE_GRACE;
 use rustix::event::epoll::{self, EventData, EventFlags};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -103,7 +103,7 @@ pub fn watch(ep: &OwnedFd, s: &TcpStream, id: u64, flags: EventFlags) -> rustix:
 /// `bodyMinRate` once the grace has passed, however the client spreads its reads.
 pub fn pending(s: &Settings, out: Vec<u8>, pos: usize, then: Then) -> Pending {
     let now = Instant::now();
-    let mut pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
+    let mut pace = Pace::rated(now, s.body_timeout, s.limits.body_min_rate, RATE_GRACE);
     pace.got = pos as u64;
     Pending {
         out,

@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::http::response::Task;
 use crate::http::{wire, Method, Request, Response};
 use crate::log;
-use crate::router::errors::{to_response, Flavour};
+use crate::router::errors::{to_response, Flavour, UNANSWERABLE};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
@@ -225,7 +225,7 @@ pub(super) fn write_answer(job: Job, resp: Response, hub: &Hub, settings: &Setti
     }));
     let (out, keep) = match answered {
         Ok(out) => (out, keep),
-        Err(_) => (INTERNAL.to_vec(), false),
+        Err(_) => (UNANSWERABLE.to_vec(), false),
     };
     conn.served += 1;
     let then = if keep { Then::Keep } else { Then::Close };
@@ -252,10 +252,6 @@ pub(super) fn write_answer(job: Job, resp: Response, hub: &Hub, settings: &Setti
         }
     }
 }
-
-/// The answer when even the error answer failed.
-const INTERNAL: &[u8] =
-    b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
 /// Routes the request; a panic anywhere below becomes a 500 with a log line.
 fn dispatch_guarded(handler: &Handler, req: &Request) -> Response {

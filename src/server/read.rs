@@ -12,7 +12,7 @@ use super::conn::{Body, BodyData, Conn, Pace, Phase};
 use super::head::{self, Framing, Head, Reject, BODY_TOO_LARGE, MAX_HEAD, TOO_LARGE};
 use super::pool::Job;
 use super::stage::Stage;
-use crate::config::front::RATE_GRACE;
+use crate::config::server::RATE_GRACE;
 use crate::http::{Method, Request};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -148,7 +148,7 @@ impl Stage {
             }
         }
         let s = &self.settings;
-        let pace = Pace::rated(now, s.body_timeout, s.front.body_min_rate, RATE_GRACE);
+        let pace = Pace::rated(now, s.body_timeout, s.limits.body_min_rate, RATE_GRACE);
         conn.phase = Phase::Body(Box::new(Body {
             head,
             client,
@@ -177,7 +177,7 @@ impl Stage {
             .map(|(_, v)| v.as_str())
             .collect();
         self.forwarders
-            .origin(&self.settings.front, peer, &xff, proxied)
+            .origin(&self.settings.limits, peer, &xff, proxied)
     }
 
     /// A slot for reading a body: when every slot is taken, the busiest client's latest body

@@ -3,7 +3,7 @@
 //! application's local configuration.
 use crate::app::App;
 use crate::config::fetch::FetchLimits;
-use crate::config::front::FrontLimits;
+use crate::config::server::ServerLimits;
 use crate::http::{Request, Response};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +18,7 @@ pub type Gate = Box<dyn Fn(&Request) -> Option<Response> + Send + Sync>;
 /// What the server needs to know: its limits and how large a body each path may send.
 pub struct Settings {
     /// The reading stage's limits (header deadline, body rate, caps, trusted proxies).
-    pub front: FrontLimits,
+    pub limits: ServerLimits,
     /// `idleTimeout`: how long a connection may wait for its next request.
     pub idle: Duration,
     /// `bodyTimeout`: time for a whole body, and for the client to read a whole answer.
@@ -44,7 +44,7 @@ impl Settings {
         let l = &app.local;
         let (max, prefix, hooks) = (l.max_body as u64, l.path_prefix.clone(), l.test_hooks);
         Settings {
-            front: l.front.clone(),
+            limits: l.limits.clone(),
             idle: l.idle_timeout,
             body_timeout: l.body_timeout,
             max_requests: l.max_requests,

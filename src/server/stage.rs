@@ -17,8 +17,8 @@ use super::pool::Pool;
 use super::Settings;
 use crate::http::{wire, Response};
 use crate::log;
+use crate::router::errors::refusal;
 use rustix::event::epoll::{self, EventData, EventFlags};
-use serde_json::json;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -75,7 +75,7 @@ pub fn run(
         return pool.close();
     }
     let mut stage = Stage {
-        admit: Admit::new(settings.front.clone()),
+        admit: Admit::new(settings.limits.clone()),
         forwarders: Forwarders::default(),
         settings,
         hub,
@@ -188,7 +188,7 @@ impl Stage {
             Ok(k) => k,
             Err(r) => return turn_away(stream, &r),
         };
-        if self.conns.len() + self.away >= self.settings.front.max_connections && !self.evict() {
+        if self.conns.len() + self.away >= self.settings.limits.max_connections && !self.evict() {
             self.admit.disconnect(counted);
             refused("maxConnections reached and no idle or stalled connection to close");
             return turn_away(stream, &BUSY);
@@ -408,7 +408,7 @@ impl Stage {
             let verdict = match &c.phase {
                 Phase::Idle(since) if c.buf.is_empty() => (now >= *since + s.idle).then_some(None),
                 Phase::Idle(_) | Phase::Away => None,
-                Phase::Head(t0, _) => (now >= *t0 + s.front.header_timeout).then_some(Some(*t0)),
+                Phase::Head(t0, _) => (now >= *t0 + s.limits.header_timeout).then_some(Some(*t0)),
                 Phase::Body(b) => b.pace.check(now).err().map(|_| Some(b.t0)),
                 Phase::Write(p) => p.pace.check(now).err().map(|_| None),
                 Phase::Drain(until, _) => (now >= *until).then_some(None),
@@ -451,15 +451,6 @@ impl Stage {
                 self.close(c);
             }
         }
-    }
-}
-
-/// The answer to a refusal.
-fn refusal(r: &Reject) -> Response {
-    let resp = Response::json(r.status, &json!({ "error": r.msg }));
-    match r.status {
-        429 | 503 => resp.with_header("Retry-After", "1"),
-        _ => resp,
     }
 }
 

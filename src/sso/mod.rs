@@ -204,7 +204,7 @@ pub fn is_expired(conf: &Conf, s: &Session, now: i64) -> bool {
     if now - utime > conf.timeout {
         return true;
     }
-    let activity = conf.get_i64("timeoutActivity").unwrap_or(0);
+    let activity = conf.timeout_activity;
     if activity > 0 {
         let last = s
             .get("_lastSeen")

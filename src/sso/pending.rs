@@ -29,7 +29,7 @@ pub struct Pending {
 /// Stores a pending login; returns it with its new id.
 pub fn create(app: &App, conf: &Conf, session: Session, url: Option<&str>) -> Result<Pending> {
     let id = util::random_hex(32);
-    let ttl = conf.get_i64("formTimeout").unwrap_or(120).max(600);
+    let ttl = conf.form_timeout.unwrap_or(120).max(600);
     let mut rec = serde_json::Map::new();
     rec.insert("_exp".into(), json!(util::now() + ttl));
     rec.insert("session".into(), Value::Object(session.clone()));

@@ -8,7 +8,7 @@ pub mod health;
 
 use crate::app::App;
 use crate::config::access::Server;
-use crate::config::Conf;
+use crate::config::{truthy, AreaSettings, Conf};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::metrics::Gauge;
@@ -17,6 +17,21 @@ use serde_json::{json, Map, Value};
 
 /// The health path.
 pub const HEALTH: &str = "/health";
+
+/// The area's settings: `portalStatus` (off: `/portalStatus` is unknown).
+#[derive(Debug)]
+pub struct Settings {
+    /// `portalStatus`.
+    pub portal_status: bool,
+}
+
+impl AreaSettings for Settings {
+    fn from_conf(raw: &Map<String, Value>) -> Result<Self, String> {
+        Ok(Settings {
+            portal_status: truthy(raw.get("portalStatus")),
+        })
+    }
+}
 
 /// Whether `path` is one of this area's.
 pub fn owns(path: &str) -> bool {
@@ -37,7 +52,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         return Err(Error::MethodNotAllowed);
     }
     match req.path.as_str() {
-        "/portalStatus" if conf.get_bool("portalStatus") => Ok(Response::uncached(
+        "/portalStatus" if conf.area::<Settings>().portal_status => Ok(Response::uncached(
             200,
             "application/json",
             portal_status(app).to_string(),

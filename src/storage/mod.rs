@@ -24,7 +24,10 @@ pub use crate::config::stores::{dbi_sqlite_path, normalize_kind, StorageSpec, DB
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 
-/// A session: LemonLDAP::NG's hash of keys.
+/// A stored session record, as every store keeps it: LemonLDAP::NG's hash of keys, for every
+/// `Kind` (SSO, persistent, OpenID Connect, pending). This is the storage edge's type: the
+/// domain's live SSO session is `sso::SsoSession`, which wraps one and is what the areas are
+/// handed (`sso::lookup`, `sso::from_cookie`); the other kinds are records their owners read.
 pub type Session = Map<String, Value>;
 
 /// Which family of records a session belongs to.

@@ -54,8 +54,8 @@ pub fn stamp(conf: &Map<String, Value>, author: &Author, now: i64) -> Map<String
 /// (`config::cookie_domain`), which a running server would take but nobody could use. The
 /// message names the key.
 pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
-    let built = Conf::build(conf.clone(), &Map::new(), "check").map_err(Error::BadRequest)?;
-    areas(&built).map_err(Error::BadRequest)?;
+    let built =
+        Conf::build(conf.clone(), &Map::new(), "check", areas).map_err(Error::BadRequest)?;
     // A cookie domain the portal is not in: nobody could log in again to undo it.
     cookie_domain::check(&built.portal, built.domain.as_deref().unwrap_or(""))
         .map_err(Error::BadRequest)?;
@@ -68,7 +68,7 @@ pub fn check(conf: &Map<String, Value>, areas: CheckAreas) -> Result<()> {
 /// Checks (as this layer knows it: the writer checks the areas' settings first, with `check`),
 /// stamps and saves `conf` as a new number; returns the number.
 pub fn save_new(store: &dyn ConfStore, conf: &Map<String, Value>, author: &Author) -> Result<u64> {
-    check(conf, |_| Ok(()))?;
+    check(conf, |_, _| Ok(()))?;
     store.save(&stamp(conf, author, crate::util::now()))
 }
 

@@ -12,7 +12,7 @@
 //!
 //! This file owns the classification and the allow-list; `upstream::send` uses it, and
 //! `upstream::send_configured` (the operator's own REST backends) does not.
-use crate::config::front::IpRange;
+use crate::config::values::IpRange;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::RwLock;

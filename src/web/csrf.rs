@@ -38,7 +38,7 @@ pub fn issue_for(conf: &Conf, binding: &str) -> String {
 
 /// How long a token lives: `formTimeout` (LemonLDAP::NG's default 120), at least 10 seconds.
 pub fn lifetime(conf: &Conf) -> i64 {
-    conf.get_i64("formTimeout").unwrap_or(120).max(10)
+    conf.form_timeout.unwrap_or(120).max(10)
 }
 
 /// Why a token was refused.

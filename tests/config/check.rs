@@ -373,6 +373,41 @@ fn a_newer_configuration_refused_by_the_gate_leaves_the_old_in_force() {
     p.login("dwho");
 }
 
+/// An area's value that does not parse refuses the configuration where it is loaded: start-up
+/// stops (exit 2, one line naming the key and the value), a newer one is rejected and the old
+/// one stays; neither runs with the area's defaults in its place.
+#[test]
+fn a_bad_area_value_is_refused_at_load_not_defaulted() {
+    let (dir, ini) = setup(&with(&[("restTimeout", json!("soon"))]), "");
+    let o = run(&ini, dir.path(), &[]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("restTimeout = soon is not an integer"),
+        "{}",
+        o.stderr
+    );
+    let p = Portal::start();
+    let mut next = default_conf();
+    next.insert("cfgNum".into(), json!(2));
+    next.insert("timeoutActivity".into(), json!("soon"));
+    std::fs::write(
+        p.data().join("conf").join("lmConf-2.json"),
+        serde_json::to_vec(&Value::Object(next)).unwrap(),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !p.log().contains("configuration 2 rejected") {
+        assert!(std::time::Instant::now() < deadline, "{}", p.log());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        p.log().contains("timeoutActivity = soon is not an integer"),
+        "{}",
+        p.log()
+    );
+    p.login("dwho");
+}
+
 /// The server checks for a newer configuration every second: one refused says so once, not
 /// every second, and once more when the situation changes (another newer number refused, then
 /// one accepted).

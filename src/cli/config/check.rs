@@ -91,7 +91,7 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
         let key = line.split(' ').next().unwrap_or("").to_string();
         out.push(finding(Level::Error, &key, line));
     }
-    for (key, e) in gate::store_refusals(local) {
+    for (key, e) in local.store_refusals() {
         if !out.iter().any(|f| f.message == e) {
             out.push(finding(Level::Error, key, e));
         }
@@ -230,7 +230,7 @@ fn security(conf: &Conf, out: &mut Vec<Finding>) {
             "securedCookie = 0 behind an https portal: the SSO cookie is also sent over plain http",
         );
     }
-    if conf.get_str("authentication") == "Demo" {
+    if conf.area::<crate::directory::Settings>().is_demo() {
         warn(
             "authentication",
             "authentication = Demo: the demo accounts (dwho, rtyler, msmith) can log in",
@@ -244,7 +244,7 @@ fn security(conf: &Conf, out: &mut Vec<Finding>) {
             "restExportSecretKeys is on: the REST session server shows secret attributes",
         );
     }
-    if !truthy(conf.raw.get("requireToken")) {
+    if !conf.require_token {
         warn(
             "requireToken",
             "requireToken is off: the login form has no CSRF token",
@@ -353,8 +353,7 @@ fn load(local: &LocalConf) -> Result<Vec<Finding>, String> {
         .ok_or_else(|| format!("no configuration found in {}", store.describe()))?;
     let stored = store.load(num).map_err(|e| e.to_string())?;
     let (built, logged) = crate::log::collect(|| {
-        Conf::build(stored, &local.overrides, "")
-            .and_then(|c| crate::router::area_settings(&c).map(|()| c))
+        Conf::build(stored, &local.overrides, "", crate::router::area_settings)
     });
     let conf = built.map_err(|e| format!("lmConf-{num}: {e}"))?;
     let mut local = local.clone();

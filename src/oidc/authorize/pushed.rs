@@ -129,7 +129,7 @@ pub fn again(app: &App, conf: &Conf, p: &Params) -> Result<String> {
             .filter(|(k, _)| !matches!(k.as_str(), "prompt" | "max_age" | "confirm" | "token"))
             .cloned()
             .collect();
-    let ttl = conf.get_i64("formTimeout").unwrap_or(0).max(LOGIN_LIFETIME);
+    let ttl = conf.form_timeout.unwrap_or(0).max(LOGIN_LIFETIME);
     let rec = Record::pushed(client_id, &kept);
     let id = store::create(store::of(app), RecordType::Pushed, rec, ttl)?;
     let back = vec![

@@ -62,6 +62,10 @@ pub struct Settings {
     pub flows: Flows,
     /// Dynamic registration's bounds (`oidcServiceDynamicRegistration*`).
     pub registration: registration::Limits,
+    /// `oidcServiceAllowDynamicRegistration`: `/oauth2/register` is open.
+    pub dynamic_registration: bool,
+    /// `oidcServiceIgnoreScopeForClaims`: claims follow the exported attributes, not the scope.
+    pub ignore_scope_for_claims: bool,
 }
 
 /// The flows the service allows.
@@ -130,6 +134,8 @@ impl Settings {
                 hybrid: truthy(raw.get("oidcServiceAllowHybridFlow")),
             },
             registration: registration::Limits::from_raw(raw)?,
+            dynamic_registration: truthy(raw.get("oidcServiceAllowDynamicRegistration")),
+            ignore_scope_for_claims: truthy(raw.get("oidcServiceIgnoreScopeForClaims")),
         })
     }
 

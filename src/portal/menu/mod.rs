@@ -161,7 +161,7 @@ fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> 
         .into_iter()
         .filter_map(|tab| section(conf, tab, &attrs, &env, &ps))
         .collect();
-    let explorer = (conf.get_bool("notificationsExplorer")
+    let explorer = (conf.area::<crate::portal::settings::Settings>().explorer
         && ps.keys().any(|k| k.starts_with("notification_")))
     .then(|| format!("{}mynotifications", conf.portal));
     let user = s

@@ -45,7 +45,7 @@ static SAVING: Mutex<()> = Mutex::new(());
 
 /// `/oauth2/register`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.get_bool("oidcServiceAllowDynamicRegistration") {
+    if !conf.area::<crate::oidc::Settings>().dynamic_registration {
         return Err(Error::not_found("Not found"));
     }
     if req.method != Method::Post {

@@ -1,16 +1,17 @@
-//! The limits of the reading stage (`server::stage` and `server::read`), read from `[portal]` of the INI: how long
-//! a header block may take, how slowly a body may arrive, how many connections and requests
-//! being read one client address may hold, and which peers are trusted proxies whose
-//! `X-Forwarded-For` names the client. Defaults live here and in `conf/limette.ini`.
+//! The server's limits, read from `[portal]` of the INI: how long a header block may take,
+//! how slowly a body may arrive, how many connections and requests being read one client
+//! address may hold, and which peers are trusted proxies whose `X-Forwarded-For` names the
+//! client. Defaults live here and in `conf/limette.ini`.
 //!
-//! This file owns the keys and their parsing only; the reading stage (`server::stage`,
-//! `server::read`, `server::admit`) enforces them.
+//! This file owns the keys and their parsing only; the server's reading stage
+//! (`server::stage`, `server::read`, `server::admit`) enforces them.
+use super::values::{parse_ranges, secs, IpRange};
 use std::net::IpAddr;
 use std::time::Duration;
 
-/// The reading stage's limits.
+/// The server's limits on connections and on reading requests.
 #[derive(Debug, Clone)]
-pub struct FrontLimits {
+pub struct ServerLimits {
     /// The whole header block must arrive within this much of its first byte (408 after).
     pub header_timeout: Duration,
     /// Slowest accepted body, in bytes a second, once [`RATE_GRACE`] has passed (0: no check).
@@ -48,9 +49,9 @@ pub const KEYS: &[&str] = &[
     "trustedProxies",
 ];
 
-impl Default for FrontLimits {
-    fn default() -> FrontLimits {
-        FrontLimits {
+impl Default for ServerLimits {
+    fn default() -> ServerLimits {
+        ServerLimits {
             header_timeout: Duration::from_secs(5),
             body_min_rate: 1024,
             max_connections: descriptor_allowance(),
@@ -77,7 +78,7 @@ pub fn descriptor_allowance() -> usize {
     soft.saturating_sub(RESERVED_DESCRIPTORS).clamp(16, 1 << 20) as usize
 }
 
-impl FrontLimits {
+impl ServerLimits {
     /// Applies one `[portal]` key of [`KEYS`]; the error says what is wrong with the value.
     pub fn apply(&mut self, key: &str, v: &str) -> Result<(), String> {
         let count = |v: &str| match v.trim().parse::<u64>() {
@@ -85,7 +86,7 @@ impl FrontLimits {
             _ => Err(format!("expected a number from 1 to 1048576, got {v}")),
         };
         match key {
-            "headerTimeout" => self.header_timeout = super::local::secs(v)?,
+            "headerTimeout" => self.header_timeout = secs(v)?,
             "bodyMinRate" => {
                 self.body_min_rate = v
                     .trim()
@@ -114,67 +115,6 @@ impl FrontLimits {
     }
 }
 
-/// An address or a CIDR block (`10.0.0.0/8`, `::1`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IpRange {
-    net: IpAddr,
-    bits: u8,
-}
-
-impl IpRange {
-    /// Parses `a.b.c.d`, `a.b.c.d/n`, an IPv6 address or an IPv6 block.
-    pub fn parse(text: &str) -> Result<IpRange, String> {
-        let bad = || format!("not an address or address/bits: {text}");
-        let (addr, bits) = match text.split_once('/') {
-            Some((a, b)) => (a, Some(b.parse::<u8>().map_err(|_| bad())?)),
-            None => (text, None),
-        };
-        let net: IpAddr = addr.parse().map_err(|_| bad())?;
-        let max = if net.is_ipv4() { 32 } else { 128 };
-        let bits = bits.unwrap_or(max);
-        if bits > max {
-            return Err(bad());
-        }
-        Ok(IpRange { net, bits })
-    }
-
-    /// Whether `ip` lies in the block (an IPv4-mapped IPv6 peer counts as its IPv4 address).
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
-            v4 => v4,
-        };
-        match (self.net, ip) {
-            (IpAddr::V4(n), IpAddr::V4(a)) => prefix_eq(&n.octets(), &a.octets(), self.bits),
-            (IpAddr::V6(n), IpAddr::V6(a)) => prefix_eq(&n.octets(), &a.octets(), self.bits),
-            _ => false,
-        }
-    }
-}
-
-fn prefix_eq(a: &[u8], b: &[u8], bits: u8) -> bool {
-    let (whole, rest) = ((bits / 8) as usize, bits % 8);
-    if a.get(..whole) != b.get(..whole) {
-        return false;
-    }
-    if rest == 0 {
-        return true;
-    }
-    let mask = 0xffu8 << (8 - rest);
-    match (a.get(whole), b.get(whole)) {
-        (Some(x), Some(y)) => x & mask == y & mask,
-        _ => false,
-    }
-}
-
-/// A list of blocks separated by commas or spaces (LemonLDAP::NG writes lists either way).
-pub(crate) fn parse_ranges(v: &str) -> Result<Vec<IpRange>, String> {
-    v.split([',', ' ', '\t'])
-        .filter(|s| !s.is_empty())
-        .map(IpRange::parse)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,26 +124,8 @@ mod tests {
     }
 
     #[test]
-    fn blocks_match_by_prefix() {
-        let r = IpRange::parse("10.1.0.0/16").unwrap();
-        assert!(r.contains(ip("10.1.200.3")));
-        assert!(!r.contains(ip("10.2.0.1")));
-        assert!(r.contains(ip("::ffff:10.1.0.9")));
-        let one = IpRange::parse("127.0.0.2").unwrap();
-        assert!(one.contains(ip("127.0.0.2")) && !one.contains(ip("127.0.0.3")));
-        let odd = IpRange::parse("192.168.1.128/25").unwrap();
-        assert!(odd.contains(ip("192.168.1.200")) && !odd.contains(ip("192.168.1.20")));
-        let v6 = IpRange::parse("fd00::/8").unwrap();
-        assert!(v6.contains(ip("fd12::1")) && !v6.contains(ip("fe80::1")));
-        assert!(IpRange::parse("0.0.0.0/0").unwrap().contains(ip("8.8.8.8")));
-    }
-
-    #[test]
-    fn bad_blocks_and_values_are_refused() {
-        for bad in ["10.0.0.0/33", "x", "10.0.0/8", "::1/129", "1.2.3.4/"] {
-            assert!(IpRange::parse(bad).is_err(), "{bad}");
-        }
-        let mut f = FrontLimits::default();
+    fn bad_values_are_refused() {
+        let mut f = ServerLimits::default();
         assert!(f.apply("maxConnections", "0").is_err());
         assert!(f.apply("headerTimeout", "-1").is_err());
         f.apply("trustedProxies", "127.0.0.1, 10.0.0.0/8 ::1")
