@@ -72,7 +72,10 @@ pub fn configuration(conf: &Conf) -> Response {
         "backchannel_logout_session_supported": true,
     });
     // RFC 7591 / OpenID Connect Dynamic Client Registration: only when it is on.
-    if conf.area::<crate::oidc::Settings>().dynamic_registration {
+    if conf
+        .area::<crate::oidc::settings::Settings>()
+        .dynamic_registration
+    {
         doc["registration_endpoint"] = json!(ep("register"));
     }
     Response::json(200, &doc)

@@ -124,7 +124,9 @@ fn id_token(
     }
     let data = claims::data_for(session, &rp.client_id, &rp.name, &ar.scope);
     if with_claims {
-        let ignore = conf.area::<crate::oidc::Settings>().ignore_scope_for_claims;
+        let ignore = conf
+            .area::<crate::oidc::settings::Settings>()
+            .ignore_scope_for_claims;
         let sub = grant.sub().unwrap_or("");
         for (k, v) in rp.release.userinfo(&ar.scope, sub, &data, ignore) {
             claims.entry(k).or_insert(v);

@@ -184,7 +184,9 @@ fn answer(
     };
     // The claims parameter (OIDC Core 5.5), narrowed; the user consents to the scopes its
     // claims come from too.
-    let ignore = conf.area::<crate::oidc::Settings>().ignore_scope_for_claims;
+    let ignore = conf
+        .area::<crate::oidc::settings::Settings>()
+        .ignore_scope_for_claims;
     let acr = format!("loa-{}", level(&session));
     let settled = match ar.claims.take() {
         Some(c) => c.settle(rp, &session, &ar.scope, ignore, (&acr, &sub)),

@@ -174,7 +174,9 @@ pub fn issue(
     let scope = grant.scope().unwrap_or("");
     let data = claims::data_for(session, &rp.client_id, &rp.name, scope);
     if rp.force_id_claims {
-        let ignore = conf.area::<crate::oidc::Settings>().ignore_scope_for_claims;
+        let ignore = conf
+            .area::<crate::oidc::settings::Settings>()
+            .ignore_scope_for_claims;
         for (k, v) in rp.release.userinfo(scope, sub, &data, ignore) {
             claims.entry(k).or_insert(v);
         }

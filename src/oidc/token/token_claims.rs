@@ -26,7 +26,9 @@ pub fn access_token_claims(
     let sub = grant.sub().unwrap_or("");
     let mut c = Map::new();
     if rp.access_claims {
-        let ignore = conf.area::<crate::oidc::Settings>().ignore_scope_for_claims;
+        let ignore = conf
+            .area::<crate::oidc::settings::Settings>()
+            .ignore_scope_for_claims;
         let data = claims::data_for(session, &rp.client_id, &rp.name, scope);
         c = rp.release.userinfo(scope, sub, &data, ignore);
     }

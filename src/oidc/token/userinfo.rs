@@ -43,7 +43,8 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         scope,
         rec.sub().unwrap_or(""),
         &data,
-        conf.area::<crate::oidc::Settings>().ignore_scope_for_claims,
+        conf.area::<crate::oidc::settings::Settings>()
+            .ignore_scope_for_claims,
     );
     // And those the claims parameter asks for at userinfo (OIDC Core 5.5).
     let asked = super::token_claims::requested(rp, &rec, &data, Target::Userinfo);

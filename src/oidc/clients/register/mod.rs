@@ -45,7 +45,10 @@ static SAVING: Mutex<()> = Mutex::new(());
 
 /// `/oauth2/register`.
 pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    if !conf.area::<crate::oidc::Settings>().dynamic_registration {
+    if !conf
+        .area::<crate::oidc::settings::Settings>()
+        .dynamic_registration
+    {
         return Err(Error::not_found("Not found"));
     }
     if req.method != Method::Post {
