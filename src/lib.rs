@@ -27,6 +27,7 @@ pub mod error;
 pub(crate) mod grants;
 pub mod http;
 pub(crate) mod log;
+pub(crate) mod login;
 pub(crate) mod manager;
 pub(crate) mod metrics;
 pub mod notifications;

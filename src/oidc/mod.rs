@@ -49,25 +49,8 @@ use std::sync::Arc;
 
 pub use settings::{DisabledRp, Rp, Settings};
 
-/// The portal's login form that comes back to a URL once signed in (`portal::login_redirect`,
-/// given by the router): what the authorization endpoint answers a user who must sign in.
-pub type LoginRedirect = fn(&Conf, &Request, &str) -> Response;
-
-/// The portal's login without a browser (given by the router): checks a user name and
-/// password as the login form does (directory, `userControl`, brute-force lock, login
-/// history, notifications) and stores a new SSO session, returned; `None` when the login is
-/// refused. What the password grant authenticates with.
-pub type PasswordLogin =
-    fn(&App, &Conf, &Request, &str, &str) -> Result<Option<crate::storage::Session>>;
-
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(
-    app: &Arc<App>,
-    req: &Request,
-    conf: &Arc<Conf>,
-    login: LoginRedirect,
-    password: PasswordLogin,
-) -> Result<Response> {
+pub fn handle(app: &Arc<App>, req: &Request, conf: &Arc<Conf>) -> Result<Response> {
     if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
@@ -89,12 +72,10 @@ pub fn handle(
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks(conf)),
-        "authorize" => authorize::handle(app, req, conf, login),
+        "authorize" => authorize::handle(app, req, conf),
         "checksession.html" => check_session::page(app, req, conf),
         // A client assertion or a request object may need the client's keys fetched first.
-        "token" => keys_first::first(app, req, conf, move |a, r, c| {
-            token::handle(a, r, c, password)
-        }),
+        "token" => keys_first::first(app, req, conf, |a, r, c| token::handle(a, r, c)),
         "revoke" => keys_first::first(app, req, conf, |a, r, c| revoke::handle(a, r, c)),
         "par" => keys_first::first(app, req, conf, |a, r, c| pushed::handle(a, r, c)),
         "userinfo" => userinfo::handle(app, req, conf),

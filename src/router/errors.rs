@@ -2,11 +2,11 @@
 //! does not compile until it has a wire form here. The flavour (JSON or HTML) follows the
 //! `Accept` header, except for the REST servers, which always answer JSON.
 use crate::config::Conf;
-use crate::error::{Error, OAuthCode};
+use crate::error::{Error, OAuthCode, SignIn};
 use crate::http::{Request, Response};
 use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
-use crate::web::Page;
+use crate::web::{cookies, Page};
 use serde_json::json;
 use std::sync::OnceLock;
 
@@ -43,6 +43,7 @@ pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&C
         Error::Conflict(m) => (409, m.clone()),
         Error::LengthRequired => (411, "A request body is required".into()),
         Error::Portal { code, status } => return portal_error(*code, *status, req, conf),
+        Error::SignIn(s) => return sign_in(s, req, conf),
         Error::OAuth {
             code,
             status,
@@ -110,6 +111,29 @@ fn portal_error(
     let msg = crate::web::messages::text(page.lang, code as u16);
     let html = error_page(&page, status, &msg, req.id);
     with_sso_challenge(Response::html(status, html), status, &conf.portal)
+}
+
+/// The portal's login form for a request that needs a signed-in user (its portal error with
+/// the SSO challenge in JSON), coming back to `back` once signed in; the SSO cookie cleared
+/// and a session set aside when the error says so.
+fn sign_in(s: &SignIn, req: &Request, conf: &Conf) -> Response {
+    let resp = match &s.back {
+        Some(target) => crate::portal::login_redirect(conf, req, target),
+        None => crate::portal::login_page(conf, req, s.code, 401),
+    };
+    let resp = match s.clear {
+        true => resp.with_cookies(&cookies::clear_sso(conf)),
+        false => resp,
+    };
+    match &s.aside {
+        Some(id) => resp.with_cookie(&cookies::portal_cookie(
+            conf,
+            crate::sso::RENEW_COOKIE,
+            id,
+            false,
+        )),
+        None => resp,
+    }
 }
 
 /// The configuration of an error page when none is at hand: the defaults.

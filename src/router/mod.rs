@@ -94,7 +94,7 @@ pub fn area_settings(conf: &Conf) -> Result<(), String> {
     conf.try_area::<crate::oidc::Settings>()?;
     conf.try_area::<crate::sessions::Settings>()?;
     conf.try_area::<crate::notifications::Settings>()?;
-    conf.try_area::<crate::portal::macros::Compiled>()?;
+    conf.try_area::<crate::login::macros::Compiled>()?;
     conf.try_area::<crate::web::headers::Policy>()?;
     conf.try_area::<crate::sso::history::Settings>()?;
     conf.try_area::<crate::web::skin::Skin>()?;
@@ -224,48 +224,23 @@ fn route(
         Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
         Area::Config => (Flavour::Json, proxy::handle_config(app, req, rest)),
         Area::ErrorRefs => (Flavour::Json, proxy::handle_error(app, req)),
-        Area::MySession => (
-            Flavour::Negotiated,
-            sessions::my::handle(app, req, conf, portal::session::require_user),
-        ),
-        Area::Login | Area::Root => (
-            Flavour::Negotiated,
-            portal::handle_root(app, req, conf, notifications::portal::intercept),
-        ),
-        Area::Oidc => (
-            Flavour::Negotiated,
-            crate::oidc::handle(app, req, conf, portal::login_redirect, password_login),
-        ),
+        Area::MySession => (Flavour::Negotiated, sessions::my::handle(app, req, conf)),
+        Area::Login | Area::Root => (Flavour::Negotiated, portal::handle_root(app, req, conf)),
+        Area::Oidc => (Flavour::Negotiated, crate::oidc::handle(app, req, conf)),
         Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
+        Area::NotificationPortal if req.path.starts_with("/mynotifications") => (
+            Flavour::Negotiated,
+            notifications::explorer::handle(app, req, conf),
+        ),
         Area::NotificationPortal => (
             Flavour::Negotiated,
-            notifications::portal::handle(app, req, conf, portal::login::release),
+            portal::login::notifback(app, req, conf),
         ),
         Area::Static => (Flavour::Negotiated, portal::assets::serve(app, req, conf)),
         Area::Status => (Flavour::Json, crate::status::handle(app, req, conf)),
         Area::Manager => (Flavour::Negotiated, crate::manager::handle(app, conf, req)),
         Area::TestHook => (Flavour::Negotiated, test_hook(req)),
     }
-}
-
-/// The portal's login without a browser, held back by due notifications as a form login is:
-/// what the OpenID Connect password grant authenticates with.
-fn password_login(
-    app: &App,
-    conf: &Conf,
-    req: &Request,
-    user: &str,
-    password: &str,
-) -> Result<Option<crate::storage::Session>> {
-    use crate::{notifications, portal};
-    portal::login::without_browser(
-        app,
-        conf,
-        req,
-        user,
-        password,
-        notifications::portal::intercept,
-    )
 }
 
 /// The server whose address rule and credentials guard an area, if any.

@@ -15,22 +15,10 @@ use crate::web::cookies;
 use base64::Engine;
 use serde_json::{json, Value};
 
-/// The connected user's SSO session, or the portal's answer to a request without one
-/// (`portal::session::require_user`, given by the router).
-pub type RequireUser =
-    fn(&App, &Conf, &Request) -> Result<std::result::Result<SsoSession, Response>>;
-
-/// Serves the connected user's endpoints; `require_user` answers a request without a session.
-pub fn handle(
-    app: &App,
-    req: &Request,
-    conf: &Conf,
-    require_user: RequireUser,
-) -> Result<Response> {
-    let s = match require_user(app, conf, req)? {
-        Ok(s) => s,
-        Err(login) => return Ok(login),
-    };
+/// Serves the connected user's endpoints; without a live session, `Error::SignIn` (the
+/// portal's answer).
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+    let s = crate::sso::signed_in(app, conf, cookies::sso_id(conf, req).as_deref())?;
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
         let env = crate::rules::Env::from_request(
             req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),

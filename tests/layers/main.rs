@@ -40,13 +40,26 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("storage", &["storage"]),
-    ("domain", &["directory", "rules", "app", "sso", "grants"]),
+    (
+        "domain",
+        &[
+            "directory",
+            "rules",
+            "app",
+            "sso",
+            "grants",
+            "login",
+            "notifications",
+        ],
+    ),
     (
         "areas",
         &[
             "oidc",
             "sessions",
-            "notifications",
+            "notifications::server",
+            "notifications::soap",
+            "notifications::explorer",
             "portal",
             "config_proxy",
             "status",
