@@ -22,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub(crate) mod config_proxy;
 pub mod crypto;
+pub(crate) mod ctx;
 pub(crate) mod directory;
 pub mod error;
 pub(crate) mod grants;

@@ -40,17 +40,17 @@ pub mod token;
 pub mod token_claims;
 pub mod userinfo;
 
-use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::util;
-use std::sync::Arc;
 
 pub use settings::{DisabledRp, Rp, Settings};
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(app: &Arc<App>, req: &Request, conf: &Arc<Conf>) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app, ctx.req, ctx.conf);
     if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }

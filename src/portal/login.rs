@@ -5,6 +5,7 @@
 use super::{login_page, pages, pending_url, session, session::CookieState};
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
 use crate::login::holds::{notifications as notices, Held};
@@ -56,7 +57,8 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
 }
 
 /// `/notifback`: the answer to the notifications form of a held login (`?cancel=1` gives up).
-pub fn notifback(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn notifback(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if req.path != "/notifback" || !conf.area::<crate::notifications::Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }

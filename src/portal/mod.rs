@@ -12,6 +12,7 @@ pub mod session;
 
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
 use crate::storage::Session;
@@ -21,7 +22,8 @@ use serde_json::json;
 use session::CookieState;
 
 /// Serves `/` (and the login POST on `/oauth2/`).
-pub fn handle_root(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if req.has_query("logout") {
         return logout(app, req, conf);
     }

@@ -18,5 +18,5 @@ pub fn from_request(app: &App, conf: &Conf, req: &Request) -> Result<CookieState
 /// error 9 (no cookie) or 1 (a cookie naming no live session, cleared) with the SSO challenge
 /// (JSON).
 pub fn require_user(app: &App, conf: &Conf, req: &Request) -> Result<SsoSession> {
-    crate::sso::signed_in(app, conf, cookies::sso_id(conf, req).as_deref())
+    crate::sso::signed_in(&from_request(app, conf, req)?)
 }

@@ -6,8 +6,9 @@
 use super::{export, Settings};
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Method, Request, Response};
+use crate::http::{Method, Response};
 use crate::rules::location;
 use crate::sso::SsoSession;
 use crate::storage::{Kind, Session};
@@ -17,8 +18,9 @@ use serde_json::{json, Value};
 
 /// Serves the connected user's endpoints; without a live session, `Error::SignIn` (the
 /// portal's answer).
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
-    let s = crate::sso::signed_in(app, conf, cookies::sso_id(conf, req).as_deref())?;
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
+    let s = ctx.signed_in()?;
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
         let env = crate::rules::Env::from_request(
             req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),

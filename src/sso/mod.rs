@@ -98,12 +98,12 @@ pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieSta
     })
 }
 
-/// The live session an SSO cookie's id names, or `Error::SignIn` (the portal's answer to a
-/// request without one): portal error 9 without a cookie, 1 with one naming no live session
-/// (then cleared).
-pub fn signed_in(app: &App, conf: &Conf, id: Option<&str>) -> Result<SsoSession> {
-    let (code, clear) = match from_cookie(app, conf, id)? {
-        CookieState::Valid(s) => return Ok(s),
+/// The live session a cookie names, or `Error::SignIn` (the portal's answer to a request
+/// without one): portal error 9 without a cookie, 1 with one naming no live session (then
+/// cleared).
+pub fn signed_in(state: &CookieState) -> Result<SsoSession> {
+    let (code, clear) = match state {
+        CookieState::Valid(s) => return Ok(s.clone()),
         CookieState::Unknown => (PortalCode::SessionExpired, true),
         CookieState::Absent => (PortalCode::FirstAccess, false),
     };

@@ -48,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "app",
             "sso",
             "grants",
+            "ctx",
             "login",
             "notifications",
         ],
