@@ -7,9 +7,7 @@ use crate::config::{self, Conf};
 use crate::error::{ConfError, Error, Result, StartError};
 use crate::log;
 use crate::storage::{self, ConfStore, Kind, Session, SessionStore};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
-use std::thread::JoinHandle;
 
 /// Shared state of a running portal.
 pub struct App {
@@ -29,8 +27,6 @@ pub struct App {
     store_key: String,
     /// The areas' settings parsers (the top's list), run on every configuration loaded.
     areas: config::CheckAreas,
-    /// Completes the latest stored configuration before it is loaded (the top's hook).
-    before_load: fn(&dyn ConfStore),
     /// Tells the relying parties a session ended (the top's hook).
     ended: SessionEnded,
 }
@@ -57,21 +53,26 @@ pub struct Checks {
     /// The start-up findings (`cli::config::check::at_start`): the lines that refuse the start;
     /// it logs the warnings itself.
     pub at_start: fn(&LocalConf, &Conf) -> Result<(), Vec<String>>,
-    /// Runs before a newer stored configuration is loaded (`oidc::keygen::save_missing`: the
-    /// signing keys a relying party needs and the configuration lacks, saved as a new number).
-    pub before_load: fn(&dyn ConfStore),
     /// Runs when an SSO session ends, however it ends (`oidc::channels::session_ended`).
     pub ended: SessionEnded,
 }
 
-impl App {
-    /// Opens the stores and loads the latest configuration. A configuration that names what
-    /// Limette does not implement is refused whole (`StartError::Refused`), before any store
-    /// of it is opened.
-    pub fn open(mut local: LocalConf, checks: Checks) -> Result<App, StartError> {
+/// A node half opened: its data folder checked, its own key read and its configuration store
+/// opened (seeded when empty), before any configuration is loaded. The top completes the
+/// latest stored configuration here (the OpenID Connect signing keys a relying party needs,
+/// `oidc::keygen::save_missing`), then `App::open` loads it.
+pub struct Opening {
+    local: LocalConf,
+    data_key: String,
+    /// The configuration store.
+    pub confs: Arc<dyn ConfStore>,
+}
+
+impl Opening {
+    /// Checks the data folder, reads this node's key, opens and seeds the configuration store.
+    pub fn begin(local: LocalConf) -> Result<Opening, StartError> {
         crate::metrics::mark_start();
         crate::upstream::allow_to(&local.outbound_allow_to);
-        let areas = checks.areas;
         let src = local.source.clone();
         let err = |key: &str, e: Error| ConfError {
             file: src.clone(),
@@ -93,10 +94,37 @@ impl App {
         let data_key = data_key(&local).map_err(|e| err("key", e))?;
         let confs = storage::open::open_conf(&local).map_err(|e| err("configuration", e))?;
         seed(&local, confs.as_ref()).map_err(|e| err("configuration", e))?;
-        // A stored configuration too broken to load fails the key generation first: the load
-        // error names the real problem, so what the generation logged is said only when the
-        // load succeeds.
-        let ((), keygen) = log::collect(|| (checks.before_load)(confs.as_ref()));
+        Ok(Opening {
+            local,
+            data_key,
+            confs,
+        })
+    }
+}
+
+impl App {
+    /// Loads the latest configuration and opens the stores. A configuration that names what
+    /// Limette does not implement is refused whole (`StartError::Refused`), before any store
+    /// of it is opened. `prepared` is what the top logged while it completed the configuration
+    /// (`Opening`): a stored configuration too broken to load fails that first, and the load
+    /// error names the real problem, so those lines are said only when the load succeeds.
+    pub fn open(
+        opening: Opening,
+        checks: Checks,
+        prepared: &[log::Line],
+    ) -> Result<App, StartError> {
+        let Opening {
+            mut local,
+            data_key,
+            confs,
+        } = opening;
+        let areas = checks.areas;
+        let src = local.source.clone();
+        let err = |key: &str, e: Error| ConfError {
+            file: src.clone(),
+            key: key.into(),
+            msg: e.to_string(),
+        };
         let node = config::Node {
             listen: &local.listen,
             data_key: &data_key,
@@ -106,7 +134,7 @@ impl App {
             key: "configuration".into(),
             msg,
         })?;
-        log::replay(&keygen);
+        log::replay(prepared);
         local.adopt_conf_storage(&conf.stored);
         (checks.at_start)(&local, &conf).map_err(StartError::Refused)?;
         warn_if_keyless(&conf);
@@ -128,7 +156,6 @@ impl App {
             notifications,
             data_key,
             areas,
-            before_load: checks.before_load,
             ended: checks.ended,
         })
     }
@@ -161,12 +188,14 @@ impl App {
         self.areas
     }
 
+    /// Whether the store holds a configuration newer than the one in force.
+    pub fn newer_waiting(&self) -> Result<bool> {
+        Ok(self.confs.latest()?.unwrap_or(0) > self.conf().num)
+    }
+
     /// Loads the latest configuration if it is newer than the one in force. A broken one is
-    /// logged and the old one stays.
+    /// logged and the old one stays. (`oidc::keygen::reload` completes it first.)
     pub fn reload_if_newer(&self) -> Result<bool> {
-        if self.confs.latest()?.unwrap_or(0) > self.conf().num {
-            (self.before_load)(self.confs.as_ref());
-        }
         let latest = self.confs.latest()?.unwrap_or(0);
         let current = self.conf().num;
         if latest <= current {
@@ -284,30 +313,6 @@ impl App {
             );
         }
         Ok(conf)
-    }
-
-    /// Checks for a newer configuration every `checkInterval` until `stop` is set.
-    pub fn spawn_reloader(self: &Arc<Self>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
-        let app = self.clone();
-        std::thread::spawn(move || {
-            let tick = std::time::Duration::from_millis(50);
-            let mut waited = std::time::Duration::ZERO;
-            // A newer configuration refused (or a store that fails) stays so for many rounds:
-            // its lines are said once, then again when they change.
-            let mut fold = log::Fold::default();
-            while !stop.load(Ordering::SeqCst) {
-                std::thread::sleep(tick);
-                waited += tick;
-                if waited >= app.local.check_interval {
-                    waited = std::time::Duration::ZERO;
-                    let (res, mut lines) = log::collect(|| app.reload_if_newer());
-                    if let Err(e) = res {
-                        lines.push(log::Line::warn(&format!("configuration check failed: {e}")));
-                    }
-                    fold.round(lines);
-                }
-            }
-        })
     }
 }
 

@@ -128,6 +128,19 @@ impl Reject {
     }
 }
 
+/// A request that needs a signed-in user and has none: what its login form shows and sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignIn {
+    /// The portal error shown (first access, or a cookie naming no live session).
+    pub code: PortalCode,
+    /// The URL the form comes back to once signed in (`None`: the portal's own form).
+    pub back: Option<String>,
+    /// The request's SSO cookie is cleared (it names no session, or a fresh login is asked).
+    pub clear: bool,
+    /// The id of a live session a fresh login sets aside, ended once the new one exists.
+    pub aside: Option<String>,
+}
+
 /// Everything that can go wrong while serving a request or running a command.
 #[derive(Debug)]
 pub enum Error {
@@ -152,6 +165,9 @@ pub enum Error {
     LengthRequired,
     /// A portal error answered in LemonLDAP::NG's `{"result":0,"error":"N"}` shape.
     Portal { code: PortalCode, status: u16 },
+    /// The user must sign in first: the portal's login form (HTML), or its portal error with
+    /// the SSO challenge (JSON).
+    SignIn(Box<SignIn>),
     /// An OAuth error answered as JSON `{"error":code}` (token, introspection endpoints).
     /// `basic` asks for `WWW-Authenticate: Basic` (401 after Basic credentials).
     OAuth {
@@ -224,6 +240,7 @@ impl fmt::Display for Error {
             Error::Portal { code, status } => {
                 write!(f, "portal error {} ({status})", code.as_str())
             }
+            Error::SignIn(s) => write!(f, "sign in first (portal error {})", s.code.as_str()),
             Error::OAuth { code, status, .. } => {
                 write!(f, "oauth error {} ({status})", code.as_str())
             }

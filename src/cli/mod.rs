@@ -8,6 +8,7 @@ pub mod config;
 pub mod db;
 pub mod notifications;
 pub mod out;
+mod reloader;
 pub mod sessions;
 
 use crate::app::App;
@@ -197,10 +198,17 @@ fn run(opts: Options) -> i32 {
     let checks = crate::app::Checks {
         areas: crate::router::area_settings,
         at_start: config::check::at_start,
-        before_load: crate::oidc::keygen::save_missing,
         ended: crate::oidc::channels::session_ended,
     };
-    let (opened, lines) = log::collect(|| App::open(local, checks));
+    // The signing keys a relying party needs and the latest configuration lacks are saved as a
+    // new number before it is loaded (what the generation says is said once the load succeeds).
+    let (opened, lines) = log::collect(|| {
+        crate::app::Opening::begin(local).and_then(|opening| {
+            let save = || crate::oidc::keygen::save_missing(opening.confs.as_ref());
+            let ((), keygen) = log::collect(save);
+            App::open(opening, checks, &keygen)
+        })
+    });
     // The warnings and errors of a configuration that opens (demo accounts, a disabled
     // relying party, ...) concern a running portal: an administration command keeps only
     // what it did (a first configuration saved, keys generated); `config check` lists them.
@@ -269,7 +277,7 @@ fn serve(app: Arc<App>) -> i32 {
             return 1;
         }
     }
-    let reloader = app.spawn_reloader(stop.clone());
+    let reloader = reloader::spawn(&app, stop.clone());
     let janitor = crate::sessions::purge::spawn(app.clone(), stop.clone());
     let conf = app.conf();
     // The demo accounts exist only when the configuration says `Demo`.

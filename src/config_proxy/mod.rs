@@ -5,10 +5,10 @@
 pub mod keys;
 pub mod view;
 
-use crate::app::App;
 use crate::config::{truthy, AreaSettings};
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::util::url_decode_path;
 
 /// The proxy's settings: `restConfigServer` (off: every `/config/...` path is unknown).
@@ -27,7 +27,8 @@ impl AreaSettings for Settings {
 }
 
 /// Serves `/config/...`; `rest` is the path without any prefix (`/config/latest/portal`).
-pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
+pub fn handle_config(ctx: &Ctx) -> Result<Response> {
+    let (app, req, rest) = (ctx.app.as_ref(), ctx.req, ctx.below_prefix());
     if !app.conf().area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
@@ -74,7 +75,8 @@ pub fn handle_config(app: &App, req: &Request, rest: &str) -> Result<Response> {
 
 /// Serves `/error`, `/error/<lang>` and `/error/<lang>/<errNum>` (always on: the references
 /// only point at the public language files).
-pub fn handle_error(_app: &App, req: &Request) -> Result<Response> {
+pub fn handle_error(ctx: &Ctx) -> Result<Response> {
+    let req = ctx.req;
     if !req.method.is_read() {
         return Err(Error::MethodNotAllowed);
     }

@@ -6,7 +6,7 @@
 //! saves through `storage::save::save_new` after the same checks as `limette config set`
 //! (`cfgAuthor`: the administrator, `cfgAuthorIP`: their address, `cfgLog`: the form's text or
 //! a summary). A refusal shows its reason above the form and saves nothing; a save is an
-//! audit line, and the running server takes it up at once (`App::reload_if_newer`).
+//! audit line, and the running server takes it up at once (`oidc::keygen::reload`).
 use super::conf::{self, latest};
 use super::{alert, done, Ctx};
 use crate::error::{Error, Result};
@@ -129,7 +129,7 @@ fn finish(
         "manager_conf_save",
         &[("action", action), ("num", &num.to_string()), ("log", &log)],
     );
-    ctx.app.reload_if_newer()?;
+    crate::oidc::keygen::reload(ctx.app)?;
     match secret {
         None => Ok(done(&format!("{back}?saved={num}"))),
         Some((rp, secret)) => {

@@ -162,12 +162,10 @@ impl Ctx<'_> {
 }
 
 /// Serves the console.
-pub fn handle(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
+pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let (section, rest) = Section::of(&req.path).ok_or_else(|| Error::not_found("Not found"))?;
-    let admin = match crate::portal::session::require_user(app, conf, req)? {
-        Ok(s) => s,
-        Err(login) => return Ok(login),
-    };
+    let admin = crate::portal::session::require_user(app, conf, req)?;
     let may = |s: Section, rest: &[String]| allows(app, conf, req, &admin, &s.rule_path(rest));
     if !may(section, &rest) {
         let who: String = admin.trace().chars().filter(|c| !c.is_control()).collect();

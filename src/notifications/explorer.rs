@@ -5,6 +5,7 @@
 use super::portal::trace;
 use crate::app::App;
 use crate::config::{as_i64, Conf};
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
 use crate::sso::CookieState;
@@ -13,7 +14,8 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 
 /// Serves `/mynotifications` and `/mynotifications/<ref>`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if !conf.area::<crate::notifications::Settings>().explorer {
         return Err(Error::not_found("Not found"));
     }

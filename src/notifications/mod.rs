@@ -1,9 +1,10 @@
 //! Notifications: the model (`model`: JSON and old XML, validation), the store as this area
 //! sees it (`store`; the trait, the record and the backends are `storage::notifications`'), the
-//! REST/JSON server (`server`) and SOAP/XML server (`soap`) at `/notifications`, and the portal
-//! flow and explorer (`portal`: the login's hold, `portal::intercept`, and the release of an
-//! accepted login, `portal::Release`, are wired to the portal by the router; this area imports
-//! no other).
+//! REST/JSON server (`server`) and SOAP/XML server (`soap`) at `/notifications`, what is due at
+//! login (`portal`, `accept`, the form `form`: the login's hold, `login::holds::notifications`,
+//! reads them) and the explorer (`explorer`, `/mynotifications`). The model, the due list and
+//! the form are the domain's (the login below the areas reads them); the servers and the
+//! explorer are an area, and import no other.
 //! `Settings` holds every notification key of the configuration, parsed once per configuration
 //! (`config::AreaSettings`). The `limette notifications` command is the top's
 //! (`cli::notifications`).

@@ -6,14 +6,14 @@
 use super::model::{parse_json, Notification};
 use super::store::{NotificationStore, Record};
 use super::Settings;
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Method, Request, Response};
+use crate::http::{Method, Response};
 use serde_json::{json, Map, Value};
 
 /// Serves `/notifications` and everything under it.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let settings = conf.area::<super::Settings>();
     let s = settings.as_ref();
     if !s.server {

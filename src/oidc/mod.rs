@@ -24,27 +24,18 @@ pub mod options;
 pub mod settings;
 pub mod token;
 
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Method, Request, Response};
-use std::sync::Arc;
+use crate::http::{Method, Response};
 
-pub use authorize::LoginRedirect;
 pub use clients::rp_edit;
 pub use keys::{jwt, keygen};
 pub use logout::channels;
 pub use settings::{DisabledRp, Rp, Settings};
-pub use token::password::PasswordLogin;
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
-pub fn handle(
-    app: &Arc<App>,
-    req: &Request,
-    conf: &Arc<Conf>,
-    login: LoginRedirect,
-    password: PasswordLogin,
-) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app, ctx.req, ctx.conf);
     if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
@@ -66,12 +57,10 @@ pub fn handle(
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks(conf)),
-        "authorize" => authorize::handle(app, req, conf, login),
+        "authorize" => authorize::handle(app, req, conf),
         "checksession.html" => logout::check_session::page(app, req, conf),
         // A client assertion or a request object may need the client's keys fetched first.
-        "token" => clients::keys_first::first(app, req, conf, move |a, r, c| {
-            token::handle(a, r, c, password)
-        }),
+        "token" => clients::keys_first::first(app, req, conf, |a, r, c| token::handle(a, r, c)),
         "revoke" => {
             clients::keys_first::first(app, req, conf, |a, r, c| token::revoke::handle(a, r, c))
         }

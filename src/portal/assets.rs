@@ -6,9 +6,9 @@
 //! directory, so that a new look needs no rebuild. Only file names `web::skin::static_path`
 //! accepts, of the types listed in `TYPES`, at most `MAX_FILE` bytes, are served.
 use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::web::{messages, skin};
 
 /// The content types of the skin's files, by extension.
@@ -28,7 +28,8 @@ const TYPES: [(&str, &str); 10] = [
 const MAX_FILE: u64 = 4 * 1024 * 1024;
 
 /// Serves `/static/...`.
-pub fn serve(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn serve(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if !req.method.is_read() {
         return Err(Error::MethodNotAllowed);
     }

@@ -1,24 +1,21 @@
-//! The login: check the credentials against the directory, build the SSO session, let the
-//! hold (`Hold`: the notifications to accept, as the router gives it) keep it back if needed,
-//! then store it and release the cookie. The portal does not know the notifications area.
+//! The portal's login entry points: `POST /` and `POST /oauth2/` (the form and JSON login)
+//! and `/notifback` (the answer to the notifications a login was held by). Each calls the
+//! login pipeline (`crate::login`) and encodes what it decided: the login page with its error,
+//! the lock's page, a hold's page, or the released login's cookie with its redirect or JSON.
 use super::{login_page, pages, pending_url, session, session::CookieState};
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, PortalCode, Result};
-use crate::http::{Request, Response};
-use crate::sso::history::{self, Verdict};
-use crate::storage::Session;
-use crate::web::{cookies, csrf};
-use serde_json::{json, Map, Value};
-
-/// Longest login name: with `userControl`, what makes a name well-formed (PE_MALFORMEDUSER
-/// above); no directory is asked about a longer one, and it never reaches a session.
-pub const MAX_USER: usize = 255;
-/// Longest password handed to a directory (PE_BADCREDENTIALS above, as a wrong one).
-pub const MAX_PASSWORD: usize = 4096;
+use crate::http::{Method, Request, Response};
+use crate::login::holds::{notifications as notices, Held};
+use crate::login::{self, release::Released, Credentials, Outcome};
+use crate::sso::pending;
+use crate::web::cookies;
+use serde_json::json;
 
 /// `POST /` or `POST /oauth2/` with `user` and `password`.
-pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Response> {
+pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let json = req.wants_json();
     // A JSON login carries no token: a browser that says it comes from elsewhere is refused
     // (login CSRF: the victim signed in as the attacker).
@@ -38,148 +35,127 @@ pub fn post(app: &App, req: &Request, conf: &Conf, hold: Hold) -> Result<Respons
         ));
     }
     if !json && conf.require_token {
-        if let Some(code) = refuse_token(app, conf, req)? {
+        let token = req.form_param("token");
+        if let Some(code) = login::identify::refuse_token(app, conf, token)? {
             return Ok(login_page(conf, req, code, 400));
         }
     }
     let (Some(user), Some(password)) = (req.form_param("user"), req.form_param("password")) else {
         return Ok(login_page(conf, req, PortalCode::Error, 401));
     };
-    match verify(app, conf, req, &user, &password)? {
-        Verified::Session(s) => finish(app, conf, req, s, pending_url(conf, req), hold),
-        Verified::Refused(code, status) => Ok(login_page(conf, req, code, status)),
-        Verified::Locked(seconds) => Ok(locked_page(conf, req, seconds)),
-    }
+    let url = pending_url(conf, req);
+    let c = Credentials {
+        user: &user,
+        password: &password,
+    };
+    Ok(match login::run(app, conf, req, c, url.as_deref())? {
+        Outcome::Refused(code, status) => login_page(conf, req, code, status),
+        Outcome::Locked(seconds) => locked_page(conf, req, seconds),
+        Outcome::Held(held) => held_page(conf, req, held),
+        Outcome::Released(r) => released(conf, req, &r),
+    })
 }
 
-/// The login without a browser, for the OpenID Connect password grant (the router gives it to
-/// the provider): the same checks as the form (`userControl`, directory, brute-force lock,
-/// login history), then the hold (held notifications refuse it: LemonLDAP::NG's process stops
-/// there too), then the session is stored, without a cookie. `None`: refused.
-pub fn without_browser(
-    app: &App,
-    conf: &Conf,
-    req: &Request,
-    user: &str,
-    password: &str,
-    hold: Hold,
-) -> Result<Option<Session>> {
-    let Verified::Session(s) = verify(app, conf, req, user, password)? else {
-        return Ok(None);
+/// `/notifback`: the answer to the notifications form of a held login (`?cancel=1` gives up).
+pub fn notifback(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
+    if req.path != "/notifback" || !conf.area::<crate::notifications::Settings>().enabled {
+        return Err(Error::not_found("Not found"));
+    }
+    if req.has_query("cancel") || req.form_param("cancel").is_some() {
+        return Ok(cancel(app, req, conf));
+    }
+    if req.method != Method::Post {
+        return Err(Error::MethodNotAllowed);
+    }
+    let Some(p) = req
+        .cookie(pending::COOKIE)
+        .map(|id| pending::get(app, &id))
+        .transpose()?
+        .flatten()
+    else {
+        return Err(Error::Unauthenticated(
+            "No pending login: please log in again".into(),
+        ));
     };
-    if hold(app, conf, req, &s, None)?.is_some() {
-        return Ok(None);
+    if !pending::check_token(conf, &p.id, &req.form_param("token").unwrap_or_default()) {
+        return Err(Error::bad("Invalid form token"));
     }
-    let settings = conf.area::<history::Settings>();
-    let mut s = s;
-    if let Some(h) = history::record_success(app, &settings, &s)? {
-        s.insert(history::KEY.into(), h);
-    }
-    crate::sso::store(app, &s)?;
-    let text = |k: &str| {
-        s.get(k)
-            .map(crate::config::value_string)
-            .unwrap_or_default()
-    };
-    audit_login(true, &text("_whatToTrace"), &text("ipAddr"), &text("_auth"));
-    Ok(Some(s))
-}
-
-/// What checking a user name and password gave.
-enum Verified {
-    /// The session built for the user (not stored yet).
-    Session(Session),
-    /// Refused with this portal error and status.
-    Refused(PortalCode, u16),
-    /// Refused by the brute-force lock for this many seconds.
-    Locked(i64),
-}
-
-/// LemonLDAP::NG's `extractFormInfo`, `authenticate`, `getUser` and the brute-force lock: the
-/// checks of a login, failures audited and counted in the user's history.
-fn verify(app: &App, conf: &Conf, req: &Request, user: &str, password: &str) -> Result<Verified> {
-    let user = user.trim().to_string();
-    if user.is_empty() || password.is_empty() {
-        return Ok(Verified::Refused(PortalCode::FormEmpty, 401));
-    }
-    if user.len() > MAX_USER || !user_allowed(conf, &user) {
-        return Ok(Verified::Refused(PortalCode::MalformedUser, 401));
-    }
-    if password.len() > MAX_PASSWORD {
-        return Ok(Verified::Refused(PortalCode::BadCredentials, 401));
-    }
-    let dir = crate::directory::for_conf(conf);
-    let (right, attrs) = match check_credentials(conf, &user, password) {
-        Ok(v) => v,
-        Err(Error::Portal { code, status }) => return Ok(Verified::Refused(code, status)),
-        Err(e) => return Err(e),
-    };
-    let addr = req.ip();
-    let Some(attrs) = attrs else {
-        // An unknown user has no history to count in (LemonLDAP::NG stops at getUser).
-        audit_login(false, &user, &addr, dir.name());
-        return Ok(Verified::Refused(PortalCode::BadCredentials, 401));
-    };
-    let s = session::build(conf, req, &user, &attrs, dir.name());
-    let trace = s
-        .get("_whatToTrace")
-        .map(crate::config::value_string)
-        .unwrap_or_else(|| user.clone());
-    let settings = conf.area::<history::Settings>();
-    match history::judge(app, &settings, &s, right)? {
-        Verdict::Pass => Ok(Verified::Session(s)),
-        Verdict::Failed(_) => {
-            audit_login(false, &trace, &addr, dir.name());
-            Ok(Verified::Refused(PortalCode::BadCredentials, 401))
-        }
-        Verdict::Locked(w) => {
-            let secs = w.seconds.to_string();
-            let user = sanitize(&trace);
-            let fields = [
-                ("user", user.as_str()),
-                ("address", &addr),
-                ("seconds", &secs),
-            ];
-            crate::log::audit("lock", &fields);
-            Ok(Verified::Locked(w.seconds))
-        }
-    }
-}
-
-/// The login form's token, checked and spent (LemonLDAP::NG's `extractFormInfo`): none is
-/// PE_NOTOKEN (81); a forged, stale or already used one is PE_TOKENEXPIRED (82). The page
-/// answering either carries a new token.
-fn refuse_token(app: &App, conf: &Conf, req: &Request) -> Result<Option<PortalCode>> {
-    let token = req.form_param("token");
-    Ok(match csrf::check(conf, token.as_deref()) {
-        Err(csrf::Refusal::Missing) => Some(PortalCode::NoToken),
-        Err(csrf::Refusal::Expired) => Some(PortalCode::TokenExpired),
-        Ok(()) => {
-            let token = token.unwrap_or_default();
-            (!crate::sso::form_token::spend(app, conf, &token)?).then_some(PortalCode::TokenExpired)
+    Ok(match notices::answer(app, conf, p, &req.form())? {
+        notices::Answer::Incomplete(due, ticks) => notices_page(conf, req, &due, Some(&ticks)),
+        notices::Answer::Twice => Response::redirect(&conf.portal),
+        notices::Answer::Accepted(p) => {
+            let r = login::release::release(app, conf, req, &p.session, p.url.as_deref())?;
+            let clear = cookies::portal_cookie(conf, pending::COOKIE, "0", true);
+            released(conf, req, &r).with_cookie(&clear)
         }
     })
 }
 
-/// Checks the password and fetches the user (LemonLDAP::NG's `authenticate` and `getUser`):
-/// whether the password is right, and the user's attributes (`None`: no such user). A
-/// directory failure is portal error 24 (logged).
-fn check_credentials(
-    conf: &Conf,
-    user: &str,
-    password: &str,
-) -> Result<(bool, Option<Map<String, Value>>)> {
-    let dir = crate::directory::for_conf(conf);
-    let fail = |e: Error| {
-        crate::log::error(&format!("directory failure for a login: {e}"));
-        Error::portal(PortalCode::Error, 401)
+/// The answer of a released login: JSON `{"result":1,"error":"0","id":..}`, else a redirect
+/// to the pending URL or to the portal's landing page (post/redirect/get: the answer to a
+/// posted form is never a page a reload would post again), with the SSO cookie; the cookie of
+/// a session a re-authentication set aside is cleared.
+fn released(conf: &Conf, req: &Request, r: &Released) -> Response {
+    let resp = if req.wants_json() {
+        Response::json(200, &json!({"result": 1, "error": "0", "id": r.id}))
+    } else {
+        Response::redirect(r.url.as_deref().unwrap_or(&conf.portal))
     };
-    let right = dir.authenticate(user, password).map_err(fail)?;
-    let attrs = dir.user_info(user).map_err(fail)?;
-    if !right {
-        crate::log::notice(&format!("bad credentials for {}", sanitize(user)));
+    let state = crate::sso::browser_state(&conf.key, &r.id);
+    let resp = resp.with_cookies(&cookies::sso(conf, &r.id, &state));
+    if r.renewed {
+        let clear = cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, "0", true);
+        resp.with_cookie(&clear)
+    } else {
+        resp
     }
-    Ok((right && attrs.is_some(), attrs))
+}
+
+/// The answer of a held login: its page (HTML) or its portal error (JSON), with the cookie
+/// naming the pending login; no SSO cookie either way.
+fn held_page(conf: &Conf, req: &Request, held: Held) -> Response {
+    match held {
+        Held::Notifications(due) => {
+            let cookie = cookies::portal_cookie(conf, pending::COOKIE, &due.pending.id, false);
+            let resp = if req.wants_json() {
+                let body = json!({"result": 0, "error": "36", "ciphered_id": due.pending.id});
+                Response::json(400, &body)
+            } else {
+                notices_page(conf, req, &due, None)
+            };
+            resp.with_cookie(&cookie)
+        }
+    }
+}
+
+/// The notifications form of a held login (with the ticks of an incomplete answer); the page
+/// allows the URL the released login goes to (`form-action`).
+fn notices_page(
+    conf: &Conf,
+    req: &Request,
+    due: &notices::Due,
+    ticks: Option<&[Vec<bool>]>,
+) -> Response {
+    let p = &due.pending;
+    let frame = crate::notifications::portal::frame(conf, req, &p.session);
+    let token = pending::token(conf, &p.id);
+    let html = crate::notifications::form::page(&frame, &due.list, &token, ticks);
+    let page = Response::html(200, html);
+    match p.url.as_deref() {
+        Some(u) => page.with_form_target(u),
+        None => page,
+    }
+}
+
+/// `/notifback?cancel=1`: the pending login given up, back to the login form, which says why.
+fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
+    if let Some(id) = req.cookie(pending::COOKIE) {
+        let _ = pending::finish(app, &id);
+    }
+    Response::redirect(&format!("{}?notifcancelled=1", conf.portal))
+        .with_cookie(&cookies::portal_cookie(conf, pending::COOKIE, "0", true))
+        .with_cookies(&cookies::clear_sso(conf))
 }
 
 /// The answer to a login refused by the brute-force lock: portal error 86 and the seconds
@@ -194,117 +170,4 @@ fn locked_page(conf: &Conf, req: &Request, seconds: i64) -> Response {
         Response::html(200, pages::locked(&page, seconds))
     };
     resp.with_header("Retry-After", seconds.to_string())
-}
-
-/// The audit line of a failed login: the user, the client's address, the module.
-fn audit_login(ok: bool, user: &str, addr: &str, module: &str) {
-    crate::metrics::login(ok);
-    let user = sanitize(user);
-    let fields = [
-        ("user", user.as_str()),
-        ("address", addr),
-        ("module", module),
-    ];
-    crate::log::audit(if ok { "login" } else { "login_failed" }, &fields);
-}
-
-/// What may hold a successful login back before its SSO session exists, answering itself
-/// (`Some`), or let it through (`None`): the notifications to accept
-/// (`notifications::portal::intercept`, given by the router). It gets the session built and
-/// the URL the client goes to afterwards; it releases the login later with `release`.
-pub type Hold = fn(&App, &Conf, &Request, &Session, Option<&str>) -> Result<Option<Response>>;
-
-/// Ends a successful login: the hold may keep the session back (and answers itself);
-/// otherwise the session is stored, the cookie set, and the client sent on.
-pub fn finish(
-    app: &App,
-    conf: &Conf,
-    req: &Request,
-    s: Session,
-    url: Option<String>,
-    hold: Hold,
-) -> Result<Response> {
-    if let Some(resp) = hold(app, conf, req, &s, url.as_deref())? {
-        return Ok(resp);
-    }
-    release(app, conf, req, &s, url.as_deref())
-}
-
-/// Stores the session and answers with the SSO cookie: JSON `{"result":1,"error":"0","id":..}`,
-/// else a redirect to the pending URL or to the portal's landing page (post/redirect/get: the
-/// answer to a posted form is never a page a reload would post again). The login is recorded in the user's
-/// history (and the history copied into the session, as LemonLDAP::NG does); a session this
-/// login replaces (the browser's SSO cookie, or the one a re-authentication set aside in
-/// [`crate::sso::RENEW_COOKIE`]) is ended on the server, so its id is worth nothing any more.
-pub fn release(
-    app: &App,
-    conf: &Conf,
-    req: &Request,
-    s: &Session,
-    url: Option<&str>,
-) -> Result<Response> {
-    let settings = conf.area::<history::Settings>();
-    let mut s = s.clone();
-    if let Some(h) = history::record_success(app, &settings, &s)? {
-        s.insert(history::KEY.into(), h);
-    }
-    let id = crate::sso::store(app, &s)?;
-    let text = |k: &str| {
-        s.get(k)
-            .map(crate::config::value_string)
-            .unwrap_or_default()
-    };
-    audit_login(true, &text("_whatToTrace"), &text("ipAddr"), &text("_auth"));
-    let replaced = end_replaced(app, conf, req, &id)?;
-    let resp = if req.wants_json() {
-        Response::json(200, &json!({"result": 1, "error": "0", "id": id}))
-    } else {
-        Response::redirect(url.unwrap_or(&conf.portal))
-    };
-    let state = crate::sso::browser_state(&conf.key, &id);
-    let resp = resp.with_cookies(&cookies::sso(conf, &id, &state));
-    Ok(if replaced {
-        let clear = cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, "0", true);
-        resp.with_cookie(&clear)
-    } else {
-        resp
-    })
-}
-
-/// Ends the live sessions the request names besides `new_id` (its SSO cookie, the session a
-/// re-authentication set aside); `true` when the request carried a set-aside one.
-fn end_replaced(app: &App, conf: &Conf, req: &Request, new_id: &str) -> Result<bool> {
-    let renew = req
-        .cookie(crate::sso::RENEW_COOKIE)
-        .filter(|v| !v.is_empty() && v != "0");
-    for old in [cookies::sso_id(conf, req), renew.clone()]
-        .into_iter()
-        .flatten()
-    {
-        if old == new_id {
-            continue;
-        }
-        if let Some(old) = crate::sso::lookup(app, conf, &old)? {
-            // The login answers with a redirect: no page for front-channel iframes.
-            crate::sso::logout(app, &old, crate::app::Reach::ServerOnly)?;
-            let user = sanitize(&old.trace());
-            crate::log::audit("session_replaced", &[("user", &user)]);
-        }
-    }
-    Ok(renew.is_some())
-}
-
-/// LemonLDAP::NG's `userControl`: the login name must match the pattern (unanchored, as Perl's
-/// `=~`). A pattern that does not compile refuses everybody; the start-up gate refuses it first.
-pub fn user_allowed(conf: &Conf, user: &str) -> bool {
-    let directory = conf.area::<crate::directory::Settings>();
-    directory
-        .user_control
-        .as_ref()
-        .is_some_and(|re| re.is_match(user))
-}
-
-/// A user name fit for a log line.
-fn sanitize(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).take(64).collect()
 }

@@ -1,11 +1,11 @@
 //! The portal itself: `GET /` (the connected user's menu, `menu`, or the login form),
 //! `POST /` and `POST /oauth2/` (login), `POST /` with `revokeConsent` (the menu's form),
-//! `GET /?logout=1`. JSON answers follow the contract's "Portal login" table; HTML clients get
+//! `GET /?logout=1`, and `/notifback` (`login`: the portal's entry points of the login
+//! pipeline, `crate::login`). JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
 pub mod cross_site;
 pub mod login;
-pub mod macros;
 pub mod menu;
 pub mod pages;
 pub mod session;
@@ -13,6 +13,7 @@ pub mod settings;
 
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, PortalCode, Result};
 use crate::http::{Method, Request, Response};
 use crate::storage::Session;
@@ -21,15 +22,16 @@ use base64::Engine;
 use serde_json::json;
 use session::CookieState;
 
-/// Serves `/` (and the login POST on `/oauth2/`); `hold` may keep a login back (`login::Hold`).
-pub fn handle_root(app: &App, req: &Request, conf: &Conf, hold: login::Hold) -> Result<Response> {
+/// Serves `/` (and the login POST on `/oauth2/`).
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if req.has_query("logout") {
         return logout(app, req, conf);
     }
     match req.method {
         Method::Get | Method::Head => show(app, req, conf),
         Method::Post if req.form_param("revokeConsent").is_some() => menu::revoke(app, conf, req),
-        Method::Post => login::post(app, req, conf, hold),
+        Method::Post => login::post(app, req, conf),
         _ => Err(Error::MethodNotAllowed),
     }
 }

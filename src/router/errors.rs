@@ -5,11 +5,11 @@
 //! (`refusal`), and so does a handler's panic (`pool`); `UNANSWERABLE` is the one answer
 //! written when even this table's answer could not be serialized.
 use crate::config::Conf;
-use crate::error::{Error, OAuthCode, Reject};
+use crate::error::{Error, OAuthCode, Reject, SignIn};
 use crate::http::{Request, Response};
 use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
-use crate::web::Page;
+use crate::web::{cookies, Page};
 use serde_json::json;
 use std::sync::OnceLock;
 
@@ -61,6 +61,7 @@ fn answer(err: &Error, req: Option<&Request>, flavour: Flavour, conf: Option<&Co
         Error::Conflict(m) => (409, m.clone()),
         Error::LengthRequired => (411, "A request body is required".into()),
         Error::Portal { code, status } => return portal_error(*code, *status, req, conf),
+        Error::SignIn(s) => return sign_in(s, req, conf),
         Error::OAuth {
             code,
             status,
@@ -139,6 +140,34 @@ fn portal_error(
     let msg = crate::web::messages::text(page.lang, code as u16);
     let html = error_page(&page, status, &msg, req.id);
     with_sso_challenge(Response::html(status, html), status, &conf.portal)
+}
+
+/// The portal's login form for a request that needs a signed-in user (its portal error with
+/// the SSO challenge in JSON), coming back to `back` once signed in; the SSO cookie cleared
+/// and a session set aside when the error says so.
+fn sign_in(s: &SignIn, req: Option<&Request>, conf: Option<&Conf>) -> Response {
+    let conf = conf.unwrap_or_else(|| fallback_conf());
+    // Made by handlers only, so a request is at hand; without one, the portal's JSON answer.
+    let Some(req) = req else {
+        return portal_json(s.code, 401, &conf.portal);
+    };
+    let resp = match &s.back {
+        Some(target) => crate::portal::login_redirect(conf, req, target),
+        None => crate::portal::login_page(conf, req, s.code, 401),
+    };
+    let resp = match s.clear {
+        true => resp.with_cookies(&cookies::clear_sso(conf)),
+        false => resp,
+    };
+    match &s.aside {
+        Some(id) => resp.with_cookie(&cookies::portal_cookie(
+            conf,
+            crate::sso::RENEW_COOKIE,
+            id,
+            false,
+        )),
+        None => resp,
+    }
 }
 
 /// The configuration of an error page when none is at hand: the defaults.

@@ -8,6 +8,7 @@ pub use head::{body_limit, refuse_from_head};
 
 use crate::app::App;
 use crate::config::{Areas, Conf};
+use crate::ctx::{Ctx, Handler};
 use crate::error::{Error, Result};
 use crate::http::response::{Later, Task};
 use crate::http::{Method, Request, Response};
@@ -96,7 +97,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::oidc::Settings>(raw)?;
     areas.parse::<crate::sessions::Settings>(raw)?;
     areas.parse::<crate::notifications::Settings>(raw)?;
-    areas.parse::<crate::portal::macros::Compiled>(raw)?;
+    areas.parse::<crate::login::macros::Compiled>(raw)?;
     areas.parse::<crate::portal::settings::Settings>(raw)?;
     areas.parse::<crate::web::headers::Policy>(raw)?;
     areas.parse::<crate::sso::history::Settings>(raw)?;
@@ -141,6 +142,42 @@ enum Area {
 }
 
 impl Area {
+    /// The handler of the area; the notifications' portal paths are two: the explorer, and
+    /// the answer to a login held by notifications (a login entry point, the portal's).
+    fn handler(self, path: &str) -> Handler {
+        use crate::{config_proxy as proxy, notifications, portal, sessions};
+        match self {
+            Area::Sessions => sessions::rest::handle,
+            Area::Config => proxy::handle_config,
+            Area::ErrorRefs => proxy::handle_error,
+            Area::MySession => sessions::my::handle,
+            Area::Login | Area::Root => portal::handle,
+            Area::Oidc => crate::oidc::handle,
+            Area::NotificationServer => notifications::server::handle,
+            Area::NotificationPortal if path.starts_with("/mynotifications") => {
+                notifications::explorer::handle
+            }
+            Area::NotificationPortal => portal::login::notifback,
+            Area::Static => portal::assets::serve,
+            Area::Status => crate::status::handle,
+            Area::Manager => crate::manager::handle,
+            Area::TestHook => test_hook,
+        }
+    }
+
+    /// The flavour of the area's errors: JSON always for the REST servers and the status
+    /// paths, by `Accept` for the others.
+    fn flavour(self) -> Flavour {
+        match self {
+            Area::Sessions
+            | Area::Config
+            | Area::ErrorRefs
+            | Area::NotificationServer
+            | Area::Status => Flavour::Json,
+            _ => Flavour::Negotiated,
+        }
+    }
+
     /// The area requests are counted under in the metrics.
     fn counted(self) -> crate::metrics::Area {
         use crate::metrics::Area as M;
@@ -213,65 +250,21 @@ fn is_under(path: &str, p: &str) -> bool {
         .is_some_and(|r| r.is_empty() || r.starts_with('/'))
 }
 
+/// The area's handler, run on the request's context (`Ctx`), with its error flavour.
 fn route(
     app: &Arc<App>,
     req: &Request,
     conf: &Arc<Conf>,
     found: Option<(Area, &str)>,
 ) -> (Flavour, Result<Response>) {
-    use crate::{config_proxy as proxy, notifications, portal, sessions};
-    let Some((area, rest)) = found else {
+    let Some((area, _)) = found else {
         return (Flavour::Negotiated, Err(Error::not_found("Not found")));
     };
     if let Err(e) = admit_server(app, req, area) {
         return (refusal_flavour(area), Err(e));
     }
-    match area {
-        Area::Sessions => (Flavour::Json, sessions::rest::handle(app, req, conf, rest)),
-        Area::Config => (Flavour::Json, proxy::handle_config(app, req, rest)),
-        Area::ErrorRefs => (Flavour::Json, proxy::handle_error(app, req)),
-        Area::MySession => (
-            Flavour::Negotiated,
-            sessions::my::handle(app, req, conf, portal::session::require_user),
-        ),
-        Area::Login | Area::Root => (
-            Flavour::Negotiated,
-            portal::handle_root(app, req, conf, notifications::portal::intercept),
-        ),
-        Area::Oidc => (
-            Flavour::Negotiated,
-            crate::oidc::handle(app, req, conf, portal::login_redirect, password_login),
-        ),
-        Area::NotificationServer => (Flavour::Json, notifications::server::handle(app, req, conf)),
-        Area::NotificationPortal => (
-            Flavour::Negotiated,
-            notifications::portal::handle(app, req, conf, portal::login::release),
-        ),
-        Area::Static => (Flavour::Negotiated, portal::assets::serve(app, req, conf)),
-        Area::Status => (Flavour::Json, crate::status::handle(app, req, conf)),
-        Area::Manager => (Flavour::Negotiated, crate::manager::handle(app, conf, req)),
-        Area::TestHook => (Flavour::Negotiated, test_hook(req)),
-    }
-}
-
-/// The portal's login without a browser, held back by due notifications as a form login is:
-/// what the OpenID Connect password grant authenticates with.
-fn password_login(
-    app: &App,
-    conf: &Conf,
-    req: &Request,
-    user: &str,
-    password: &str,
-) -> Result<Option<crate::storage::Session>> {
-    use crate::{notifications, portal};
-    portal::login::without_browser(
-        app,
-        conf,
-        req,
-        user,
-        password,
-        notifications::portal::intercept,
-    )
+    let ctx = Ctx::new(app, conf, req);
+    (area.flavour(), area.handler(&req.path)(&ctx))
 }
 
 /// The server whose address rule and credentials guard an area, if any.
@@ -369,7 +362,8 @@ fn has_credentials(req: &Request) -> bool {
 /// Debug routes for the test-suite only (enabled by `LIMETTE_TEST_HOOKS=1`): a slow handler to
 /// fill the queue, a panicking one, a large answer, and the clock moved forward (`advance`
 /// seconds) so that expiry is tested without waiting.
-fn test_hook(req: &Request) -> Result<Response> {
+fn test_hook(ctx: &Ctx) -> Result<Response> {
+    let req = ctx.req;
     match req.path.as_str() {
         "/__test/sleep" => {
             let ms: u64 = req

@@ -6,8 +6,9 @@
 use super::{export, Settings};
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Method, Request, Response};
+use crate::http::{Method, Response};
 use crate::rules::location;
 use crate::sso::SsoSession;
 use crate::storage::{Kind, Session};
@@ -15,22 +16,11 @@ use crate::web::cookies;
 use base64::Engine;
 use serde_json::{json, Value};
 
-/// The connected user's SSO session, or the portal's answer to a request without one
-/// (`portal::session::require_user`, given by the router).
-pub type RequireUser =
-    fn(&App, &Conf, &Request) -> Result<std::result::Result<SsoSession, Response>>;
-
-/// Serves the connected user's endpoints; `require_user` answers a request without a session.
-pub fn handle(
-    app: &App,
-    req: &Request,
-    conf: &Conf,
-    require_user: RequireUser,
-) -> Result<Response> {
-    let s = match require_user(app, conf, req)? {
-        Ok(s) => s,
-        Err(login) => return Ok(login),
-    };
+/// Serves the connected user's endpoints; without a live session, `Error::SignIn` (the
+/// portal's answer).
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
+    let s = ctx.signed_in()?;
     if req.path == "/mysession" || req.path.starts_with("/mysession/") {
         let env = crate::rules::Env::from_request(
             req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),

@@ -5,8 +5,8 @@
 //! are in the plain functions below them.
 use super::{export, Settings};
 use crate::app::App;
-use crate::config::Conf;
 use crate::crypto::secret;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::log;
@@ -14,7 +14,9 @@ use crate::storage::{check_id, Kind, Session, SessionStore};
 use serde_json::{json, Map, Value};
 
 /// Serves the REST session server; `rest` is the path without any prefix (`/sessions/...`).
-pub fn handle(app: &App, req: &Request, conf: &Conf, rest: &str) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
+    let rest = ctx.below_prefix();
     let settings = conf.area::<super::Settings>();
     let st = settings.as_ref();
     if !st.rest_server {

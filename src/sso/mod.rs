@@ -13,7 +13,7 @@ pub mod skin;
 
 use crate::app::{App, Reach};
 use crate::config::Conf;
-use crate::error::Result;
+use crate::error::{Error, PortalCode, Result, SignIn};
 use crate::storage::{Kind, Session};
 use crate::util;
 use md5::{Digest, Md5};
@@ -22,7 +22,7 @@ use std::ops::Deref;
 
 /// The cookie that carries, through a re-authentication (OpenID Connect `prompt=login` or
 /// `max_age`), the id of the session the new login replaces: the login ends it on the server
-/// once the new one is stored (`portal::login::release`).
+/// once the new one is stored (`login::release`).
 pub const RENEW_COOKIE: &str = "lemonldaprenew";
 
 /// A live SSO session (the global store's `Kind::Global`). It reads as its hash of keys.
@@ -96,6 +96,23 @@ pub fn from_cookie(app: &App, conf: &Conf, id: Option<&str>) -> Result<CookieSta
         Some(s) => CookieState::Valid(s),
         None => CookieState::Unknown,
     })
+}
+
+/// The live session a cookie names, or `Error::SignIn` (the portal's answer to a request
+/// without one): portal error 9 without a cookie, 1 with one naming no live session (then
+/// cleared).
+pub fn signed_in(state: &CookieState) -> Result<SsoSession> {
+    let (code, clear) = match state {
+        CookieState::Valid(s) => return Ok(s.clone()),
+        CookieState::Unknown => (PortalCode::SessionExpired, true),
+        CookieState::Absent => (PortalCode::FirstAccess, false),
+    };
+    Err(Error::SignIn(Box::new(SignIn {
+        code,
+        back: None,
+        clear,
+        aside: None,
+    })))
 }
 
 /// The session key naming the relying parties a session received codes for, as LemonLDAP::NG

@@ -9,8 +9,9 @@ pub mod health;
 use crate::app::App;
 use crate::config::access::Server;
 use crate::config::{truthy, AreaSettings, Conf};
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Method, Request, Response};
+use crate::http::{Method, Response};
 use crate::metrics::Gauge;
 use crate::storage::Kind;
 use serde_json::{json, Map, Value};
@@ -47,7 +48,8 @@ pub fn server_of(path: &str) -> Server {
 }
 
 /// Answers `/portalStatus`, the health path and `/metrics` (GET and HEAD only).
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if !matches!(req.method, Method::Get | Method::Head) {
         return Err(Error::MethodNotAllowed);
     }

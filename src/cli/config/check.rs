@@ -109,7 +109,7 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
     for w in &local.warnings {
         out.push(finding(Level::Warning, &local.source, w.clone()));
     }
-    for (key, reason) in crate::portal::macros::check_macros_and_groups(&conf.raw) {
+    for (key, reason) in crate::login::macros::check_macros_and_groups(&conf.raw) {
         out.push(finding(
             Level::Warning,
             &key,

@@ -44,17 +44,8 @@ use request::grant_record;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The portal's login form that comes back to a URL once signed in (`portal::login_redirect`,
-/// given by the router): what the authorization endpoint answers a user who must sign in.
-pub type LoginRedirect = fn(&Conf, &Request, &str) -> Response;
-
 /// `/oauth2/authorize`.
-pub fn handle(
-    app: &Arc<App>,
-    req: &Request,
-    conf: &Arc<Conf>,
-    login: LoginRedirect,
-) -> Result<Response> {
+pub fn handle(app: &Arc<App>, req: &Request, conf: &Arc<Conf>) -> Result<Response> {
     let query = params(req);
     // A request object by reference is fetched off the worker pool, and the request answered
     // there: a slow or silent URL holds one of the few fetchers (refused at once when they or
@@ -69,7 +60,7 @@ pub fn handle(
             }
             body
         };
-        return Ok(off_the_pool(app, req, conf, login, query, key, fetch));
+        return Ok(off_the_pool(app, req, conf, query, key, fetch));
     }
     // A request object by value signed with keys the client publishes at its jwks_uri: those
     // are fetched off the worker pool in the same way, when not cached.
@@ -79,11 +70,9 @@ pub fn handle(
             keys.run();
             Err("nothing to fetch".into())
         };
-        return Ok(off_the_pool(app, req, conf, login, query, key, fetch));
+        return Ok(off_the_pool(app, req, conf, query, key, fetch));
     }
-    answer(app, req, conf, login, &query, |_| {
-        Err("nothing to fetch".into())
-    })
+    answer(app, req, conf, &query, |_| Err("nothing to fetch".into()))
 }
 
 /// The request handed to a fetcher (keyed by its client): `fetch` runs there, then the request
@@ -92,7 +81,6 @@ fn off_the_pool(
     app: &Arc<App>,
     req: &Request,
     conf: &Arc<Conf>,
-    login: LoginRedirect,
     query: Params,
     key: String,
     fetch: impl FnOnce() -> std::result::Result<String, String> + Send + 'static,
@@ -100,7 +88,7 @@ fn off_the_pool(
     let (app, req, conf2, q) = (app.clone(), req.clone(), conf.clone(), query.clone());
     let run: Task = Box::new(move || {
         let body = fetch();
-        answer(&app, &req, &conf2, login, &q, |_| body)
+        answer(&app, &req, &conf2, &q, |_| body)
     });
     let conf = conf.clone();
     let busy: Task = Box::new(move || refusal(pushed::busy(&conf, &query), &query));
@@ -112,7 +100,6 @@ fn answer(
     app: &App,
     req: &Request,
     conf: &Conf,
-    login: LoginRedirect,
     query: &Params,
     fetch: impl FnOnce(&str) -> std::result::Result<String, String>,
 ) -> Result<Response> {
@@ -136,10 +123,9 @@ fn answer(
         };
         Ok(format!("{}oauth2/authorize?{q}", conf.portal))
     };
-    let session = match user_session(app, conf, req, &ar, login, &back)? {
+    let session = match user_session(app, conf, req, &ar, &back)? {
         Ok(s) => s,
-        Err(UserStep::Respond(r)) => return Ok(r),
-        Err(UserStep::LoginRequired) => {
+        Err(LoginRequired) => {
             return Ok(refuse(
                 &ar.redirect_uri,
                 ar.mode,
@@ -261,48 +247,49 @@ fn grant(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, session: &Session) -
     Ok(deliver(&ar.redirect_uri, ar.mode, &q))
 }
 
-enum UserStep {
-    Respond(Response),
-    LoginRequired,
-}
+/// A request that must not show a login form (`prompt=none`) and has no usable session.
+struct LoginRequired;
 
-/// The user's SSO session, or what to answer instead (login form, fresh login, login_required).
+/// The user's SSO session, `LoginRequired` (`prompt=none`), or `Error::SignIn`: the login form
+/// coming back here (the cookie of a session it names no more cleared; for a fresh login, the
+/// live session set aside for the login to end once the new one exists).
 fn user_session(
     app: &App,
     conf: &Conf,
     req: &Request,
     ar: &AuthRequest,
-    login: LoginRedirect,
     back: &dyn Fn() -> Result<String>,
-) -> Result<std::result::Result<Session, UserStep>> {
+) -> Result<std::result::Result<Session, LoginRequired>> {
     let state =
         crate::sso::from_cookie(app, conf, crate::web::cookies::sso_id(conf, req).as_deref())?;
     let none = ar.prompt.iter().any(|p| p == "none");
     let session = match state {
         CookieState::Valid(s) => s,
-        _ if none => return Ok(Err(UserStep::LoginRequired)),
-        CookieState::Unknown => {
-            let r = login(conf, req, &back()?).with_cookies(&crate::web::cookies::clear_sso(conf));
-            return Ok(Err(UserStep::Respond(r)));
-        }
-        CookieState::Absent => return Ok(Err(UserStep::Respond(login(conf, req, &back()?)))),
+        _ if none => return Ok(Err(LoginRequired)),
+        CookieState::Unknown => return Err(sign_in(back()?, true, None)),
+        CookieState::Absent => return Err(sign_in(back()?, false, None)),
     };
     let auth_time = session.auth_time().unwrap_or(0);
     let too_old = ar.max_age.is_some_and(|m| util::now() - auth_time > m);
     if ar.prompt.iter().any(|p| p == "login") || too_old {
         if none {
-            return Ok(Err(UserStep::LoginRequired));
+            return Ok(Err(LoginRequired));
         }
         // A fresh login: the browser drops its cookie, so the form really authenticates; the
         // old session's id is set aside for the login to end it once the new one exists.
-        let aside =
-            crate::web::cookies::portal_cookie(conf, crate::sso::RENEW_COOKIE, session.id(), false);
-        let r = login(conf, req, &back()?)
-            .with_cookies(&crate::web::cookies::clear_sso(conf))
-            .with_cookie(&aside);
-        return Ok(Err(UserStep::Respond(r)));
+        return Err(sign_in(back()?, true, Some(session.id().to_string())));
     }
     Ok(Ok(session.into_map()))
+}
+
+/// The login form that comes back to `back` (the portal renders it: `Error::SignIn`).
+fn sign_in(back: String, clear: bool, aside: Option<String>) -> Error {
+    Error::SignIn(Box::new(crate::error::SignIn {
+        code: PortalCode::FirstAccess,
+        back: Some(back),
+        clear,
+        aside,
+    }))
 }
 
 /// Stores the code with what the token endpoint needs.

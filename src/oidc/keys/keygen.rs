@@ -132,6 +132,16 @@ pub fn save_missing(store: &dyn ConfStore) {
     }
 }
 
+/// Puts a newer stored configuration in force (`App::reload_if_newer`), the signing keys a
+/// relying party needs and it lacks saved first (`save_missing`): what the reloader, the
+/// console and dynamic registration do after a configuration is saved.
+pub fn reload(app: &crate::app::App) -> crate::error::Result<bool> {
+    if app.newer_waiting()? {
+        save_missing(app.confs.as_ref());
+    }
+    app.reload_if_newer()
+}
+
 /// Rotation at `now`: every family that has a key gets a new one, which signs from then on;
 /// the previous public key joins `oidcServiceRetiredKeysSig` until `now` plus the longest
 /// lifetime of a token it may have signed. Retired keys already past their time leave.

@@ -47,13 +47,8 @@ pub enum Grant {
     Password,
 }
 
-/// `/oauth2/token`; `password` is the portal's login without a browser (the password grant).
-pub fn handle(
-    app: &App,
-    req: &Request,
-    conf: &Conf,
-    password: password::PasswordLogin,
-) -> Result<Response> {
+/// `/oauth2/token`.
+pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let p = params(req);
     // RFC 6749 5.2: a parameter over its bound makes the request malformed.
     if p.oversized() {
@@ -67,7 +62,7 @@ pub fn handle(
         Grant::AuthorizationCode => redeem_code(app, conf, rp, &p)?,
         Grant::RefreshToken => refresh(app, conf, rp, &p)?,
         Grant::ClientCredentials => client_credentials::grant(app, conf, rp, &p)?,
-        Grant::Password => password::grant(app, conf, req, rp, &p, password)?,
+        Grant::Password => password::grant(app, conf, req, rp, &p)?,
     };
     Ok(Response::json(200, &Value::Object(answer)))
 }

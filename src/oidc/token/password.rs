@@ -1,7 +1,7 @@
 //! `grant_type=password` (RFC 6749 4.3), as LemonLDAP::NG 2.16's `_handlePasswordGrant`: for
 //! an RP with `AllowPasswordGrant` (checked by `token::allowed`), `username` and `password`
-//! go through the portal's login (its directory, `userControl`, brute-force lock and login
-//! history, notifications: `PasswordLogin`, given by the router), which creates an SSO session
+//! go through the login pipeline (`crate::login::without_browser`: its directory, `userControl`,
+//! brute-force lock and login history, notifications), which creates an SSO session
 //! as a browser login would, without a cookie. What may be granted is then decided as at
 //! authorize (`access::decide` on the session, `_oidc_grant_type` = `password`: the provider's
 //! rule, the RP's rule, its authentication level, its scope rules); a refused user's session
@@ -25,13 +25,6 @@ use crate::oidc::settings::{self, Rp};
 use crate::storage::Session;
 use serde_json::{json, Map, Value};
 
-/// The portal's login without a browser (given by the router): checks a user name and
-/// password as the login form does (directory, `userControl`, brute-force lock, login
-/// history, notifications) and stores a new SSO session, returned; `None` when the login is
-/// refused. What the password grant authenticates with.
-pub type PasswordLogin =
-    fn(&App, &Conf, &Request, &str, &str) -> Result<Option<crate::storage::Session>>;
-
 /// The token response of a password grant request.
 pub fn grant(
     app: &App,
@@ -39,7 +32,6 @@ pub fn grant(
     req: &Request,
     rp: &Rp,
     p: &Params,
-    login: PasswordLogin,
 ) -> Result<Map<String, Value>> {
     // 1. RFC 6749 4.3.2: username and password are required.
     let (Some(user), Some(password)) = (p.get("username"), p.get("password")) else {
@@ -54,8 +46,9 @@ pub fn grant(
     if scope.is_empty() {
         return Err(Error::oauth(OAuthCode::InvalidScope));
     }
-    // 2. The portal's login: an SSO session, or a refusal.
-    let Some(session) = login(app, conf, req, user, password)? else {
+    // 2. The login pipeline: an SSO session, or a refusal.
+    let c = crate::login::Credentials { user, password };
+    let Some(session) = crate::login::without_browser(app, conf, req, c)? else {
         return Err(invalid_grant());
     };
     // 3. What may be granted (access::decide: the provider's rule, the RP's rule and

@@ -105,7 +105,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         log: format!("dynamic registration of {name} (client {client_id})"),
     };
     let num = save::save_new(app.confs.as_ref(), &doc, &author)?;
-    app.reload_if_newer()?;
+    crate::oidc::keys::keygen::reload(app)?;
     let removed = limits::prune(app.confs.as_ref(), limits.kept_versions);
     if removed > 0 {
         crate::log::info(&format!(
