@@ -37,8 +37,15 @@ build:
 # The tests need system tools (Chromium, LemonLDAP::NG's packages, slapd, nginx, Perl modules,
 # openssl, curl) and a Python virtual environment: test-tools installs what is missing when run
 # as root, and otherwise names the packages and stops (.ci/setup.d/all).
+#
+# The integration tests are one binary (tests/suite/main.rs). Most of its tests wait (on the
+# binary under test, on headless Chromium, on the Python checks) rather than compute, so the
+# suite runs TEST_THREADS of them at once, more than the machine has cores: the slow browser
+# and logout checks then overlap with the rest instead of running last.
+TEST_THREADS ?= 8
 test: test-tools
-	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test --features "$(FEATURES)" --no-fail-fast
+	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" $(CARGO) test --features "$(FEATURES)" --no-fail-fast \
+		-- --test-threads=$(TEST_THREADS)
 
 test-tools:
 	@LIMETTE_VENV="$(abspath $(VENV))" bash .ci/setup.d/all
@@ -47,7 +54,7 @@ test-tools:
 # into target/screenshots/ for review (tests/browser/pages.py; the same run checks them).
 screenshots: test-tools
 	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" LIMETTE_SCREENSHOTS="$(abspath target/screenshots)" \
-		$(CARGO) test --test browser every_page_in_both_languages
+		$(CARGO) test --test suite browser::every_page_in_both_languages
 	@ls target/screenshots | wc -l | xargs echo "screenshots in target/screenshots:"
 
 lint:
@@ -127,7 +134,7 @@ bench-hostile: bench-tools
 
 # 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow
 # headers and idle connections from 127.0.0.2 and .3 while a user at 127.0.0.1 is timed
-# (bench/hostile.sh; not in CI, whose short version is tests/hostile/soak.rs).
+# (bench/hostile.sh; not in CI, whose short version is tests/suite/hostile/soak.rs).
 soak: bench-tools
 	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette
 	bash bench/soak.sh
