@@ -7,7 +7,7 @@ use crate::config::{self, Conf};
 use crate::error::{ConfError, Error, Result, StartError};
 use crate::log;
 use crate::storage::{self, ConfStore, Kind, Session, SessionStore};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 
@@ -301,10 +301,20 @@ impl App {
                         lines.push(log::Line::warn(&format!("configuration check failed: {e}")));
                     }
                     fold.round(lines);
+                    RELOAD_ROUNDS.fetch_add(1, Ordering::SeqCst);
                 }
             }
         })
     }
+}
+
+/// Rounds of the reloader done since start. Only the test hook `/__test/reloads` reads it, so
+/// that a test waits for rounds of the reloader instead of guessing how long they take.
+static RELOAD_ROUNDS: AtomicU64 = AtomicU64::new(0);
+
+/// How many rounds the reloader has done (see `RELOAD_ROUNDS`).
+pub fn reload_rounds() -> u64 {
+    RELOAD_ROUNDS.load(Ordering::SeqCst)
 }
 
 /// Writes configuration 1 into an empty local store (File or SQLite; a REST store is never

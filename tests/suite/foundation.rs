@@ -347,11 +347,16 @@ fn a_panicking_handler_gives_500_and_the_worker_lives_on() {
 fn sigterm_finishes_in_flight_requests_and_exits_0() {
     let mut p = Portal::builder().test_hooks().start();
     let port = p.port;
-    let slow = std::thread::spawn(move || Client::new(port).get("/__test/sleep?ms=700", &[JSON]));
     assert!(wait_for(Duration::from_secs(3), || p
         .log()
         .contains("[notice]")));
-    std::thread::sleep(Duration::from_millis(200)); // let the slow request reach a worker
+    let idle = workers_busy(&p);
+    let slow = std::thread::spawn(move || Client::new(port).get("/__test/sleep?ms=700", &[JSON]));
+    // The slow request has reached a worker when /metrics counts one more busy.
+    assert!(
+        wait_for(Duration::from_secs(3), || workers_busy(&p) > idle),
+        "the slow request never reached a worker"
+    );
     assert_eq!(p.terminate(), Some(0));
     assert_eq!(slow.join().unwrap().status, 200);
     assert!(
@@ -528,13 +533,23 @@ fn unknown_paths_and_methods() {
     assert!(css.header("content-type").unwrap().starts_with("text/css"));
 }
 
+/// `limette_workers_busy` as `/metrics` reports it (loopback may read it by default); a
+/// worker answering the metrics request itself counts too, the same on every read.
+fn workers_busy(p: &Portal) -> i64 {
+    let text = p.client().get("/metrics", &[]).text();
+    text.lines()
+        .find_map(|l| l.strip_prefix("limette_workers_busy "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no limette_workers_busy in {text}"))
+}
+
 fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     let t0 = Instant::now();
     while t0.elapsed() < limit {
         if f() {
             return true;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(20));
     }
     false
 }

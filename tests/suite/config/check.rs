@@ -373,12 +373,16 @@ fn a_newer_configuration_refused_by_the_gate_leaves_the_old_in_force() {
     p.login("dwho");
 }
 
-/// The server checks for a newer configuration every second: one refused says so once, not
-/// every second, and once more when the situation changes (another newer number refused, then
-/// one accepted).
+/// The server checks for a newer configuration every `checkInterval`: one refused says so once,
+/// not every round, and once more when the situation changes (another newer number refused, then
+/// one accepted). The test counts the reloader's rounds (`/__test/reloads`) instead of sleeping
+/// through them, with rounds of 200 ms instead of the default second.
 #[test]
 fn a_refused_configuration_is_logged_once_while_it_stays() {
-    let p = Portal::start();
+    let p = Portal::builder()
+        .test_hooks()
+        .ini("checkInterval = 0.2")
+        .start();
     let save = |num: u64, auth: &str| {
         let mut next = default_conf();
         next.insert("cfgNum".into(), json!(num));
@@ -397,15 +401,28 @@ fn a_refused_configuration_is_logged_once_while_it_stays() {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     };
+    let rounds = || {
+        let r = p.client().get("/__test/reloads", &[]);
+        assert_eq!(r.status, 200, "reloads hook (test hooks on?): {}", r.text());
+        r.json()["rounds"].as_u64().unwrap()
+    };
+    let more_rounds = |n: u64| {
+        let until = rounds() + n;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while rounds() < until {
+            assert!(std::time::Instant::now() < deadline, "{}", p.log());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
     save(2, "LDAP");
     wait_for("configuration 2 rejected");
     // Three more rounds of the reload loop.
-    std::thread::sleep(std::time::Duration::from_millis(3500));
+    more_rounds(3);
     assert_eq!(count("configuration 2 rejected"), 1, "{}", p.log());
     assert_eq!(count("authentication = LDAP is not supported"), 1);
     save(3, "Kerberos");
     wait_for("configuration 3 rejected");
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    more_rounds(2);
     assert_eq!(count("configuration 3 rejected"), 1, "{}", p.log());
     assert_eq!(count("configuration 2 rejected"), 1, "{}", p.log());
     save(4, "Demo");
