@@ -259,6 +259,7 @@ fn a_database_stopped_for_ten_seconds_answers_503_then_everything_works_again() 
         // What needs no database is served.
         let d = a.client().get_json("/.well-known/openid-configuration");
         assert_eq!(d.status, 200);
+        // The outage lasts ten seconds of real time: the probes are paced through it.
         std::thread::sleep(Duration::from_millis(500));
     }
     c.up();

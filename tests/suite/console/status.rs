@@ -5,7 +5,7 @@
 //! down) and 200 when it is back.
 use super::common::hostile::request_from;
 use super::common::sessions::{builder, KEY};
-use super::common::{free_port, Portal, Resp};
+use super::common::{Portal, Resp};
 use serde_json::{json, Value};
 
 fn get(p: &Portal, from: &str, path: &str, headers: &str) -> Resp {
@@ -237,8 +237,9 @@ fn health_follows_a_file_store_whose_folder_goes_away() {
 
 #[test]
 fn health_follows_a_rest_store_whose_server_goes_down() {
-    let port = free_port();
-    let a = builder().port(port).start();
+    // A on a port of its choosing; B is configured with the port A reports.
+    let a = builder().start();
+    let port = a.port;
     let base =
         format!("{{\"baseUrl\": \"http://127.0.0.1:{port}/sessions/global\", \"timeout\": 3}}");
     let b = Portal::builder()

@@ -27,6 +27,7 @@ fn trickle(
                 if stop.load(Ordering::SeqCst) {
                     return;
                 }
+                // The attack: a byte a second, in steps that notice `stop`.
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
@@ -142,6 +143,7 @@ fn a_header_block_sent_a_line_at_a_time_gets_408_at_the_header_deadline() {
             {
                 return;
             }
+            // The attack: a header line every 200 ms.
             std::thread::sleep(Duration::from_millis(200));
         }
     });
@@ -196,7 +198,8 @@ fn at_the_ceiling_the_oldest_idle_connection_makes_room() {
     let mut idle: Vec<TcpStream> = Vec::new();
     for _ in 0..20 {
         idle.push(hostile::connect_from("127.0.0.2", p.port).unwrap());
-        // Each is admitted before the next, so their age order is known.
+        // Each is admitted before the next, so their age order is known. No request can see
+        // the admission without taking one of the 20 slots itself, so this waits, briefly.
         std::thread::sleep(Duration::from_millis(20));
     }
     jwks_from("127.0.0.1", p.port);

@@ -45,6 +45,7 @@ fn a_body_trickled_a_byte_a_second_is_cut_off_while_others_are_served() {
                 if stop.load(Ordering::SeqCst) || s.write_all(b"a").is_err() {
                     break;
                 }
+                // The attack: one byte a second.
                 std::thread::sleep(Duration::from_secs(1));
             }
         });
@@ -65,6 +66,7 @@ fn a_body_trickled_a_byte_a_second_is_cut_off_while_others_are_served() {
     );
     for _ in 0..10 {
         assert_serving(&p);
+        // Served throughout the trickle: the checks are spread over its first second.
         std::thread::sleep(Duration::from_millis(100));
     }
     let r = crate::common::http::read_response(&mut BufReader::new(body_reader), false)

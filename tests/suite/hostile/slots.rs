@@ -80,6 +80,7 @@ fn attack(port: u16, stop: Arc<AtomicBool>, refused: Arc<AtomicUsize>) {
                 c.open(port);
             }
         }
+        // The attack's pace: each connection fed once every 100 ms.
         std::thread::sleep(Duration::from_millis(100).saturating_sub(tick.elapsed()));
     }
 }
@@ -93,6 +94,7 @@ fn split_login(port: u16) -> Option<u16> {
     );
     let mut s = hostile::connect_from("127.0.0.1", port).ok()?;
     s.write_all(head.as_bytes()).ok()?;
+    // A login whose head and body arrive apart: the pause is the shape under test.
     std::thread::sleep(Duration::from_millis(50));
     let _ = s.write_all(body);
     read_response(&mut BufReader::new(s), false)

@@ -49,6 +49,7 @@ fn attack(from: &'static str, port: u16, stop: Arc<AtomicBool>, opened: Arc<Atom
                 *slot = open(kind);
             }
         }
+        // The attackers' pace: each slot fed every 200 ms.
         std::thread::sleep(Duration::from_millis(200));
     }
 }

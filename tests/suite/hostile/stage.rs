@@ -143,6 +143,7 @@ fn a_client_that_stops_reading_its_answers_is_cut_off() {
     s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
     let mut got = 0usize;
     let closed = loop {
+        // The attack: a reader far under bodyMinRate.
         std::thread::sleep(Duration::from_millis(500));
         match s.read(&mut buf) {
             Ok(0) => break true,
@@ -196,6 +197,7 @@ fn a_head_sent_a_byte_at_a_time_is_read_whole() {
     let head = b"GET /oauth2/jwks HTTP/1.1\r\nHost: x\r\nX-A: b\r\nConnection: close\r\n\r\n";
     for b in head {
         s.write_all(&[*b]).unwrap();
+        // The shape under test: every byte its own segment.
         std::thread::sleep(Duration::from_millis(2));
     }
     let all = hostile::read_until_closed(&mut s).expect("answered and closed");

@@ -46,6 +46,7 @@ fn serve(answer: impl Fn(TcpStream) + Send + Sync + 'static) -> (String, Arc<Ato
 /// A 200 with `body` after `delay`.
 fn ok_after(s: TcpStream, body: &str, delay: Duration) {
     read_head(&s);
+    // The slow server under test: the delay is the fault, not a wait.
     std::thread::sleep(delay);
     let mut s = s;
     let _ = write!(
@@ -189,6 +190,7 @@ fn a_pushed_request_takes_no_fetcher_even_under_a_catch_all_pattern() {
     // A listener that never answers holds the client's one fetch...
     let (silent, held) = serve(|s| {
         read_head(&s);
+        // The silence is the fault under test: the fetch must be held, not answered.
         std::thread::sleep(Duration::from_secs(5));
     });
     let p = builder(&[("app", rp("app", json!({"RequestUris": "*"})))])

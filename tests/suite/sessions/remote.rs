@@ -1,6 +1,6 @@
 //! Two instances sharing sessions through REST, and the command line.
 use super::common::sessions::{builder, cookie, KEY};
-use super::common::{bin, free_port, Portal, Resp};
+use super::common::{bin, Portal, Resp};
 use super::JSON;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 /// while A is down and recovers when A is back.
 #[test]
 fn two_instances_share_sessions_through_rest() {
-    let port = free_port();
-    let a = builder().port(port).start();
+    // A on a port of its choosing; B is configured with the port A reports.
+    let a = builder().start();
+    let port = a.port;
     let base =
         format!("{{\"baseUrl\": \"http://127.0.0.1:{port}/sessions/global\", \"timeout\": 3}}");
     let b = Portal::builder()
@@ -168,12 +169,11 @@ fn a_rest_session_client_sends_the_credentials_of_its_options() {
         .finalize()
         .to_vec();
     hash.extend_from_slice(b"salt1234");
-    let port = free_port();
     let a = builder()
-        .port(port)
         .ini("restUser = replica")
         .ini(&format!("restPassword = {{SSHA256}}{}", b64(&hash)))
         .start();
+    let port = a.port;
     let b_with = |password: &str| {
         let opts = json!({
             "baseUrl": format!("http://127.0.0.1:{port}/sessions/global"),
