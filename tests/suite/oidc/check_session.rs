@@ -178,23 +178,48 @@ fn every_logout_clears_the_browser_state() {
 fn the_page_answers_in_a_real_browser() {
     // The RP's page is served by the script on 127.0.0.1 (another origin, the same site: the
     // browser-state cookie's SameSite=Lax lets the framed page read it), a secure context
-    // where Web Crypto works.
-    let (rp_port, other_port) = (crate::common::free_port(), crate::common::free_port());
+    // where Web Crypto works. The script serves the RP's pages on ports the system picks and says which; the portal
+    // is then started with the RP's redirect URI on that port, and its URL sent to the script.
+    let mut script = std::process::Command::new(crate::python::python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/check_session.py"
+        ))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the tests' python3 starts (make test builds it)");
+    let mut stdout = std::io::BufReader::new(script.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    let rp_port: u16 = match first.split_whitespace().collect::<Vec<_>>()[..] {
+        ["ports", rp, _other] => rp.parse().unwrap(),
+        _ => {
+            let out = script.wait_with_output().unwrap();
+            panic!(
+                "no ports from the script: {first:?}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    };
     let cb = format!("http://127.0.0.1:{rp_port}/cb");
     let p = crate::common::oidc::start(&[(
         "rp",
         crate::common::oidc::rp("rp", serde_json::json!({"RedirectUris": cb})),
     )]);
-    let out = std::process::Command::new(crate::python::python())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/browser/check_session.py"
-        ))
-        .arg(p.url(""))
-        .arg(rp_port.to_string())
-        .arg(other_port.to_string())
-        .output()
-        .expect("the tests' python3 starts (make test builds it)");
+    let mut stdin = script.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, format!("{}\n", p.url("")).as_bytes()).unwrap();
+    drop(stdin);
+    // Standard error is read while the script runs; its few lines of standard output wait in
+    // the pipe until it has ended.
+    let out = script.wait_with_output().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let out = std::process::Output {
+        stdout: format!("{first}{rest}").into_bytes(),
+        ..out
+    };
     assert!(
         out.status.success(),
         "check-session flow failed:\n{}\n{}",
