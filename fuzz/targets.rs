@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets, shared by the `cargo fuzz` crate (`fuzz/fuzz_targets/`) and
-//! by `tests/fuzz_corpus.rs`, which replays the kept corpus and a bounded random walk in CI.
+//! by `tests/suite/fuzz_corpus.rs`, which replays the kept corpus and a bounded random walk in CI.
 //! Each takes arbitrary bytes, feeds one hand-written parser, and checks what must hold for
 //! any input: no panic, and the few properties stated beside each.
 #![allow(dead_code)]

@@ -7,6 +7,7 @@ use crate::config::{self, Conf};
 use crate::error::{ConfError, Error, Result, StartError};
 use crate::log;
 use crate::storage::{self, ConfStore, Kind, Session, SessionStore};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// Shared state of a running portal.
@@ -314,6 +315,20 @@ impl App {
         }
         Ok(conf)
     }
+}
+
+/// Rounds of the reloader done since start. Only the test hook `/__test/reloads` reads it, so
+/// that a test waits for rounds of the reloader instead of guessing how long they take.
+static RELOAD_ROUNDS: AtomicU64 = AtomicU64::new(0);
+
+/// One more round of the reloader done.
+pub fn count_reload_round() {
+    RELOAD_ROUNDS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// How many rounds the reloader has done (see `RELOAD_ROUNDS`).
+pub fn reload_rounds() -> u64 {
+    RELOAD_ROUNDS.load(Ordering::SeqCst)
 }
 
 /// Writes configuration 1 into an empty local store (File or SQLite; a REST store is never

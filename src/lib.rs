@@ -9,7 +9,7 @@
 //! in exactly one place, `router::errors`.
 //!
 //! Modules sit in layers, every import pointing down (README, "How it is built";
-//! `tests/layers/` checks it): top (`cli`, `router`, `server`, `manager`), areas, domain
+//! `tests/suite/layers/` checks it): top (`cli`, `router`, `server`, `manager`), areas, domain
 //! (`app`, `sso`, `grants`, `directory`, `rules`), storage, base (`error`, `log`, `util`,
 //! `crypto`, `http`, `web`, `upstream`, `config`, `pause`, `metrics`).
 #![forbid(unsafe_code)]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # LemonLDAP::NG 2.16's own lemonldap-ng-cli and its packaged configuration, for the conformance
-# test of `limette config` (tests/config/conformance.rs, tests/config/llng_cli.rs): the script
+# test of `limette config` (tests/suite/config/conformance.rs, tests/suite/config/llng_cli.rs): the script
 # and the modules it loads. Idempotent.
 set -eu
 . "$(dirname "$0")/need"

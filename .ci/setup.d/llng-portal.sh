@@ -1,5 +1,5 @@
 #!/bin/sh
-# The directory-bridge test (tests/bridge/) runs a real LemonLDAP::NG 2.16 portal under its
+# The directory-bridge test (tests/suite/bridge/) runs a real LemonLDAP::NG 2.16 portal under its
 # FastCGI server behind nginx, reading users from a throw-away OpenLDAP slapd; the test starts
 # its own instances on loopback in a temp folder and never uses the system services. The
 # portal loads, with the test's configuration, modules that LemonLDAP::NG's packages only

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/readme.rs runs the README's commands as written: they call curl through sh.
+# tests/suite/docs/ runs the README's commands as written: they call curl through sh.
 set -eu
 . "$(dirname "$0")/need"
 need_cmd curl curl

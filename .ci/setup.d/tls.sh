@@ -1,5 +1,5 @@
 #!/bin/sh
-# The TLS test (tests/tls/) puts the distribution's nginx, with conf/nginx-tls.conf, in front
+# The TLS test (tests/suite/tls/) puts the distribution's nginx, with conf/nginx-tls.conf, in front
 # of Limette and makes a throw-away certificate with openssl; it starts its own nginx on
 # loopback in a temp folder and never uses the system service. Idempotent.
 set -eu

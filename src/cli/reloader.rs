@@ -27,6 +27,7 @@ pub fn spawn(app: &Arc<App>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
                     lines.push(log::Line::warn(&format!("configuration check failed: {e}")));
                 }
                 fold.round(lines);
+                crate::app::count_reload_round();
             }
         }
     })

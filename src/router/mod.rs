@@ -360,8 +360,8 @@ fn has_credentials(req: &Request) -> bool {
 }
 
 /// Debug routes for the test-suite only (enabled by `LIMETTE_TEST_HOOKS=1`): a slow handler to
-/// fill the queue, a panicking one, a large answer, and the clock moved forward (`advance`
-/// seconds) so that expiry is tested without waiting.
+/// fill the queue, a panicking one, a large answer, the clock moved forward (`advance`
+/// seconds) so that expiry is tested without waiting, and the reloader's rounds counted.
 fn test_hook(ctx: &Ctx) -> Result<Response> {
     let req = ctx.req;
     match req.path.as_str() {
@@ -383,6 +383,10 @@ fn test_hook(ctx: &Ctx) -> Result<Response> {
                 .min(1 << 20);
             Ok(Response::bytes(200, "text/plain", vec![b'x'; n]))
         }
+        "/__test/reloads" => Ok(Response::json(
+            200,
+            &serde_json::json!({"rounds": crate::app::reload_rounds()}),
+        )),
         "/__test/clock" => {
             let secs: i64 = req
                 .query_param("advance")

@@ -2,10 +2,11 @@
 """Runs the portal's check-session page (OpenID Connect Session Management 1.0, section 3.2) in
 headless Chromium, framed by a relying party's page, as an RP's own script uses it.
 
-Usage: check_session.py PORTAL_URL RP_PORT OTHER_PORT
-The portal has a relying party `rp` whose redirect URI is http://127.0.0.1:RP_PORT/cb. This
-script serves that RP page (and the same page on OTHER_PORT, an origin no RP is registered
-with), logs in as dwho through the portal's form, runs authorize to the RP, whose page frames
+Usage: check_session.py, then PORTAL_URL on standard input.
+The script first serves the RP page on a port the system picks (RP_PORT) and the same page on
+another (OTHER_PORT, an origin no RP is registered with), and prints "ports RP_PORT OTHER_PORT";
+the test then starts the portal with a relying party `rp` whose redirect URI is
+http://127.0.0.1:RP_PORT/cb and writes the portal's URL on a line of standard input. It then logs in as dwho through the portal's form, runs authorize to the RP, whose page frames
 checksession.html and posts "rp <session_state>": the answer must be "unchanged"; a malformed
 message gets "error". After a logout in another tab the same message gets "changed". Framed by
 the other origin the page must not load (frame-ancestors). Exits non-zero on any failure.
@@ -47,13 +48,19 @@ def check(cond, msg):
         sys.exit(1)
 
 
-def serve(port, portal):
+def page(portal):
     origin = urllib.parse.urlsplit(portal)
     origin = "%s://%s" % (origin.scheme, origin.netloc)
-    body = (RP_PAGE % {"portal": portal, "origin": repr(origin)}).encode()
+    return (RP_PAGE % {"portal": portal, "origin": repr(origin)}).encode()
+
+
+def serve(page):
+    """Serves `page["body"]` on a port the system picks (the page is set once the portal is
+    known, before any request can come)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            body = page["body"]
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -63,7 +70,7 @@ def serve(port, portal):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -80,9 +87,14 @@ def rp_page_loaded(driver):
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return window.loaded === true"))
 
 
-def main(portal, rp_port, other_port):
-    portal = portal.rstrip("/")
-    servers = [serve(int(rp_port), portal), serve(int(other_port), portal)]
+def main():
+    shown = {"body": b""}
+    servers = [serve(shown), serve(shown)]
+    rp_port, other_port = (s.server_address[1] for s in servers)
+    print("ports %d %d" % (rp_port, other_port), flush=True)
+    portal = sys.stdin.readline().strip().rstrip("/")
+    check(portal.startswith("http://"), "no portal URL on standard input: %r" % portal)
+    shown["body"] = page(portal)
     rp = "http://127.0.0.1:%s" % rp_port
     driver = browser()
     try:
@@ -135,4 +147,4 @@ def main(portal, rp_port, other_port):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3])
+    main()

@@ -3,7 +3,7 @@
 and French.
 
 Usage: console.py BASE_URL AXE_JS
-The portal is configured by tests/browser/main.rs: `managerHost` with rules that let dwho (a
+The portal is configured by tests/suite/browser/mod.rs: `managerHost` with rules that let dwho (a
 timelord) in and refuse msmith; `hiddenAttributes` hides `mail`; `restConfigServer` is on.
 For each language the administrator signs in with the keyboard and, through the pages only
 (links, form fills, buttons), does every task of every page in PAGES: the status; sessions

@@ -263,6 +263,7 @@ fn serve_stub(mut s: std::net::TcpStream, mode: Stub) {
     let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (status, answer) = match mode {
         Stub::Slow => {
+            // The slow directory is the fault under test: the delay is what it does.
             std::thread::sleep(Duration::from_secs(5));
             (200, json!({"result": true}).to_string())
         }

@@ -1,0 +1,11 @@
+//! Operating a node: `/portalStatus`, the health path and `/metrics` (status.rs), and the
+//! administration console under `/manager/`, tried against the real server.
+use crate::common;
+use crate::python;
+
+mod conf;
+mod conf_domain;
+mod conf_secrets;
+mod manager;
+mod page_rules;
+mod status;
