@@ -2,34 +2,20 @@
 //! the latest version's metadata, the numbers available, one version's keys (secrets hidden
 //! by the one redaction, `config::redact`), the difference between two
 //! versions (`config::diff`), one relying party's page, and the forms that save a new number,
-//! whose posts `conf_edit` answers.
+//! whose posts `conf_edit` answers (it draws these pages again with its message; the
+//! console's `conf_routes` routes both).
 use super::conf_forms::{base_field, diff_form, log_field, main_form, rp_form, saved_notice};
-use super::{conf_edit, Ctx};
+use super::Ctx;
 use crate::config::diff::{self, Change};
 use crate::config::redact;
 use crate::config::support::is_secret;
 use crate::config::{as_i64, value_string};
 use crate::error::{Error, Result};
-use crate::http::{Method, Response};
+use crate::http::Response;
 use crate::oidc::rp_edit;
 use crate::storage::save::META_KEYS;
 use crate::util::{html_escape, url_encode};
 use serde_json::{Map, Value};
-
-/// Serves `/manager/conf[/<num>|/diff|/rp/<name>]`.
-pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
-    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
-    match (ctx.req.method, rest.as_slice()) {
-        (Method::Post, []) => conf_edit::post(ctx),
-        (Method::Post, ["rp", name]) => conf_edit::post_rp(ctx, name),
-        (Method::Post, _) => Err(Error::not_found("Not found")),
-        (_, []) => index(ctx, ""),
-        (_, ["diff"]) => compare(ctx),
-        (_, ["rp", name]) => rp_page(ctx, name, ""),
-        (_, [num]) => version(ctx, num),
-        _ => Err(Error::not_found("Not found")),
-    }
-}
 
 /// The latest number and its document; 404 when the store holds none.
 pub fn latest(ctx: &Ctx) -> Result<(u64, Map<String, Value>)> {
@@ -140,7 +126,7 @@ pub fn rp_page(ctx: &Ctx, name: &str, top: &str) -> Result<Response> {
 }
 
 /// `/manager/conf/<num>`: the metadata, every key by path, and the form that rolls back to it.
-fn version(ctx: &Ctx, num: &str) -> Result<Response> {
+pub fn version(ctx: &Ctx, num: &str) -> Result<Response> {
     let page = ctx.page();
     let num: u64 = num.parse().map_err(|_| Error::not_found("Not found"))?;
     let doc = crate::config_proxy::view::load(ctx.app.confs.as_ref(), num, false)?;
@@ -177,7 +163,7 @@ fn version(ctx: &Ctx, num: &str) -> Result<Response> {
 }
 
 /// `/manager/conf/diff?from=A&to=B`.
-fn compare(ctx: &Ctx) -> Result<Response> {
+pub fn compare(ctx: &Ctx) -> Result<Response> {
     let page = ctx.page();
     let store = ctx.app.confs.as_ref();
     let num = |k: &str| {

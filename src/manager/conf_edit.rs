@@ -8,6 +8,7 @@
 //! a summary). A refusal shows its reason above the form and saves nothing; a save is an
 //! audit line, and the running server takes it up at once (`App::reload_if_newer`).
 use super::conf::{self, latest};
+use super::conf_forms::MAIN_KEYS;
 use super::{alert, done, Ctx};
 use crate::error::{Error, Result};
 use crate::http::Response;
@@ -16,9 +17,6 @@ use crate::oidc::rp_edit::{self, Form};
 use crate::storage::save::{self, Author, META_KEYS};
 use crate::util::{html_escape, url_encode};
 use serde_json::{Map, Value};
-
-/// The main keys the console's form edits: an empty field removes the key.
-pub const MAIN_KEYS: [&str; 3] = ["portal", "domain", "timeout"];
 
 /// What an action made of the document: the summary (`cfgLog` by default) and a secret to
 /// show once (the relying party's name and the secret).

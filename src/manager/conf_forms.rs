@@ -1,11 +1,14 @@
 //! The forms of the configuration pages: the relying-party form (to add one or edit its
 //! options), the main keys, the comparison of two versions, and the hidden and log fields
 //! every saving form carries. HTML only; `conf_edit` reads what they post.
-use super::{conf_edit, Ctx};
+use super::Ctx;
 use crate::config::value_string;
 use crate::oidc::rp_edit;
 use crate::util::{html_escape, url_encode};
 use serde_json::{Map, Value};
+
+/// The main keys the console's form edits: an empty field removes the key.
+pub const MAIN_KEYS: [&str; 3] = ["portal", "domain", "timeout"];
 
 /// The comparison form (a GET: it changes nothing).
 pub fn diff_form(ctx: &Ctx, nums: &[u64]) -> String {
@@ -119,7 +122,7 @@ pub fn main_form(ctx: &Ctx, base: u64, doc: &Map<String, Value>) -> String {
         base_field(base),
         page.word("mgrMainKeysHelp"),
     );
-    for key in conf_edit::MAIN_KEYS {
+    for key in MAIN_KEYS {
         let value = doc.get(key).map(value_string).unwrap_or_default();
         form.push_str(&format!(
             "<p><label for=\"m-{key}\">{key}</label> <input id=\"m-{key}\" name=\"{key}\" value=\"{}\"></p>\n",

@@ -201,7 +201,23 @@ pub fn handle(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
         Section::Status => status::page(&ctx),
         Section::Sessions => sessions::handle(&ctx, &rest),
         Section::Notifications => notifications::handle(&ctx, &rest),
-        Section::Conf => conf::handle(&ctx, &rest),
+        Section::Conf => conf_routes(&ctx, &rest),
+    }
+}
+
+/// Serves `/manager/conf[/<num>|/diff|/rp/<name>]`: the pages (`conf`) and their posts
+/// (`conf_edit`, which draws the pages again), so that neither imports the other's caller.
+fn conf_routes(ctx: &Ctx, rest: &[String]) -> Result<Response> {
+    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+    match (ctx.req.method, rest.as_slice()) {
+        (Method::Post, []) => conf_edit::post(ctx),
+        (Method::Post, ["rp", name]) => conf_edit::post_rp(ctx, name),
+        (Method::Post, _) => Err(Error::not_found("Not found")),
+        (_, []) => conf::index(ctx, ""),
+        (_, ["diff"]) => conf::compare(ctx),
+        (_, ["rp", name]) => conf::rp_page(ctx, name, ""),
+        (_, [num]) => conf::version(ctx, num),
+        _ => Err(Error::not_found("Not found")),
     }
 }
 

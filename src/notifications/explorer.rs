@@ -2,7 +2,8 @@
 //! user's accepted notifications (persistent-session keys `notification_<ref>`), most recent
 //! first, at most `notificationsMaxRetrieve`; `/mynotifications/<ref>?epoch=<epoch>` shows one
 //! with its boxes checked and disabled. Without a session: to the login page, then back.
-use super::portal::trace;
+use super::form::frame;
+use super::store::{readable, trace};
 use crate::app::App;
 use crate::config::{as_i64, Conf};
 use crate::error::{Error, Result};
@@ -35,7 +36,7 @@ pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(
-            &super::portal::frame(conf, req, &s),
+            &frame(conf, req, &s),
             req,
             &accepted(
                 &persistent,
@@ -128,7 +129,7 @@ fn one(
     let Some(f) = fragment else {
         return Err(Error::not_found("Unknown notification"));
     };
-    let page = super::portal::frame(conf, req, s);
+    let page = frame(conf, req, s);
     let title = crate::web::messages::fill(&page.raw("notificationRef"), &[("ref", reference)]);
     let when = epoch
         .trim()
@@ -168,7 +169,7 @@ fn accepted_notification(
             reference,
         )?,
     };
-    Ok(record.as_ref().and_then(super::portal::readable))
+    Ok(record.as_ref().and_then(readable))
 }
 
 #[cfg(test)]

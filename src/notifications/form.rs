@@ -3,8 +3,12 @@
 //! `reference1x<i>`, its titles in `<h2 class="notifText">`, subtitles in
 //! `<h3 class="notifText">`, texts in `<p class="notifText">`, and check box j in a
 //! `<p class="notifCheck">` named `check1x<i>x<j>` with value `accepted`. Every text is
-//! HTML-escaped after any markup was stripped; nothing else of a notification is shown.
+//! HTML-escaped after any markup was stripped; nothing else of a notification is shown. The
+//! frame of the area's pages (`frame`) is here too, for the login's hold and the explorer.
 use super::model::Notification;
+use crate::config::Conf;
+use crate::http::Request;
+use crate::storage::Session;
 use crate::util::html_escape;
 use crate::web::Page;
 
@@ -111,6 +115,12 @@ pub fn page(
 /// A text as shown: markup stripped and HTML-escaped, once (`model::display` does both).
 fn shown(s: &str) -> String {
     super::model::display(s)
+}
+
+/// The frame of this area's pages, skinned by `portalSkinRules` for the session's user.
+pub fn frame<'a>(conf: &'a Conf, req: &Request, s: &Session) -> Page<'a> {
+    let rules = conf.area::<crate::sso::skin::SkinRules>();
+    Page::new(conf, req).with_skin(rules.choose(Some(s), &req.ip(), None))
 }
 
 #[cfg(test)]

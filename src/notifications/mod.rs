@@ -1,6 +1,7 @@
 //! Notifications: the model (`model`: JSON and old XML, validation), the store as this area
 //! sees it (`store`; the trait, the record and the backends are `storage::notifications`'), the
-//! REST/JSON server (`server`) and SOAP/XML server (`soap`) at `/notifications`, and the portal
+//! REST/JSON server (`server`) and SOAP/XML server (`soap`) at `/notifications`, with the audit
+//! lines of their changes (`audit`), and the portal
 //! flow and explorer (`portal`: the login's hold, `portal::intercept`, and the release of an
 //! accepted login, `portal::Release`, are wired to the portal by the router; this area imports
 //! no other).
@@ -8,6 +9,7 @@
 //! (`config::AreaSettings`). The `limette notifications` command is the top's
 //! (`cli::notifications`).
 pub mod accept;
+pub mod audit;
 pub mod explorer;
 pub mod form;
 pub mod model;

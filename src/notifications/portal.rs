@@ -3,9 +3,11 @@
 //! (see `sso::pending`) named by its own cookie until every box is checked. Also serves
 //! `/notifback` (the form's answer, `?cancel=1`) and hands `/mynotifications` to `explorer`.
 use super::accept;
+use super::form::frame;
 use super::model::Notification;
+use super::store::{readable, trace};
 use crate::app::App;
-use crate::config::{value_string, Conf};
+use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::sso::pending;
@@ -142,20 +144,6 @@ pub fn due_for(app: &App, conf: &Conf, s: &Session) -> Result<Vec<Notification>>
     ))
 }
 
-/// The notification of a stored record; an unreadable one is logged and skipped.
-pub fn readable(r: &super::store::Record) -> Option<Notification> {
-    match r.notification() {
-        Ok(n) => Some(n),
-        Err(e) => {
-            crate::log::error(&format!(
-                "notification {} of {} is unreadable: {e:?}",
-                r.reference, r.uid
-            ));
-            None
-        }
-    }
-}
-
 fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
     if let Some(id) = req.cookie(pending::COOKIE) {
         let _ = pending::finish(app, &id);
@@ -166,21 +154,10 @@ fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
         .with_cookies(&cookies::clear_sso(conf))
 }
 
-/// The frame of this area's pages, skinned by `portalSkinRules` for the session's user.
-pub fn frame<'a>(conf: &'a Conf, req: &Request, s: &Session) -> crate::web::Page<'a> {
-    let rules = conf.area::<crate::sso::skin::SkinRules>();
-    crate::web::Page::new(conf, req).with_skin(rules.choose(Some(s), &req.ip(), None))
-}
-
 /// The form's page allows the URL the released login goes to (`form-action`).
 fn with_target(page: Response, url: Option<&str>) -> Response {
     match url {
         Some(u) => page.with_form_target(u),
         None => page,
     }
-}
-
-/// The `whatToTrace` value of a session.
-pub fn trace(s: &Session) -> String {
-    s.get("_whatToTrace").map(value_string).unwrap_or_default()
 }
