@@ -7,7 +7,9 @@ use super::messages;
 use super::skin::Skin;
 use crate::config::Conf;
 use crate::http::{Method, Request};
-use crate::util::{self, html_escape};
+use crate::util;
+use maud::{html, Markup, PreEscaped, Render, DOCTYPE};
+use std::fmt::Write as _;
 
 /// The frame of one page.
 #[derive(Debug, Clone)]
@@ -50,9 +52,25 @@ impl<'a> Page<'a> {
         &self.conf.portal
     }
 
-    /// The text of `key`, HTML-escaped.
+    /// The text of `key`, for a template (which escapes it).
+    pub fn say(&self, key: &str) -> Word {
+        Word(messages::word(self.lang, key))
+    }
+
+    /// The text of `key` with its `{name}` placeholders replaced by `values` (text), for a
+    /// template (which escapes the whole).
+    pub fn say_fill(&self, key: &str, values: &[(&str, &str)]) -> Word {
+        Word(messages::fill(&messages::word(self.lang, key), values))
+    }
+
+    /// Portal error `num`'s message, for a template.
+    pub fn say_error(&self, num: u16) -> Word {
+        Word(messages::text(self.lang, num))
+    }
+
+    /// The text of `key`, HTML-escaped (for the pages still built by `format!`).
     pub fn word(&self, key: &str) -> String {
-        html_escape(&messages::word(self.lang, key))
+        self.say(key).render().into_string()
     }
 
     /// The text of `key`, not escaped (for a JSON answer or a header).
@@ -68,12 +86,17 @@ impl<'a> Page<'a> {
 
     /// Portal error `num`'s message, escaped.
     pub fn error_text(&self, num: u16) -> String {
-        html_escape(&messages::text(self.lang, num))
+        self.say_error(num).render().into_string()
     }
 
     /// An epoch as a date and time in the page's language, in UTC (the browser's time zone is
-    /// not known to the server; the text says UTC).
+    /// not known to the server; the text says UTC), escaped.
     pub fn date(&self, epoch: i64) -> String {
+        self.date_text(epoch).render().into_string()
+    }
+
+    /// An epoch as `date` writes it, for a template.
+    pub fn date_text(&self, epoch: i64) -> Word {
         let day = util::date10(epoch);
         let mut parts = day.splitn(3, '-');
         let (y, m, d) = (parts.next(), parts.next(), parts.next());
@@ -95,49 +118,51 @@ impl<'a> Page<'a> {
             ("year", y.unwrap_or("")),
             ("time", time.as_str()),
         ];
-        html_escape(&messages::fill(
-            &messages::word(self.lang, "dateFormat"),
-            &values,
-        ))
+        self.say_fill("dateFormat", &values)
     }
 
     /// An epoch as `date` writes it, in a `<time>` element with its machine-readable value
     /// (`YYYY-MM-DDTHH:MM:SSZ`).
     pub fn time(&self, epoch: i64) -> String {
+        self.time_markup(epoch).into_string()
+    }
+
+    /// `time`, for a template.
+    pub fn time_markup(&self, epoch: i64) -> Markup {
         let secs = epoch.rem_euclid(86_400);
-        format!(
-            "<time datetime=\"{}T{:02}:{:02}:{:02}Z\">{}</time>",
+        let stamp = format!(
+            "{}T{:02}:{:02}:{:02}Z",
             util::date10(epoch),
             secs / 3600,
             (secs / 60) % 60,
-            secs % 60,
-            self.date(epoch)
-        )
+            secs % 60
+        );
+        html! { time datetime=(stamp) { (self.date_text(epoch)) } }
     }
 
     /// The whole page: `title` (text) and `body` (HTML).
     pub fn render(&self, title: &str, body: &str) -> String {
-        self.render_head(title, "", body)
+        self.render_head(title, html! {}, PreEscaped(body.to_string()))
+    }
+
+    /// The whole page of a template's `body`.
+    pub fn render_markup(&self, title: &str, body: Markup) -> String {
+        self.render_head(title, html! {}, body)
     }
 
     /// A page that goes on to `url` by itself after `seconds` (a `refresh` meta: no script) and
     /// shows a link to it meanwhile.
     pub fn render_then(&self, title: &str, body: &str, seconds: u32, url: &str) -> String {
-        let url = html_escape(url);
-        let head = format!("<meta http-equiv=\"refresh\" content=\"{seconds};url={url}\">");
-        let body = format!(
-            "{body}\n<p><a class=\"button\" id=\"continue\" href=\"{url}\">{}</a></p>",
-            self.word("continue")
-        );
-        self.render_head(title, &head, &body)
+        let head = html! { meta http-equiv="refresh" content={ (seconds) ";url=" (url) }; };
+        let body = html! {
+            (PreEscaped(body)) "\n"
+            p { a.button #continue href=(url) { (self.say("continue")) } }
+        };
+        self.render_head(title, head, body)
     }
 
-    fn render_head(&self, title: &str, head: &str, body: &str) -> String {
+    fn render_head(&self, title: &str, head: Markup, body: Markup) -> String {
         let skin = self.conf.area::<Skin>();
-        let mut links = format!(
-            "<link rel=\"icon\" href=\"{}\">\n<link rel=\"stylesheet\" href=\"/static/limette.css\">\n",
-            html_escape(&skin.favicon)
-        );
         let extra = [
             Skin::stylesheet(&self.skin),
             skin.background
@@ -145,62 +170,77 @@ impl<'a> Page<'a> {
                 .map(|_| "/static/portal.css".into()),
             skin.custom_css.clone(),
         ];
-        for css in extra.iter().flatten() {
-            links.push_str(&format!(
-                "<link rel=\"stylesheet\" href=\"{}\">\n",
-                html_escape(css)
-            ));
-        }
-        let portal = self.word("authPortal");
-        format!(
-            "<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">{head}\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-<title>{title} – {portal}</title>\n{links}</head>\n\
-<body>\n<header class=\"banner\">{brand}{switch}</header>\n\
-<main class=\"box\" id=\"main\">\n{body}\n</main>\n</body></html>\n",
-            lang = self.lang,
-            title = html_escape(title),
-            brand = self.brand(&skin, &portal),
-            switch = self.switch(&skin),
-        )
+        let page = html! {
+            (DOCTYPE) "\n"
+            html lang=(self.lang) {
+                head {
+                    meta charset="utf-8";
+                    (head)
+                    meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+                    title { (Word(title.to_string())) " – " (self.say("authPortal")) } "\n"
+                    link rel="icon" href=(skin.favicon); "\n"
+                    link rel="stylesheet" href="/static/limette.css"; "\n"
+                    @for css in extra.iter().flatten() {
+                        link rel="stylesheet" href=(css); "\n"
+                    }
+                }
+                "\n"
+                body {
+                    "\n"
+                    header.banner { (self.brand(&skin)) (self.switch(&skin)) } "\n"
+                    main.box #main { "\n" (body) "\n" } "\n"
+                }
+            }
+            "\n"
+        };
+        page.into_string()
     }
 
-    fn brand(&self, skin: &Skin, portal: &str) -> String {
-        let logo = skin
-            .logo
-            .as_ref()
-            .map(|l| format!("<img src=\"{}\" alt=\"\" class=\"logo\">", html_escape(l)))
-            .unwrap_or_default();
-        format!(
-            "<a class=\"brand\" href=\"{}\">{logo}<span>{portal}</span></a>",
-            html_escape(&self.conf.portal)
-        )
+    fn brand(&self, skin: &Skin) -> Markup {
+        html! {
+            a.brand href=(self.conf.portal) {
+                @if let Some(logo) = &skin.logo { img src=(logo) alt="" class="logo"; }
+                span { (self.say("authPortal")) }
+            }
+        }
     }
 
     /// LemonLDAP::NG's `showLanguages`: one link a shipped language, each in its own words.
-    fn switch(&self, skin: &Skin) -> String {
+    fn switch(&self, skin: &Skin) -> Markup {
         if !skin.show_languages || messages::codes().count() < 2 {
-            return String::new();
+            return html! {};
         }
         let sep = if self.here.contains('?') { '&' } else { '?' };
-        let links: Vec<String> = messages::codes()
-            .map(|code| {
-                let name = html_escape(&messages::word(code, "languageName"));
-                if code == self.lang {
-                    format!("<span class=\"lang current\" lang=\"{code}\" aria-current=\"true\">{name}</span>")
-                } else {
-                    format!(
-                        "<a class=\"lang\" lang=\"{code}\" hreflang=\"{code}\" href=\"{}\">{name}</a>",
-                        html_escape(&format!("{}{sep}lang={code}", self.here))
-                    )
+        html! {
+            nav.langs aria-label=(self.say("language")) {
+                @for (i, code) in messages::codes().enumerate() {
+                    @if i > 0 { " " }
+                    @let name = Word(messages::word(code, "languageName"));
+                    @if code == self.lang {
+                        span.lang.current lang=(code) aria-current="true" { (name) }
+                    } @else {
+                        a.lang lang=(code) hreflang=(code) href={ (self.here) (sep) "lang=" (code) } { (name) }
+                    }
                 }
-            })
-            .collect();
-        format!(
-            "<nav class=\"langs\" aria-label=\"{}\">{}</nav>",
-            self.word("language"),
-            links.join(" ")
-        )
+            }
+        }
+    }
+}
+
+/// The portal's own words (its language files) on a page: escaped by the template like every
+/// value, the apostrophe too (`&#39;`, as the pages have always written it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word(pub String);
+
+impl Render for Word {
+    fn render_to(&self, out: &mut String) {
+        for (i, part) in self.0.split('\'').enumerate() {
+            if i > 0 {
+                out.push_str("&#39;");
+            }
+            // Writing into a String cannot fail.
+            let _ = maud::Escaper::new(out).write_str(part);
+        }
     }
 }
 
