@@ -13,18 +13,15 @@ pub mod skin;
 
 pub use page::Page;
 
-use crate::util::html_escape;
+use maud::{html, Markup};
 
 /// Hidden iframes that load the front-channel logout URLs of relying parties (OpenID Connect
 /// Front-Channel Logout 1.0, section 4), for the page that ends a session. The page must allow
 /// their origins in `frame-src` (`Response::with_frame_sources`).
-pub fn logout_frames(urls: &[String]) -> String {
-    urls.iter()
-        .map(|u| {
-            format!(
-                "<iframe class=\"logout-frame\" hidden title=\"logout\" src=\"{}\"></iframe>\n",
-                html_escape(u)
-            )
-        })
-        .collect()
+pub fn logout_frames(urls: &[String]) -> Markup {
+    html! {
+        @for u in urls {
+            iframe class="logout-frame" hidden title="logout" src=(u) {} "\n"
+        }
+    }
 }

@@ -63,6 +63,16 @@ impl<'a> Page<'a> {
         Word(messages::fill(&messages::word(self.lang, key), values))
     }
 
+    /// The text of `key` with its `{name}` placeholder replaced by a template's `html` (the
+    /// text around it escaped).
+    pub fn say_around(&self, key: &str, name: &str, html: Markup) -> Markup {
+        let text = messages::word(self.lang, key);
+        let (before, after) = text
+            .split_once(&format!("{{{name}}}"))
+            .unwrap_or((text.as_str(), ""));
+        html! { (Word(before.to_string())) (html) (Word(after.to_string())) }
+    }
+
     /// Portal error `num`'s message, for a template.
     pub fn say_error(&self, num: u16) -> Word {
         Word(messages::text(self.lang, num))
@@ -152,10 +162,10 @@ impl<'a> Page<'a> {
 
     /// A page that goes on to `url` by itself after `seconds` (a `refresh` meta: no script) and
     /// shows a link to it meanwhile.
-    pub fn render_then(&self, title: &str, body: &str, seconds: u32, url: &str) -> String {
+    pub fn render_then(&self, title: &str, body: Markup, seconds: u32, url: &str) -> String {
         let head = html! { meta http-equiv="refresh" content={ (seconds) ";url=" (url) }; };
         let body = html! {
-            (PreEscaped(body)) "\n"
+            (body) "\n"
             p { a.button #continue href=(url) { (self.say("continue")) } }
         };
         self.render_head(title, head, body)
