@@ -17,6 +17,7 @@ mod menu;
 mod pending;
 mod redirects;
 mod skin;
+mod xss;
 
 use common::{Client, Portal, Resp};
 
