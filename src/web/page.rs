@@ -3,6 +3,8 @@
 //! language switch links to; it gives the page's words (escaped) and wraps a body in the one
 //! layout: `lang` on `<html>`, the favicon, the stylesheets, a banner with the logo and the
 //! language switch, one `<main>`. No inline script or style (the pages' policy allows neither).
+//! The layout is a `maud` template: every value is escaped unless it is a template's own
+//! markup; the words are `Word`s (escaped, the apostrophe too).
 use super::messages;
 use super::skin::Skin;
 use crate::config::Conf;
@@ -78,7 +80,9 @@ impl<'a> Page<'a> {
         Word(messages::text(self.lang, num))
     }
 
-    /// The text of `key`, HTML-escaped (for the pages still built by `format!`).
+    /// The text of `key`, HTML-escaped, as a string (every page of this tree is a template and
+    /// uses `say`; this and `fill`, `error_text`, `date`, `time` and `render` of a string body
+    /// remain for code that still builds HTML by hand).
     pub fn word(&self, key: &str) -> String {
         self.say(key).render().into_string()
     }
