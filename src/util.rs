@@ -213,7 +213,8 @@ pub fn parse_urlencoded(s: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Escapes text for HTML element content and attribute values.
+/// Escapes `& < > " '` as HTML and XML both read them. The pages do not use it (their
+/// templates escape every value); XML does: the SOAP Fault and the old notification format.
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

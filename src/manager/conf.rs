@@ -2,34 +2,21 @@
 //! the latest version's metadata, the numbers available, one version's keys (secrets hidden
 //! by the one redaction, `config::redact`), the difference between two
 //! versions (`config::diff`), one relying party's page, and the forms that save a new number,
-//! whose posts `conf_edit` answers.
+//! whose posts `conf_edit` answers (it draws these pages again with its message; the
+//! console's `conf_routes` routes both).
 use super::conf_forms::{base_field, diff_form, log_field, main_form, rp_form, saved_notice};
-use super::{conf_edit, Ctx};
+use super::Ctx;
 use crate::config::diff::{self, Change};
 use crate::config::redact;
 use crate::config::support::is_secret;
 use crate::config::{as_i64, value_string};
 use crate::error::{Error, Result};
-use crate::http::{Method, Response};
+use crate::http::Response;
 use crate::oidc::rp_edit;
 use crate::storage::save::META_KEYS;
-use crate::util::{html_escape, url_encode};
+use crate::util::url_encode;
+use maud::{html, Markup};
 use serde_json::{Map, Value};
-
-/// Serves `/manager/conf[/<num>|/diff|/rp/<name>]`.
-pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
-    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
-    match (ctx.req.method, rest.as_slice()) {
-        (Method::Post, []) => conf_edit::post(ctx),
-        (Method::Post, ["rp", name]) => conf_edit::post_rp(ctx, name),
-        (Method::Post, _) => Err(Error::not_found("Not found")),
-        (_, []) => index(ctx, ""),
-        (_, ["diff"]) => compare(ctx),
-        (_, ["rp", name]) => rp_page(ctx, name, ""),
-        (_, [num]) => version(ctx, num),
-        _ => Err(Error::not_found("Not found")),
-    }
-}
 
 /// The latest number and its document; 404 when the store holds none.
 pub fn latest(ctx: &Ctx) -> Result<(u64, Map<String, Value>)> {
@@ -41,143 +28,134 @@ pub fn latest(ctx: &Ctx) -> Result<(u64, Map<String, Value>)> {
 }
 
 /// The index: `top` (a message) above the latest version, the numbers, the forms.
-pub fn index(ctx: &Ctx, top: &str) -> Result<Response> {
+pub fn index(ctx: &Ctx, top: Markup) -> Result<Response> {
     let page = ctx.page();
     let (num, doc) = latest(ctx)?;
     let mut nums = ctx.app.confs.numbers()?;
     nums.reverse();
-    let mut body = top.to_string();
-    body.push_str(&saved_notice(ctx));
-    body.push_str(&format!("<h2>{}</h2>\n", page.word("mgrLatest")));
-    body.push_str(&metadata(ctx, num, &doc));
-    body.push_str(&format!(
-        "<h2>{}</h2>\n<ul id=\"versions\">",
-        page.word("mgrVersions")
-    ));
-    for n in &nums {
-        body.push_str(&format!("<li><a href=\"/manager/conf/{n}\">{n}</a></li>"));
-    }
-    body.push_str("</ul>\n");
-    body.push_str(&diff_form(ctx, &nums));
-    body.push_str(&format!(
-        "<h2>{}</h2>\n<table id=\"rps\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.word("mgrRps"),
-        page.word("mgrRpName"),
-        page.word("mgrClientId"),
-        page.word("mgrDisplayName"),
-    ));
-    for (name, o) in rp_edit::rps(&doc) {
-        let opt = |s: &str| {
-            o.get(&format!("oidcRPMetaDataOptions{s}"))
-                .map(value_string)
-                .unwrap_or_default()
-        };
-        body.push_str(&format!(
-            "<tr><td><a href=\"/manager/conf/rp/{}\">{}</a></td><td>{}</td><td>{}</td></tr>\n",
-            url_encode(&name),
-            html_escape(&name),
-            html_escape(&opt("ClientID")),
-            html_escape(&opt("DisplayName")),
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    body.push_str(&format!("<h2>{}</h2>\n", page.word("mgrAddRp")));
-    body.push_str(&rp_form(ctx, num, None, &Map::new()));
-    body.push_str(&main_form(ctx, num, &doc));
-    body.push_str(&format!(
-        "<h2>{}</h2>\n<form method=\"post\" action=\"/manager/conf\" id=\"rotate\">{}{}\
-         <input type=\"hidden\" name=\"action\" value=\"rotate\">{}\
-         <p><button type=\"submit\">{}</button></p></form>\n",
-        page.word("mgrRotateKeys"),
-        ctx.token_field(),
-        base_field(num),
-        log_field(ctx, "rotate"),
-        page.word("mgrRotateKeys"),
-    ));
-    Ok(ctx.render("mgrConf", &body))
+    let rps = rp_edit::rps(&doc);
+    let body = html! {
+        (top)
+        (saved_notice(ctx))
+        h2 { (page.say("mgrLatest")) } "\n"
+        (metadata(ctx, num, &doc))
+        h2 { (page.say("mgrVersions")) } "\n"
+        ul id="versions" { @for n in &nums { li { a href={ "/manager/conf/" (n) } { (n) } } } } "\n"
+        (diff_form(ctx, &nums))
+        h2 { (page.say("mgrRps")) } "\n"
+        table id="rps" {
+            thead { tr {
+                th scope="col" { (page.say("mgrRpName")) }
+                th scope="col" { (page.say("mgrClientId")) }
+                th scope="col" { (page.say("mgrDisplayName")) }
+            } }
+            tbody {
+                "\n"
+                @for (name, o) in &rps {
+                    @let opt = |s: &str| o.get(&format!("oidcRPMetaDataOptions{s}")).map(value_string).unwrap_or_default();
+                    tr {
+                        td { a href={ "/manager/conf/rp/" (url_encode(name)) } { (name) } }
+                        td { (opt("ClientID")) }
+                        td { (opt("DisplayName")) }
+                    } "\n"
+                }
+            }
+        } "\n"
+        h2 { (page.say("mgrAddRp")) } "\n"
+        (rp_form(ctx, num, None, &Map::new()))
+        (main_form(ctx, num, &doc))
+        h2 { (page.say("mgrRotateKeys")) } "\n"
+        form method="post" action="/manager/conf" id="rotate" {
+            (ctx.token_field())
+            (base_field(num))
+            input type="hidden" name="action" value="rotate";
+            (log_field(ctx, "rotate"))
+            p { button type="submit" { (page.say("mgrRotateKeys")) } }
+        } "\n"
+    };
+    Ok(ctx.render("mgrConf", body))
 }
 
 /// One relying party's page: its options form, one option, a new secret, deletion.
-pub fn rp_page(ctx: &Ctx, name: &str, top: &str) -> Result<Response> {
+pub fn rp_page(ctx: &Ctx, name: &str, top: Markup) -> Result<Response> {
     let page = ctx.page();
     let (num, doc) = latest(ctx)?;
     let Some((_, o)) = rp_edit::rps(&doc).into_iter().find(|(n, _)| n == name) else {
         return Err(Error::not_found("No such relying party"));
     };
     let action = format!("/manager/conf/rp/{}", url_encode(name));
-    let form = |id: &str, act: &str, inner: &str, button: &str| {
-        format!(
-            "<form method=\"post\" action=\"{action}\" id=\"{id}\">{}{}\
-             <input type=\"hidden\" name=\"action\" value=\"{act}\">{inner}{}\
-             <p><button type=\"submit\">{}</button></p></form>\n",
-            ctx.token_field(),
-            base_field(num),
-            log_field(ctx, id),
-            page.word(button)
-        )
+    let form = |id: &str, inner: Markup, button: &str| {
+        html! {
+            form method="post" action=(action) id=(id) {
+                (ctx.token_field())
+                (base_field(num))
+                input type="hidden" name="action" value=(id);
+                (inner)
+                (log_field(ctx, id))
+                p { button type="submit" { (page.say(button)) } }
+            } "\n"
+        }
     };
-    let mut body = top.to_string();
-    body.push_str(&saved_notice(ctx));
-    body.push_str(&format!("<h2>{}</h2>\n", html_escape(name)));
-    body.push_str(&rp_form(ctx, num, Some(name), &o));
-    let mut select = String::new();
-    for short in rp_edit::editable_options() {
-        select.push_str(&format!("<option>{short}</option>"));
-    }
-    let inner = format!(
-        "<p><label for=\"o-key\">{}</label> <select id=\"o-key\" name=\"key\">{select}</select></p>\
-         <p><label for=\"o-value\">{}</label> <input id=\"o-value\" name=\"value\"></p>",
-        page.word("mgrOption"),
-        page.word("mgrValue"),
-    );
-    body.push_str(&format!("<h2>{}</h2>\n", page.word("mgrSetOption")));
-    body.push_str(&form("option", "option", &inner, "mgrSetOption"));
-    body.push_str(&format!("<h2>{}</h2>\n", page.word("mgrNewSecret")));
-    body.push_str(&form("secret", "secret", "", "mgrNewSecret"));
-    body.push_str(&format!("<h2>{}</h2>\n", page.word("mgrDeleteRp")));
-    body.push_str(&form("delete", "delete", "", "mgrDeleteRp"));
-    Ok(ctx.render("mgrConf", &body))
+    let option = html! {
+        p {
+            label for="o-key" { (page.say("mgrOption")) } " "
+            select id="o-key" name="key" { @for short in rp_edit::editable_options() { option { (short) } } }
+        }
+        p { label for="o-value" { (page.say("mgrValue")) } " " input id="o-value" name="value"; }
+    };
+    let body = html! {
+        (top)
+        (saved_notice(ctx))
+        h2 { (name) } "\n"
+        (rp_form(ctx, num, Some(name), &o))
+        h2 { (page.say("mgrSetOption")) } "\n"
+        (form("option", option, "mgrSetOption"))
+        h2 { (page.say("mgrNewSecret")) } "\n"
+        (form("secret", html! {}, "mgrNewSecret"))
+        h2 { (page.say("mgrDeleteRp")) } "\n"
+        (form("delete", html! {}, "mgrDeleteRp"))
+    };
+    Ok(ctx.render("mgrConf", body))
 }
 
 /// `/manager/conf/<num>`: the metadata, every key by path, and the form that rolls back to it.
-fn version(ctx: &Ctx, num: &str) -> Result<Response> {
+pub fn version(ctx: &Ctx, num: &str) -> Result<Response> {
     let page = ctx.page();
     let num: u64 = num.parse().map_err(|_| Error::not_found("Not found"))?;
     let doc = crate::config_proxy::view::load(ctx.app.confs.as_ref(), num, false)?;
     let latest = ctx.app.confs.latest()?.unwrap_or(num);
-    let mut body = metadata(ctx, num, &doc);
-    if num != latest {
-        body.push_str(&format!(
-            "<form method=\"post\" action=\"/manager/conf\" id=\"rollback\">{}{}\
-             <input type=\"hidden\" name=\"action\" value=\"rollback\">\
-             <input type=\"hidden\" name=\"num\" value=\"{num}\">{}\
-             <p><button type=\"submit\">{}</button></p></form>\n",
-            ctx.token_field(),
-            base_field(latest),
-            log_field(ctx, "rollback"),
-            page.fill("mgrRollback", &[("num", &num.to_string())]),
-        ));
-    }
-    body.push_str(&format!(
-        "<table id=\"keys\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.word("mgrKey"),
-        page.word("mgrValue")
-    ));
     let mut rows = Vec::new();
     flatten(&doc, "", false, &mut rows);
-    for (path, value) in rows {
-        let shown = value.map_or_else(|| page.word("mgrSecretHidden"), |v| html_escape(&v));
-        body.push_str(&format!(
-            "<tr><td>{}</td><td>{shown}</td></tr>\n",
-            html_escape(&path)
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    Ok(ctx.render("mgrConf", &body))
+    let body = html! {
+        (metadata(ctx, num, &doc))
+        @if num != latest {
+            form method="post" action="/manager/conf" id="rollback" {
+                (ctx.token_field())
+                (base_field(latest))
+                input type="hidden" name="action" value="rollback";
+                input type="hidden" name="num" value=(num);
+                (log_field(ctx, "rollback"))
+                p { button type="submit" { (page.say_fill("mgrRollback", &[("num", &num.to_string())])) } }
+            } "\n"
+        }
+        table id="keys" {
+            thead { tr { th scope="col" { (page.say("mgrKey")) } th scope="col" { (page.say("mgrValue")) } } }
+            tbody {
+                "\n"
+                @for (path, value) in rows {
+                    tr {
+                        td { (path) }
+                        td { @match value { Some(v) => (v), None => (page.say("mgrSecretHidden")) } }
+                    } "\n"
+                }
+            }
+        } "\n"
+    };
+    Ok(ctx.render("mgrConf", body))
 }
 
 /// `/manager/conf/diff?from=A&to=B`.
-fn compare(ctx: &Ctx) -> Result<Response> {
+pub fn compare(ctx: &Ctx) -> Result<Response> {
     let page = ctx.page();
     let store = ctx.app.confs.as_ref();
     let num = |k: &str| {
@@ -192,77 +170,65 @@ fn compare(ctx: &Ctx) -> Result<Response> {
     let lines = diff::diff(&old, &new, &META_KEYS);
     let mut nums = store.numbers()?;
     nums.reverse();
-    let mut body = diff_form(ctx, &nums);
-    body.push_str(&format!(
-        "<h2>{}</h2>\n",
-        page.fill(
-            "mgrDiffOf",
-            &[("from", &from.to_string()), ("to", &to.to_string())]
-        )
-    ));
-    if lines.is_empty() {
-        body.push_str(&format!(
-            "<p id=\"nodiff\">{}</p>\n",
-            page.word("mgrNoDiff")
-        ));
+    let (from_s, to_s) = (from.to_string(), to.to_string());
+    let body = html! {
+        (diff_form(ctx, &nums))
+        h2 { (page.say_fill("mgrDiffOf", &[("from", &from_s), ("to", &to_s)])) } "\n"
+        @if lines.is_empty() { p id="nodiff" { (page.say("mgrNoDiff")) } "\n" }
+        table id="diff" {
+            thead { tr {
+                th scope="col" { (page.say("mgrKey")) }
+                th scope="col" { (page.say("mgrChange")) }
+                th scope="col" { (page.say_fill("mgrIn", &[("num", &from_s)])) }
+                th scope="col" { (page.say_fill("mgrIn", &[("num", &to_s)])) }
+            } }
+            tbody { "\n" @for l in lines { (diff_row(ctx, l)) "\n" } }
+        } "\n"
+    };
+    Ok(ctx.render("mgrConf", body))
+}
+
+/// One line of a comparison.
+fn diff_row(ctx: &Ctx, l: diff::Line) -> Markup {
+    let page = ctx.page();
+    let (class, word) = match l.change {
+        Change::Added => ("added", "mgrAdded"),
+        Change::Removed => ("removed", "mgrRemoved"),
+        Change::Changed => ("changed", "mgrChanged"),
+    };
+    let secret = l.old.is_none() && l.new.is_none();
+    let cell = |v: Option<String>| {
+        html! {
+            td { @match v { Some(v) => (v), None => { @if secret { (page.say("mgrSecretHidden")) } } } }
+        }
+    };
+    html! {
+        tr class=(class) { td { (l.path) } td { (page.say(word)) } (cell(l.old)) (cell(l.new)) }
     }
-    body.push_str(&format!(
-        "<table id=\"diff\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.word("mgrKey"),
-        page.word("mgrChange"),
-        page.fill("mgrIn", &[("num", &from.to_string())]),
-        page.fill("mgrIn", &[("num", &to.to_string())]),
-    ));
-    for l in lines {
-        let (class, word) = match l.change {
-            Change::Added => ("added", "mgrAdded"),
-            Change::Removed => ("removed", "mgrRemoved"),
-            Change::Changed => ("changed", "mgrChanged"),
-        };
-        let secret = l.old.is_none() && l.new.is_none();
-        let cell = |v: Option<String>| match v {
-            Some(v) => html_escape(&v),
-            None if secret => page.word("mgrSecretHidden"),
-            None => String::new(),
-        };
-        body.push_str(&format!(
-            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            html_escape(&l.path),
-            page.word(word),
-            cell(l.old),
-            cell(l.new),
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    Ok(ctx.render("mgrConf", &body))
 }
 
 /// The six `cfg*` fields of a version.
-fn metadata(ctx: &Ctx, num: u64, doc: &Map<String, Value>) -> String {
+fn metadata(ctx: &Ctx, num: u64, doc: &Map<String, Value>) -> Markup {
     let page = ctx.page();
-    let text = |k: &str| html_escape(&doc.get(k).map(value_string).unwrap_or_default());
-    let date = doc
-        .get("cfgDate")
-        .and_then(as_i64)
-        .map(|d| page.time(d))
-        .unwrap_or_default();
+    let text = |k: &str| html! { (doc.get(k).map(value_string).unwrap_or_default()) };
+    let date =
+        html! { @if let Some(d) = doc.get("cfgDate").and_then(as_i64) { (page.time_markup(d)) } };
     let rows = [
-        ("cfgNum", "mgrConfNum", num.to_string()),
+        ("cfgNum", "mgrConfNum", html! { (num) }),
         ("cfgAuthor", "mgrAuthor", text("cfgAuthor")),
         ("cfgAuthorIP", "mgrAuthorIP", text("cfgAuthorIP")),
         ("cfgDate", "mgrDate", date),
         ("cfgLog", "mgrLogMsg", text("cfgLog")),
         ("cfgVersion", "mgrVersion", text("cfgVersion")),
     ];
-    let mut out = String::from("<table class=\"meta\"><tbody>\n");
-    for (id, word, value) in rows {
-        out.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th><td class=\"{id}\">{value}</td></tr>\n",
-            page.word(word)
-        ));
+    html! {
+        table class="meta" { tbody {
+            "\n"
+            @for (id, word, value) in rows {
+                tr { th scope="row" { (page.say(word)) } td class=(id) { (value) } } "\n"
+            }
+        } } "\n"
     }
-    out.push_str("</tbody></table>\n");
-    out
 }
 
 /// Every leaf of `doc` by path; `None` for a secret's value.

@@ -8,17 +8,16 @@
 //! a summary). A refusal shows its reason above the form and saves nothing; a save is an
 //! audit line, and the running server takes it up at once (`oidc::keygen::reload`).
 use super::conf::{self, latest};
+use super::conf_forms::MAIN_KEYS;
 use super::{alert, done, Ctx};
 use crate::error::{Error, Result};
 use crate::http::Response;
 use crate::oidc::keys::{self, KeyKind};
 use crate::oidc::rp_edit::{self, Form};
 use crate::storage::save::{self, Author, META_KEYS};
-use crate::util::{html_escape, url_encode};
+use crate::util::url_encode;
+use maud::{html, Markup};
 use serde_json::{Map, Value};
-
-/// The main keys the console's form edits: an empty field removes the key.
-pub const MAIN_KEYS: [&str; 3] = ["portal", "domain", "timeout"];
 
 /// What an action made of the document: the summary (`cfgLog` by default) and a secret to
 /// show once (the relying party's name and the secret).
@@ -104,14 +103,14 @@ fn finish(
     doc: &Map<String, Value>,
     edited: Edited,
     back: &str,
-    page: &dyn Fn(&str) -> Result<Response>,
+    page: &dyn Fn(Markup) -> Result<Response>,
 ) -> Result<Response> {
     let refused = |why: String| {
         ctx.audit(
             "manager_conf_refused",
             &[("action", action), ("reason", &why)],
         );
-        page(&alert(&why))
+        page(alert(&why))
     };
     let (summary, secret) = match edited {
         Ok(e) => e,
@@ -134,13 +133,14 @@ fn finish(
         None => Ok(done(&format!("{back}?saved={num}"))),
         Some((rp, secret)) => {
             let p = ctx.page();
-            let top = format!(
-                "<p id=\"saved\" role=\"status\">{}</p>\n<div id=\"secret\" role=\"status\"><p>{}</p><p><code>{}</code></p></div>\n",
-                p.fill("mgrSaved", &[("num", &num.to_string())]),
-                p.fill("mgrSecretOnce", &[("rp", &html_escape(&rp))]),
-                html_escape(&secret),
-            );
-            Ok(page(&top)?.with_header("Cache-Control", "no-store"))
+            let top = html! {
+                p id="saved" role="status" { (p.say_fill("mgrSaved", &[("num", &num.to_string())])) } "\n"
+                div id="secret" role="status" {
+                    p { (p.say_fill("mgrSecretOnce", &[("rp", &rp)])) }
+                    p { code { (secret) } }
+                } "\n"
+            };
+            Ok(page(top)?.with_header("Cache-Control", "no-store"))
         }
     }
 }

@@ -28,8 +28,9 @@ use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::sso::SsoSession;
-use crate::util::html_escape;
+use crate::web::page::Word;
 use crate::web::{csrf, Page};
+use maud::{html, Markup};
 
 /// The console's pages, by the first segment after `/manager/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,11 +123,8 @@ impl Ctx<'_> {
     }
 
     /// The hidden field of the token.
-    fn token_field(&self) -> String {
-        format!(
-            "<input type=\"hidden\" name=\"token\" value=\"{}\">",
-            html_escape(&self.token())
-        )
+    fn token_field(&self) -> Markup {
+        html! { input type="hidden" name="token" value=(self.token()); }
     }
 
     /// Writes an audit line of an action, with the administrator and the address.
@@ -139,25 +137,18 @@ impl Ctx<'_> {
     }
 
     /// The whole page: the navigation, then `body`.
-    fn render(&self, title_key: &str, body: &str) -> Response {
+    fn render(&self, title_key: &str, body: Markup) -> Response {
         let page = self.page();
-        let mut nav = format!("<nav aria-label=\"{}\"><ul>", page.word("mgrConsole"));
-        for s in &self.allowed {
-            nav.push_str(&format!(
-                "<li><a href=\"{}\">{}</a></li>",
-                s.href(),
-                page.word(s.word())
-            ));
-        }
-        nav.push_str("</ul></nav>\n");
         let title = page.raw(title_key);
-        let html = format!(
-            "<h1>{}</h1>\n{nav}<p>{} <strong>{}</strong></p>\n{body}",
-            html_escape(&title),
-            page.word("connectedAs"),
-            html_escape(&self.admin.trace())
-        );
-        Response::html(200, page.render(&title, &html))
+        let html = html! {
+            h1 { (Word(title.clone())) } "\n"
+            nav aria-label=(page.say("mgrConsole")) {
+                ul { @for s in &self.allowed { li { a href=(s.href()) { (page.say(s.word())) } } } }
+            } "\n"
+            p { (page.say("connectedAs")) " " strong { (self.admin.trace()) } } "\n"
+            (body)
+        };
+        Response::html(200, page.render_markup(&title, html))
     }
 }
 
@@ -199,7 +190,23 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
         Section::Status => status::page(&ctx),
         Section::Sessions => sessions::handle(&ctx, &rest),
         Section::Notifications => notifications::handle(&ctx, &rest),
-        Section::Conf => conf::handle(&ctx, &rest),
+        Section::Conf => conf_routes(&ctx, &rest),
+    }
+}
+
+/// Serves `/manager/conf[/<num>|/diff|/rp/<name>]`: the pages (`conf`) and their posts
+/// (`conf_edit`, which draws the pages again), so that neither imports the other's caller.
+fn conf_routes(ctx: &Ctx, rest: &[String]) -> Result<Response> {
+    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+    match (ctx.req.method, rest.as_slice()) {
+        (Method::Post, []) => conf_edit::post(ctx),
+        (Method::Post, ["rp", name]) => conf_edit::post_rp(ctx, name),
+        (Method::Post, _) => Err(Error::not_found("Not found")),
+        (_, []) => conf::index(ctx, html! {}),
+        (_, ["diff"]) => conf::compare(ctx),
+        (_, ["rp", name]) => conf::rp_page(ctx, name, html! {}),
+        (_, [num]) => conf::version(ctx, num),
+        _ => Err(Error::not_found("Not found")),
     }
 }
 
@@ -227,11 +234,8 @@ fn binding(admin: &SsoSession) -> String {
 }
 
 /// An error message above a page's content.
-fn alert(msg: &str) -> String {
-    format!(
-        "<div class=\"error\" id=\"msg\" role=\"alert\"><p>{}</p></div>\n",
-        html_escape(msg)
-    )
+fn alert(msg: &str) -> Markup {
+    html! { div class="error" id="msg" role="alert" { p { (msg) } } "\n" }
 }
 
 /// The answer to a form that changed something: back to `to` (post/redirect/get).

@@ -3,11 +3,13 @@
 //! title, subtitle, text, check boxes one a line, the optional condition, which the rules
 //! parser must accept before anything is saved), as the notification server's JSON would
 //! carry it (`notificationDefaultCond` added); one deleted; one marked done.
-use super::{done, Ctx};
+use super::{alert, done, Ctx};
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::notifications::store::Record;
-use crate::util::{html_escape, url_encode};
+use crate::util::url_encode;
+use crate::web::Page;
+use maud::{html, Markup};
 use serde_json::{json, Map, Value};
 
 /// Serves `/manager/notifications`.
@@ -104,24 +106,6 @@ fn list(ctx: &Ctx, error: Option<&str>) -> Response {
     let page = ctx.page();
     let q = |k: &str| ctx.req.query_param(k).unwrap_or_default();
     let (uid, reference) = (q("uid"), q("reference"));
-    let mut body = String::new();
-    if let Some(msg) = error {
-        body.push_str(&format!(
-            "<div class=\"error\" id=\"msg\" role=\"alert\"><p>{}</p></div>\n",
-            html_escape(msg)
-        ));
-    }
-    body.push_str(&format!(
-        "<form method=\"get\" action=\"/manager/notifications\" id=\"search\">\n\
-         <p><label for=\"q-uid\">{}</label> <input id=\"q-uid\" name=\"uid\" value=\"{}\"></p>\n\
-         <p><label for=\"q-reference\">{}</label> <input id=\"q-reference\" name=\"reference\" value=\"{}\"></p>\n\
-         <p><button type=\"submit\">{}</button></p>\n</form>\n",
-        page.word("mgrUid"),
-        html_escape(&uid),
-        page.word("mgrReference"),
-        html_escape(&reference),
-        page.word("mgrSearch"),
-    ));
     let records = match ctx.app.notifications.all() {
         Ok(all) => all,
         Err(e) => {
@@ -133,75 +117,65 @@ fn list(ctx: &Ctx, error: Option<&str>) -> Response {
         .iter()
         .filter(|r| r.uid.contains(uid.trim()) && r.reference.contains(reference.trim()))
         .collect();
-    body.push_str(&format!(
-        "<table id=\"notifications\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.word("mgrUid"),
-        page.word("mgrReference"),
-        page.word("mgrDate"),
-        page.word("mgrState"),
-        page.word("mgrActions"),
-    ));
-    for r in shown {
-        let state = match r.done {
-            Some(t) => format!("{} {}", page.word("mgrAccepted"), page.time(t)),
-            None => page.word("mgrPending"),
-        };
-        let action = |what: &str, word: &str| {
-            format!(
-                "<form method=\"post\" action=\"/manager/notifications\" class=\"inline\">{}\
-                 <input type=\"hidden\" name=\"action\" value=\"{what}\">\
-                 <input type=\"hidden\" name=\"uid\" value=\"{}\">\
-                 <input type=\"hidden\" name=\"reference\" value=\"{}\">\
-                 <button type=\"submit\" aria-label=\"{} {}\">{}</button></form>",
-                ctx.token_field(),
-                html_escape(&r.uid),
-                html_escape(&r.reference),
-                page.word(word),
-                html_escape(&r.reference),
-                page.word(word),
-            )
-        };
-        let mut actions = action("delete", "mgrDelete");
-        if r.done.is_none() {
-            actions.push_str(&action("done", "mgrMarkDone"));
-        }
-        body.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{state}</td><td>{actions}</td></tr>\n",
-            html_escape(&r.uid),
-            html_escape(&r.reference),
-            html_escape(&r.date),
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    body.push_str(&create_form(ctx));
-    ctx.render("mgrNotifications", &body)
+    let body = html! {
+        @if let Some(msg) = error { (alert(msg)) }
+        form method="get" action="/manager/notifications" id="search" {
+            "\n"
+            p { label for="q-uid" { (page.say("mgrUid")) } " " input id="q-uid" name="uid" value=(uid); } "\n"
+            p { label for="q-reference" { (page.say("mgrReference")) } " " input id="q-reference" name="reference" value=(reference); } "\n"
+            p { button type="submit" { (page.say("mgrSearch")) } } "\n"
+        } "\n"
+        table id="notifications" {
+            thead { tr {
+                th scope="col" { (page.say("mgrUid")) }
+                th scope="col" { (page.say("mgrReference")) }
+                th scope="col" { (page.say("mgrDate")) }
+                th scope="col" { (page.say("mgrState")) }
+                th scope="col" { (page.say("mgrActions")) }
+            } }
+            tbody { "\n" @for r in shown { (row(ctx, &page, r)) "\n" } }
+        } "\n"
+        (create_form(ctx))
+    };
+    ctx.render("mgrNotifications", body)
 }
 
-fn create_form(ctx: &Ctx) -> String {
+/// One notification of the table, with its actions.
+fn row(ctx: &Ctx, page: &Page, r: &Record) -> Markup {
+    let action = |what: &str, word: &str| {
+        html! {
+            form method="post" action="/manager/notifications" class="inline" {
+                (ctx.token_field())
+                input type="hidden" name="action" value=(what);
+                input type="hidden" name="uid" value=(r.uid);
+                input type="hidden" name="reference" value=(r.reference);
+                button type="submit" aria-label={ (page.say(word)) " " (r.reference) } { (page.say(word)) }
+            }
+        }
+    };
+    html! {
+        tr {
+            td { (r.uid) }
+            td { (r.reference) }
+            td { (r.date) }
+            td {
+                @match r.done {
+                    Some(t) => { (page.say("mgrAccepted")) " " (page.time_markup(t)) },
+                    None => (page.say("mgrPending")),
+                }
+            }
+            td {
+                (action("delete", "mgrDelete"))
+                @if r.done.is_none() { (action("done", "mgrMarkDone")) }
+            }
+        }
+    }
+}
+
+fn create_form(ctx: &Ctx) -> Markup {
     let page = ctx.page();
     let settings = ctx.conf.area::<crate::notifications::Settings>();
-    let field = |name: &str, word: &str, kind: &str, required: bool| {
-        let req = if required { " required" } else { "" };
-        let input = match kind {
-            "textarea" => format!("<textarea id=\"n-{name}\" name=\"{name}\"{req}></textarea>"),
-            _ => format!("<input id=\"n-{name}\" name=\"{name}\" type=\"{kind}\"{req}>"),
-        };
-        format!(
-            "<p><label for=\"n-{name}\">{}</label> {input}</p>\n",
-            page.word(word)
-        )
-    };
-    let mut form = format!(
-        "<h2>{}</h2>\n<form method=\"post\" action=\"/manager/notifications\" id=\"create\">{}\
-         <input type=\"hidden\" name=\"action\" value=\"create\">\n<p>{}</p>\n",
-        page.word("mgrCreate"),
-        ctx.token_field(),
-        page.fill(
-            "mgrWildcard",
-            &[("wildcard", &html_escape(&settings.wildcard))]
-        ),
-    );
-    for (name, word, kind, required) in [
+    let fields = [
         ("uid", "mgrUid", "text", true),
         ("date", "mgrDate", "date", true),
         ("reference", "mgrReference", "text", true),
@@ -210,12 +184,24 @@ fn create_form(ctx: &Ctx) -> String {
         ("text", "mgrText", "textarea", true),
         ("check", "mgrChecks", "textarea", true),
         ("condition", "mgrCondition", "text", false),
-    ] {
-        form.push_str(&field(name, word, kind, required));
+    ];
+    html! {
+        h2 { (page.say("mgrCreate")) } "\n"
+        form method="post" action="/manager/notifications" id="create" {
+            (ctx.token_field())
+            input type="hidden" name="action" value="create"; "\n"
+            p { (page.say_fill("mgrWildcard", &[("wildcard", &settings.wildcard)])) } "\n"
+            @for (name, word, kind, required) in fields {
+                p {
+                    label for={ "n-" (name) } { (page.say(word)) } " "
+                    @if kind == "textarea" {
+                        textarea id={ "n-" (name) } name=(name) required[required] {}
+                    } @else {
+                        input id={ "n-" (name) } name=(name) type=(kind) required[required];
+                    }
+                } "\n"
+            }
+            p { button type="submit" { (page.say("mgrCreate")) } } "\n"
+        } "\n"
     }
-    form.push_str(&format!(
-        "<p><button type=\"submit\">{}</button></p>\n</form>\n",
-        page.word("mgrCreate")
-    ));
-    form
 }

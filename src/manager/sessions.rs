@@ -8,7 +8,9 @@ use crate::config::value_string;
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::storage::{Kind, Session};
-use crate::util::{html_escape, url_encode};
+use crate::util::url_encode;
+use crate::web::Page;
+use maud::{html, Markup};
 
 /// The most sessions a search lists.
 const MAX_SHOWN: usize = 500;
@@ -65,30 +67,25 @@ fn search(ctx: &Ctx) -> Result<Response> {
         address: q("address"),
         date: q("date"),
     };
-    let mut body = format!(
-        "<form method=\"get\" action=\"/manager/sessions\" id=\"search\">\n\
-         <p><label for=\"user\">{}</label> <input id=\"user\" name=\"user\" value=\"{}\"></p>\n\
-         <p><label for=\"address\">{}</label> <input id=\"address\" name=\"address\" value=\"{}\"></p>\n\
-         <p><label for=\"date\">{}</label> <input id=\"date\" name=\"date\" type=\"date\" value=\"{}\"></p>\n\
-         <p><button type=\"submit\">{}</button></p>\n</form>\n",
-        page.word("mgrUser"),
-        html_escape(&filter.user),
-        page.word("mgrAddress"),
-        html_escape(&filter.address),
-        page.word("mgrDate"),
-        html_escape(&filter.date),
-        page.word("mgrSearch"),
-    );
+    let form = html! {
+        form method="get" action="/manager/sessions" id="search" {
+            "\n"
+            p { label for="user" { (page.say("mgrUser")) } " " input id="user" name="user" value=(filter.user); } "\n"
+            p { label for="address" { (page.say("mgrAddress")) } " " input id="address" name="address" value=(filter.address); } "\n"
+            p { label for="date" { (page.say("mgrDate")) } " " input id="date" name="date" type="date" value=(filter.date); } "\n"
+            p { button type="submit" { (page.say("mgrSearch")) } } "\n"
+        } "\n"
+    };
     let store = ctx.app.sessions(Kind::Global);
     let ids = match store.ids(Kind::Global) {
         Ok(ids) => ids,
         Err(e) => {
             crate::log::warn(&format!("console: cannot list the sessions: {e}"));
-            body.push_str(&format!(
-                "<p class=\"error\" role=\"alert\">{}</p>\n",
-                page.word("mgrCannotList")
-            ));
-            return Ok(ctx.render("mgrSessions", &body));
+            let body = html! {
+                (form)
+                p class="error" role="alert" { (page.say("mgrCannotList")) } "\n"
+            };
+            return Ok(ctx.render("mgrSessions", body));
         }
     };
     let mut found = Vec::new();
@@ -103,44 +100,42 @@ fn search(ctx: &Ctx) -> Result<Response> {
         }
     }
     found.sort_by_key(|(_, s)| std::cmp::Reverse(s.get("_utime").and_then(crate::config::as_i64)));
-    body.push_str(&format!(
-        "<h2>{}</h2>\n<table id=\"sessions\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.fill("mgrFound", &[("count", &found.len().to_string())]),
-        page.word("mgrUser"),
-        page.word("mgrAddress"),
-        page.word("mgrStarted"),
-        page.word("mgrSession"),
-    ));
-    for (id, s) in &found {
-        let field = |k: &str| html_escape(&s.get(k).map(value_string).unwrap_or_default());
-        let started = s
-            .get("_utime")
-            .and_then(crate::config::as_i64)
-            .map(|t| page.time(t))
-            .unwrap_or_default();
-        body.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{started}</td><td><a href=\"/manager/sessions/{}\">{}…</a></td></tr>\n",
-            field("_whatToTrace"),
-            field("ipAddr"),
-            url_encode(id),
-            html_escape(&id.chars().take(8).collect::<String>()),
-        ));
+    let user = filter.user.trim();
+    let body = html! {
+        (form)
+        h2 { (page.say_fill("mgrFound", &[("count", &found.len().to_string())])) } "\n"
+        table id="sessions" {
+            thead { tr {
+                th scope="col" { (page.say("mgrUser")) }
+                th scope="col" { (page.say("mgrAddress")) }
+                th scope="col" { (page.say("mgrStarted")) }
+                th scope="col" { (page.say("mgrSession")) }
+            } }
+            tbody { "\n" @for (id, s) in &found { (row(&page, id, s)) "\n" } }
+        } "\n"
+        @if !user.is_empty() && !filter.user.contains('*') && !found.is_empty() {
+            form method="post" action="/manager/sessions" id="delete-user" {
+                (ctx.token_field())
+                input type="hidden" name="user" value=(user);
+                p { button type="submit" { (page.say_fill("mgrDeleteAllOf", &[("user", user)])) } }
+            } "\n"
+        }
+    };
+    Ok(ctx.render("mgrSessions", body))
+}
+
+/// One session of the search's table.
+fn row(page: &Page, id: &str, s: &Session) -> Markup {
+    let field = |k: &str| s.get(k).map(value_string).unwrap_or_default();
+    let started = s.get("_utime").and_then(crate::config::as_i64);
+    html! {
+        tr {
+            td { (field("_whatToTrace")) }
+            td { (field("ipAddr")) }
+            td { @if let Some(t) = started { (page.time_markup(t)) } }
+            td { a href={ "/manager/sessions/" (url_encode(id)) } { (id.chars().take(8).collect::<String>()) "…" } }
+        }
     }
-    body.push_str("</tbody></table>\n");
-    if !filter.user.trim().is_empty() && !filter.user.contains('*') && !found.is_empty() {
-        body.push_str(&format!(
-            "<form method=\"post\" action=\"/manager/sessions\" id=\"delete-user\">{}\
-             <input type=\"hidden\" name=\"user\" value=\"{}\">\
-             <p><button type=\"submit\">{}</button></p></form>\n",
-            ctx.token_field(),
-            html_escape(filter.user.trim()),
-            page.fill(
-                "mgrDeleteAllOf",
-                &[("user", &html_escape(filter.user.trim()))]
-            ),
-        ));
-    }
-    Ok(ctx.render("mgrSessions", &body))
 }
 
 fn view(ctx: &Ctx, id: &str) -> Result<Response> {
@@ -148,31 +143,25 @@ fn view(ctx: &Ctx, id: &str) -> Result<Response> {
     let s = fetch(ctx, id)?;
     let st = ctx.conf.area::<crate::sessions::Settings>();
     let shown = crate::sessions::export::without_secrets(&s, &st.hidden, st.export_secret);
-    let mut body = format!(
-        "<h2>{}</h2>\n<table id=\"attributes\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.word("mgrAttributes"),
-        page.word("mgrKey"),
-        page.word("mgrValue")
-    );
     let mut keys: Vec<&String> = shown.keys().collect();
     keys.sort();
-    for k in keys {
-        let v = shown.get(k).map(value_string).unwrap_or_default();
-        body.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>\n",
-            html_escape(k),
-            html_escape(&v)
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    body.push_str(&format!(
-        "<form method=\"post\" action=\"/manager/sessions/{}\" id=\"delete-session\">{}\
-         <p><button type=\"submit\">{}</button></p></form>\n",
-        url_encode(id),
-        ctx.token_field(),
-        page.word("mgrDeleteSession")
-    ));
-    Ok(ctx.render("mgrSessions", &body))
+    let body = html! {
+        h2 { (page.say("mgrAttributes")) } "\n"
+        table id="attributes" {
+            thead { tr { th scope="col" { (page.say("mgrKey")) } th scope="col" { (page.say("mgrValue")) } } }
+            tbody {
+                "\n"
+                @for k in keys {
+                    tr { th scope="row" { (k) } td { (shown.get(k).map(value_string).unwrap_or_default()) } } "\n"
+                }
+            }
+        } "\n"
+        form method="post" action={ "/manager/sessions/" (url_encode(id)) } id="delete-session" {
+            (ctx.token_field())
+            p { button type="submit" { (page.say("mgrDeleteSession")) } }
+        } "\n"
+    };
+    Ok(ctx.render("mgrSessions", body))
 }
 
 fn fetch(ctx: &Ctx, id: &str) -> Result<Session> {

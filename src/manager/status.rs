@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::error::Result;
 use crate::http::Response;
 use crate::storage::Kind;
-use crate::util::html_escape;
+use maud::html;
 
 /// `GET /manager/` and `/manager/status`.
 pub fn page(ctx: &Ctx) -> Result<Response> {
@@ -42,33 +42,27 @@ pub fn page(ctx: &Ctx) -> Result<Response> {
         ("mgrTokens", m.access_tokens.to_string()),
         ("mgrReloads", m.reloads.to_string()),
     ];
-    let mut body = format!(
-        "<h2>{}</h2>\n<table id=\"status\"><tbody>\n",
-        page.word("mgrNode")
-    );
-    for (key, value) in rows {
-        body.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th><td id=\"{key}\">{}</td></tr>\n",
-            page.word(key),
-            html_escape(&value)
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    body.push_str(&format!(
-        "<h2>{}</h2>\n<table id=\"health\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>\n",
-        page.word("mgrHealth"),
-        page.word("mgrCheck"),
-        page.word("mgrResult")
-    ));
-    for c in &health.checks {
-        let word = if c.ok() { "mgrOk" } else { "mgrFailed" };
-        body.push_str(&format!(
-            "<tr><td>{}</td><td class=\"{}\">{}</td></tr>\n",
-            c.name,
-            if c.ok() { "ok" } else { "failed" },
-            page.word(word)
-        ));
-    }
-    body.push_str("</tbody></table>\n");
-    Ok(ctx.render("mgrStatus", &body))
+    let body = html! {
+        h2 { (page.say("mgrNode")) } "\n"
+        table id="status" { tbody {
+            "\n"
+            @for (key, value) in rows {
+                tr { th scope="row" { (page.say(key)) } td id=(key) { (value) } } "\n"
+            }
+        } } "\n"
+        h2 { (page.say("mgrHealth")) } "\n"
+        table id="health" {
+            thead { tr { th scope="col" { (page.say("mgrCheck")) } th scope="col" { (page.say("mgrResult")) } } }
+            tbody {
+                "\n"
+                @for c in &health.checks {
+                    tr {
+                        td { (c.name) }
+                        td class=(if c.ok() { "ok" } else { "failed" }) { (page.say(if c.ok() { "mgrOk" } else { "mgrFailed" })) }
+                    } "\n"
+                }
+            }
+        } "\n"
+    };
+    Ok(ctx.render("mgrStatus", body))
 }

@@ -2,15 +2,17 @@
 //! user's accepted notifications (persistent-session keys `notification_<ref>`), most recent
 //! first, at most `notificationsMaxRetrieve`; `/mynotifications/<ref>?epoch=<epoch>` shows one
 //! with its boxes checked and disabled. Without a session: to the login page, then back.
-use super::portal::trace;
+use super::form::frame;
+use super::store::{readable, trace};
 use crate::app::App;
 use crate::config::{as_i64, Conf};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::{Request, Response};
 use crate::sso::CookieState;
-use crate::util::html_escape;
+use crate::web::page::Word;
 use base64::Engine;
+use maud::html;
 use serde_json::{json, Map, Value};
 
 /// Serves `/mynotifications` and `/mynotifications/<ref>`.
@@ -37,7 +39,7 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(
-            &super::portal::frame(conf, req, &s),
+            &frame(conf, req, &s),
             req,
             &accepted(
                 &persistent,
@@ -77,32 +79,32 @@ fn list(page: &crate::web::Page, req: &Request, items: &[(String, i64)]) -> Resp
             &json!({"result": result, "MSG": msg, "NOTIFICATIONS": list}),
         );
     }
-    let mut rows = String::new();
-    for (r, e) in items {
-        rows.push_str(&format!(
-            "<tr><td class=\"data-epoch\" data-epoch=\"{e}\">{}</td><td>{}</td><td><a class=\"button\" href=\"/mynotifications/{}?epoch={e}\">{}</a></td></tr>\n",
-            page.date(*e),
-            html_escape(r),
-            crate::util::url_encode(r),
-            page.fill("verifyRef", &[("ref", &html_escape(r))])
-        ));
-    }
-    let table = if items.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "<table class=\"table\"><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n",
-            page.word("date"),
-            page.word("reference"),
-            page.word("actions")
-        )
+    let body = html! {
+        h1 id="msg" trspan=(msg) { (page.say(msg)) } "\n"
+        @if !items.is_empty() {
+            table class="table" {
+                thead { tr {
+                    th scope="col" { (page.say("date")) }
+                    th scope="col" { (page.say("reference")) }
+                    th scope="col" { (page.say("actions")) }
+                } } "\n"
+                tbody {
+                    "\n"
+                    @for (r, e) in items {
+                        tr {
+                            td class="data-epoch" data-epoch=(e) { (page.date_text(*e)) }
+                            td { (r) }
+                            td { a class="button" href={ "/mynotifications/" (crate::util::url_encode(r)) "?epoch=" (e) } {
+                                (page.say_fill("verifyRef", &[("ref", r)]))
+                            } }
+                        } "\n"
+                    }
+                }
+            } "\n"
+        }
+        p { a class="button secondary" href="/" { (page.say("goToPortal")) } }
     };
-    let body = format!(
-        "<h1 id=\"msg\" trspan=\"{msg}\">{}</h1>\n{table}<p><a class=\"button secondary\" href=\"/\">{}</a></p>",
-        page.word(msg),
-        page.word("goToPortal")
-    );
-    Response::html(200, page.render(&page.raw(msg), &body))
+    Response::html(200, page.render_markup(&page.raw(msg), body))
 }
 
 fn one(
@@ -122,7 +124,7 @@ fn one(
         return Ok(Response::json(
             200,
             &match fragment {
-                Some(f) => json!({"result": 1, "notification": f}),
+                Some(f) => json!({"result": 1, "notification": f.0}),
                 None => json!({"result": 0, "notification": "0"}),
             },
         ));
@@ -130,20 +132,20 @@ fn one(
     let Some(f) = fragment else {
         return Err(Error::not_found("Unknown notification"));
     };
-    let page = super::portal::frame(conf, req, s);
+    let page = frame(conf, req, s);
     let title = crate::web::messages::fill(&page.raw("notificationRef"), &[("ref", reference)]);
     let when = epoch
         .trim()
         .parse()
-        .map(|e| page.date(e))
+        .map(|e| page.date_text(e).0)
         .unwrap_or_default();
-    let body = format!(
-        "<h1>{}</h1>\n<p class=\"accepted\">{}</p>\n<div class=\"notif-detail\">{f}</div><p><a class=\"button secondary\" href=\"/mynotifications\">{}</a></p>",
-        html_escape(&title),
-        page.fill("acceptedOn", &[("date", &when)]),
-        page.word("back")
-    );
-    Ok(Response::html(200, page.render(&title, &body)))
+    let body = html! {
+        h1 { (Word(title.clone())) } "\n"
+        p class="accepted" { (page.say_fill("acceptedOn", &[("date", &when)])) } "\n"
+        div class="notif-detail" { (f) }
+        p { a class="button secondary" href="/mynotifications" { (page.say("back")) } }
+    };
+    Ok(Response::html(200, page.render_markup(&title, body)))
 }
 
 /// The notification `reference` the user accepted at `epoch`, when the persistent session
@@ -170,7 +172,7 @@ fn accepted_notification(
             reference,
         )?,
     };
-    Ok(record.as_ref().and_then(super::portal::readable))
+    Ok(record.as_ref().and_then(readable))
 }
 
 #[cfg(test)]

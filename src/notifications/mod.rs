@@ -9,6 +9,7 @@
 //! (`config::AreaSettings`). The `limette notifications` command is the top's
 //! (`cli::notifications`).
 pub mod accept;
+pub mod audit;
 pub mod explorer;
 pub mod form;
 pub mod model;

@@ -3,7 +3,9 @@
 //! method has its own switch (405 when off). The handler decodes the path and method and calls
 //! one of the domain functions below, which take a store and plain values and never see HTTP.
 //! Shapes follow LemonLDAP::NG (`{"result":...}`), status codes follow the contract.
-use super::model::{parse_json, Notification};
+pub use super::audit::{audit_delete, audit_insert};
+use super::model::parse_json;
+pub use super::store::insert_all;
 use super::store::{NotificationStore, Record};
 use super::Settings;
 use crate::ctx::Ctx;
@@ -34,24 +36,6 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
         _ => {}
     }
     Ok(Response::json(200, &json!({ "result": result })))
-}
-
-/// The audit line of an insert: how many, through what (`rest`, `soap`, `cli`), from where.
-pub fn audit_insert(count: &str, via: &str, address: &str) {
-    let fields = [("count", count), ("via", via), ("address", address)];
-    crate::log::audit("notification_insert", &fields);
-}
-
-/// The audit line of a deletion.
-pub fn audit_delete(uid: &str, reference: &str, count: &str, via: &str, address: &str) {
-    let fields = [
-        ("uid", uid),
-        ("reference", reference),
-        ("count", count),
-        ("via", via),
-        ("address", address),
-    ];
-    crate::log::audit("notification_delete", &fields);
 }
 
 /// One REST call, decoded: the `result` value to answer, or the error. Each method has its
@@ -105,12 +89,6 @@ pub fn insert_json(
 ) -> Result<usize> {
     let list = parse_json(body, default_cond)?;
     insert_all(store, &list)
-}
-
-/// Stores validated notifications, all or nothing.
-pub fn insert_all(store: &dyn NotificationStore, list: &[Notification]) -> Result<usize> {
-    let records: Vec<Record> = list.iter().map(Record::new).collect();
-    store.insert(&records)
 }
 
 /// Deletes one notification; 404 when there is none.

@@ -5,9 +5,9 @@
 //! Every failure is a SOAP Fault whose faultstring says what was wrong (HTTP 500, as SOAP 1.1
 //! requires). A document type declaration is refused before any parser runs, so no entity is
 //! ever declared, expanded or fetched: entity bombs and external entities fault at once.
+use super::audit::{audit_delete, audit_insert};
 use super::model::{check_xml, parse_xml, without_declaration, xml_escape};
-use super::server::insert_all;
-use super::store::NotificationStore;
+use super::store::{insert_all, NotificationStore};
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use minidom::Element;
@@ -40,9 +40,9 @@ pub fn handle(store: &dyn NotificationStore, req: &Request) -> Result<Response> 
     let count = dispatch(store, &call).map_err(to_fault)?;
     let (n, ip) = (count.to_string(), req.ip());
     match (call.operation.as_str(), call.args.as_slice()) {
-        ("newNotification", _) => super::server::audit_insert(&n, "soap", &ip),
+        ("newNotification", _) => audit_insert(&n, "soap", &ip),
         ("deleteNotification", [uid, reference, ..]) => {
-            super::server::audit_delete(uid, reference, &n, "soap", &ip)
+            audit_delete(uid, reference, &n, "soap", &ip)
         }
         _ => {}
     }

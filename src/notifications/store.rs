@@ -1,13 +1,15 @@
 //! The notification store as the notifications area sees it: the trait, the record and the
 //! openers are storage's (`storage::notifications`, re-exported here); this file adds what
-//! needs the model (a record from a notification and back) and the opener from the area's
-//! `Settings`.
+//! needs the model (a record from a notification and back, `insert_all`, `readable`), whose
+//! notifications a session sees (`trace`) and the opener from the area's `Settings`.
 use super::model::{Invalid, Notification};
 use super::Settings;
 use crate::config::local::LocalConf;
+use crate::config::value_string;
 use crate::error::Result;
 pub use crate::storage::notifications::{check_batch, duplicate, NotificationStore, Record};
 pub use crate::storage::open::open_choice;
+use crate::storage::Session;
 use std::sync::Arc;
 
 impl Record {
@@ -37,6 +39,31 @@ pub fn open(local: &LocalConf, s: &Settings) -> Result<Arc<dyn NotificationStore
 /// The storage in force for these settings (see `storage::open::resolve`).
 pub fn resolve(local: &LocalConf, s: &Settings) -> super::StorageChoice {
     crate::storage::open::resolve(local, s.storage.as_ref(), &s.separator)
+}
+
+/// The notification of a stored record; an unreadable one is logged and skipped.
+pub fn readable(r: &Record) -> Option<Notification> {
+    match r.notification() {
+        Ok(n) => Some(n),
+        Err(e) => {
+            crate::log::error(&format!(
+                "notification {} of {} is unreadable: {e:?}",
+                r.reference, r.uid
+            ));
+            None
+        }
+    }
+}
+
+/// The `whatToTrace` value of a session.
+pub fn trace(s: &Session) -> String {
+    s.get("_whatToTrace").map(value_string).unwrap_or_default()
+}
+
+/// Stores validated notifications, all or nothing.
+pub fn insert_all(store: &dyn NotificationStore, list: &[Notification]) -> Result<usize> {
+    let records: Vec<Record> = list.iter().map(Record::new).collect();
+    store.insert(&records)
 }
 
 #[cfg(test)]

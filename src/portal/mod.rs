@@ -159,13 +159,12 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         Response::redirect(&done)
     } else {
         let page = pages::frame(conf, req, None);
-        let body = format!(
-            "<h1>{}</h1>\n<div class=\"message\" role=\"status\" id=\"msg\" trmsg=\"47\"><p>{}</p></div>\n{}",
-            page.word("logoutTitle"),
-            page.error_text(47),
-            crate::web::logout_frames(&frames)
-        );
-        let html = page.render_then(&page.raw("logoutTitle"), &body, 2, &done);
+        let body = maud::html! {
+            h1 { (page.say("logoutTitle")) } "\n"
+            div class="message" role="status" id="msg" trmsg="47" { p { (page.say_error(47)) } } "\n"
+            (crate::web::logout_frames(&frames))
+        };
+        let html = page.render_then(&page.raw("logoutTitle"), body, 2, &done);
         Response::html(200, html).with_frame_sources(&frames)
     };
     Ok(resp.with_cookies(&cookies::clear_sso(conf)))

@@ -9,7 +9,10 @@ use crate::error::{Error, OAuthCode, Reject, SignIn};
 use crate::http::{Request, Response};
 use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
+use crate::web::page::Word;
 use crate::web::{cookies, Page};
+
+use maud::html;
 use serde_json::json;
 use std::sync::OnceLock;
 
@@ -216,6 +219,7 @@ fn soap_fault(client: bool, message: &str) -> Response {
     let code = if client { "soap:Client" } else { "soap:Server" };
     let body = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><soap:Fault><faultcode>{code}</faultcode><faultstring>{}</faultstring></soap:Fault></soap:Body></soap:Envelope>",
+        // XML, not a page: the one escaping function outside the templates.
         html_escape(message)
     );
     Response::bytes(500, "text/xml; charset=utf-8", body)
@@ -237,18 +241,17 @@ pub fn error_page(page: &Page, status: u16, detail: &str, request_id: u64) -> St
     };
     let title = page.raw(&title);
     let small = if status >= 500 {
-        page.fill("errorReference", &[("id", &request_id.to_string())])
+        page.say_fill("errorReference", &[("id", &request_id.to_string())])
     } else {
-        page.fill("errorDetail", &[("detail", &html_escape(detail))])
+        page.say_fill("errorDetail", &[("detail", detail)])
     };
-    let body = format!(
-        "<h1>{}</h1>\n<div class=\"error\" role=\"alert\" id=\"msg\"><p>{}</p></div>\n\
-<p class=\"detail\">{small}</p>\n<p><a class=\"button\" href=\"/\">{}</a></p>",
-        html_escape(&title),
-        page.word(&help),
-        page.word("goToPortal"),
-    );
-    page.render(&title, &body)
+    let body = html! {
+        h1 { (Word(title.clone())) } "\n"
+        div class="error" role="alert" id="msg" { p { (page.say(&help)) } } "\n"
+        p class="detail" { (small) } "\n"
+        p { a class="button" href="/" { (page.say("goToPortal")) } }
+    };
+    page.render_markup(&title, body)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! own cookies (`cookies`), the CSRF tokens of forms (`csrf`), the security headers (`headers`),
 //! the portal's words in every shipped language (`messages`), the user's language (`lang`), the
 //! look from the configuration (`skin`) and the frame of every page (`page::Page`). They know
-//! the configuration, not the areas.
+//! the configuration, not the areas. Every page is a compile-time `maud` template, which
+//! escapes every value it is given; the portal's words render as `page::Word`.
 pub mod cookies;
 pub mod csrf;
 pub mod headers;
@@ -13,18 +14,15 @@ pub mod skin;
 
 pub use page::Page;
 
-use crate::util::html_escape;
+use maud::{html, Markup};
 
 /// Hidden iframes that load the front-channel logout URLs of relying parties (OpenID Connect
 /// Front-Channel Logout 1.0, section 4), for the page that ends a session. The page must allow
 /// their origins in `frame-src` (`Response::with_frame_sources`).
-pub fn logout_frames(urls: &[String]) -> String {
-    urls.iter()
-        .map(|u| {
-            format!(
-                "<iframe class=\"logout-frame\" hidden title=\"logout\" src=\"{}\"></iframe>\n",
-                html_escape(u)
-            )
-        })
-        .collect()
+pub fn logout_frames(urls: &[String]) -> Markup {
+    html! {
+        @for u in urls {
+            iframe class="logout-frame" hidden title="logout" src=(u) {} "\n"
+        }
+    }
 }

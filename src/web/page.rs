@@ -3,11 +3,15 @@
 //! language switch links to; it gives the page's words (escaped) and wraps a body in the one
 //! layout: `lang` on `<html>`, the favicon, the stylesheets, a banner with the logo and the
 //! language switch, one `<main>`. No inline script or style (the pages' policy allows neither).
+//! The layout is a `maud` template: every value is escaped unless it is a template's own
+//! markup; the words are `Word`s (escaped, the apostrophe too).
 use super::messages;
 use super::skin::Skin;
 use crate::config::Conf;
 use crate::http::{Method, Request};
-use crate::util::{self, html_escape};
+use crate::util;
+use maud::{html, Markup, Render, DOCTYPE};
+use std::fmt::Write as _;
 
 /// The frame of one page.
 #[derive(Debug, Clone)]
@@ -50,9 +54,30 @@ impl<'a> Page<'a> {
         &self.conf.portal
     }
 
-    /// The text of `key`, HTML-escaped.
-    pub fn word(&self, key: &str) -> String {
-        html_escape(&messages::word(self.lang, key))
+    /// The text of `key`, for a template (which escapes it).
+    pub fn say(&self, key: &str) -> Word {
+        Word(messages::word(self.lang, key))
+    }
+
+    /// The text of `key` with its `{name}` placeholders replaced by `values` (text), for a
+    /// template (which escapes the whole).
+    pub fn say_fill(&self, key: &str, values: &[(&str, &str)]) -> Word {
+        Word(messages::fill(&messages::word(self.lang, key), values))
+    }
+
+    /// The text of `key` with its `{name}` placeholder replaced by a template's `html` (the
+    /// text around it escaped).
+    pub fn say_around(&self, key: &str, name: &str, html: Markup) -> Markup {
+        let text = messages::word(self.lang, key);
+        let (before, after) = text
+            .split_once(&format!("{{{name}}}"))
+            .unwrap_or((text.as_str(), ""));
+        html! { (Word(before.to_string())) (html) (Word(after.to_string())) }
+    }
+
+    /// Portal error `num`'s message, for a template.
+    pub fn say_error(&self, num: u16) -> Word {
+        Word(messages::text(self.lang, num))
     }
 
     /// The text of `key`, not escaped (for a JSON answer or a header).
@@ -60,20 +85,9 @@ impl<'a> Page<'a> {
         messages::word(self.lang, key)
     }
 
-    /// The text of `key` escaped, its `{name}` placeholders replaced by HTML fragments the
-    /// caller built (and escaped).
-    pub fn fill(&self, key: &str, html: &[(&str, &str)]) -> String {
-        messages::fill(&self.word(key), html)
-    }
-
-    /// Portal error `num`'s message, escaped.
-    pub fn error_text(&self, num: u16) -> String {
-        html_escape(&messages::text(self.lang, num))
-    }
-
     /// An epoch as a date and time in the page's language, in UTC (the browser's time zone is
     /// not known to the server; the text says UTC).
-    pub fn date(&self, epoch: i64) -> String {
+    pub fn date_text(&self, epoch: i64) -> Word {
         let day = util::date10(epoch);
         let mut parts = day.splitn(3, '-');
         let (y, m, d) = (parts.next(), parts.next(), parts.next());
@@ -95,49 +109,41 @@ impl<'a> Page<'a> {
             ("year", y.unwrap_or("")),
             ("time", time.as_str()),
         ];
-        html_escape(&messages::fill(
-            &messages::word(self.lang, "dateFormat"),
-            &values,
-        ))
+        self.say_fill("dateFormat", &values)
     }
 
-    /// An epoch as `date` writes it, in a `<time>` element with its machine-readable value
+    /// An epoch as `date_text` writes it, in a `<time>` element with its machine-readable value
     /// (`YYYY-MM-DDTHH:MM:SSZ`).
-    pub fn time(&self, epoch: i64) -> String {
+    pub fn time_markup(&self, epoch: i64) -> Markup {
         let secs = epoch.rem_euclid(86_400);
-        format!(
-            "<time datetime=\"{}T{:02}:{:02}:{:02}Z\">{}</time>",
+        let stamp = format!(
+            "{}T{:02}:{:02}:{:02}Z",
             util::date10(epoch),
             secs / 3600,
             (secs / 60) % 60,
-            secs % 60,
-            self.date(epoch)
-        )
+            secs % 60
+        );
+        html! { time datetime=(stamp) { (self.date_text(epoch)) } }
     }
 
-    /// The whole page: `title` (text) and `body` (HTML).
-    pub fn render(&self, title: &str, body: &str) -> String {
-        self.render_head(title, "", body)
+    /// The whole page of a template's `body`.
+    pub fn render_markup(&self, title: &str, body: Markup) -> String {
+        self.render_head(title, html! {}, body)
     }
 
     /// A page that goes on to `url` by itself after `seconds` (a `refresh` meta: no script) and
     /// shows a link to it meanwhile.
-    pub fn render_then(&self, title: &str, body: &str, seconds: u32, url: &str) -> String {
-        let url = html_escape(url);
-        let head = format!("<meta http-equiv=\"refresh\" content=\"{seconds};url={url}\">");
-        let body = format!(
-            "{body}\n<p><a class=\"button\" id=\"continue\" href=\"{url}\">{}</a></p>",
-            self.word("continue")
-        );
-        self.render_head(title, &head, &body)
+    pub fn render_then(&self, title: &str, body: Markup, seconds: u32, url: &str) -> String {
+        let head = html! { meta http-equiv="refresh" content={ (seconds) ";url=" (url) }; };
+        let body = html! {
+            (body) "\n"
+            p { a.button #continue href=(url) { (self.say("continue")) } }
+        };
+        self.render_head(title, head, body)
     }
 
-    fn render_head(&self, title: &str, head: &str, body: &str) -> String {
+    fn render_head(&self, title: &str, head: Markup, body: Markup) -> String {
         let skin = self.conf.area::<Skin>();
-        let mut links = format!(
-            "<link rel=\"icon\" href=\"{}\">\n<link rel=\"stylesheet\" href=\"/static/limette.css\">\n",
-            html_escape(&skin.favicon)
-        );
         let extra = [
             Skin::stylesheet(&self.skin),
             skin.background
@@ -145,62 +151,77 @@ impl<'a> Page<'a> {
                 .map(|_| "/static/portal.css".into()),
             skin.custom_css.clone(),
         ];
-        for css in extra.iter().flatten() {
-            links.push_str(&format!(
-                "<link rel=\"stylesheet\" href=\"{}\">\n",
-                html_escape(css)
-            ));
-        }
-        let portal = self.word("authPortal");
-        format!(
-            "<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">{head}\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-<title>{title} – {portal}</title>\n{links}</head>\n\
-<body>\n<header class=\"banner\">{brand}{switch}</header>\n\
-<main class=\"box\" id=\"main\">\n{body}\n</main>\n</body></html>\n",
-            lang = self.lang,
-            title = html_escape(title),
-            brand = self.brand(&skin, &portal),
-            switch = self.switch(&skin),
-        )
+        let page = html! {
+            (DOCTYPE) "\n"
+            html lang=(self.lang) {
+                head {
+                    meta charset="utf-8";
+                    (head)
+                    meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+                    title { (Word(title.to_string())) " – " (self.say("authPortal")) } "\n"
+                    link rel="icon" href=(skin.favicon); "\n"
+                    link rel="stylesheet" href="/static/limette.css"; "\n"
+                    @for css in extra.iter().flatten() {
+                        link rel="stylesheet" href=(css); "\n"
+                    }
+                }
+                "\n"
+                body {
+                    "\n"
+                    header.banner { (self.brand(&skin)) (self.switch(&skin)) } "\n"
+                    main.box #main { "\n" (body) "\n" } "\n"
+                }
+            }
+            "\n"
+        };
+        page.into_string()
     }
 
-    fn brand(&self, skin: &Skin, portal: &str) -> String {
-        let logo = skin
-            .logo
-            .as_ref()
-            .map(|l| format!("<img src=\"{}\" alt=\"\" class=\"logo\">", html_escape(l)))
-            .unwrap_or_default();
-        format!(
-            "<a class=\"brand\" href=\"{}\">{logo}<span>{portal}</span></a>",
-            html_escape(&self.conf.portal)
-        )
+    fn brand(&self, skin: &Skin) -> Markup {
+        html! {
+            a.brand href=(self.conf.portal) {
+                @if let Some(logo) = &skin.logo { img src=(logo) alt="" class="logo"; }
+                span { (self.say("authPortal")) }
+            }
+        }
     }
 
     /// LemonLDAP::NG's `showLanguages`: one link a shipped language, each in its own words.
-    fn switch(&self, skin: &Skin) -> String {
+    fn switch(&self, skin: &Skin) -> Markup {
         if !skin.show_languages || messages::codes().count() < 2 {
-            return String::new();
+            return html! {};
         }
         let sep = if self.here.contains('?') { '&' } else { '?' };
-        let links: Vec<String> = messages::codes()
-            .map(|code| {
-                let name = html_escape(&messages::word(code, "languageName"));
-                if code == self.lang {
-                    format!("<span class=\"lang current\" lang=\"{code}\" aria-current=\"true\">{name}</span>")
-                } else {
-                    format!(
-                        "<a class=\"lang\" lang=\"{code}\" hreflang=\"{code}\" href=\"{}\">{name}</a>",
-                        html_escape(&format!("{}{sep}lang={code}", self.here))
-                    )
+        html! {
+            nav.langs aria-label=(self.say("language")) {
+                @for (i, code) in messages::codes().enumerate() {
+                    @if i > 0 { " " }
+                    @let name = Word(messages::word(code, "languageName"));
+                    @if code == self.lang {
+                        span.lang.current lang=(code) aria-current="true" { (name) }
+                    } @else {
+                        a.lang lang=(code) hreflang=(code) href={ (self.here) (sep) "lang=" (code) } { (name) }
+                    }
                 }
-            })
-            .collect();
-        format!(
-            "<nav class=\"langs\" aria-label=\"{}\">{}</nav>",
-            self.word("language"),
-            links.join(" ")
-        )
+            }
+        }
+    }
+}
+
+/// The portal's own words (its language files) on a page: escaped by the template like every
+/// value, the apostrophe too (`&#39;`, as the pages have always written it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word(pub String);
+
+impl Render for Word {
+    fn render_to(&self, out: &mut String) {
+        for (i, part) in self.0.split('\'').enumerate() {
+            if i > 0 {
+                out.push_str("&#39;");
+            }
+            // Writing into a String cannot fail.
+            let _ = maud::Escaper::new(out).write_str(part);
+        }
     }
 }
 
@@ -228,6 +249,7 @@ fn here(req: &Request) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use maud::PreEscaped;
 
     fn conf() -> Conf {
         Conf::of_json(serde_json::json!({"cfgNum": 1, "portal": "http://p/"}))
@@ -238,7 +260,7 @@ mod tests {
         let c = conf();
         let req = Request::new(Method::Get, "/mynotifications?x=1&lang=fr");
         let p = Page::new(&c, &req);
-        let html = p.render("Titre", "<p>corps</p>");
+        let html = p.render_markup("Titre", PreEscaped("<p>corps</p>".into()));
         assert!(html.contains("<html lang=\"fr\">"), "{html}");
         assert!(
             html.contains("<title>Titre – Portail d&#39;authentification</title>"),
@@ -253,13 +275,21 @@ mod tests {
             html.contains("aria-current=\"true\">Français</span>"),
             "{html}"
         );
-        assert_eq!(p.date(0), "1 janvier 1970 à 00:00 UTC");
-        let en = Page::new(&c, &Request::new(Method::Get, "/"));
-        assert_eq!(en.date(86_400 * 40 + 3_660), "February 10, 1970, 01:01 UTC");
         assert_eq!(
-            en.time(1_709_629_622),
+            p.date_text(0).render().into_string(),
+            "1 janvier 1970 à 00:00 UTC"
+        );
+        let en = Page::new(&c, &Request::new(Method::Get, "/"));
+        assert_eq!(
+            en.date_text(86_400 * 40 + 3_660).render().into_string(),
+            "February 10, 1970, 01:01 UTC"
+        );
+        assert_eq!(
+            en.time_markup(1_709_629_622).into_string(),
             "<time datetime=\"2024-03-05T09:07:02Z\">March 5, 2024, 09:07 UTC</time>"
         );
-        assert!(en.render("T", "").contains("href=\"/?lang=fr\""));
+        assert!(en
+            .render_markup("T", html! {})
+            .contains("href=\"/?lang=fr\""));
     }
 }

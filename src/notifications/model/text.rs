@@ -1,10 +1,10 @@
 //! Text helpers of the model: what is shown (markup stripped, HTML-escaped) and what is written
 //! into XML documents (escaped).
-use crate::util::html_escape;
 
-/// Text for display: inline markup removed, then HTML-escaped.
+/// Text for display: inline markup removed, then HTML-escaped by the pages' template engine
+/// (the pages themselves put `strip_tags`'s text into their templates).
 pub fn display(s: &str) -> String {
-    html_escape(&strip_tags(s))
+    maud::html! { (strip_tags(s)) }.into_string()
 }
 
 /// Removes anything that looks like a tag (`<...>`), keeping the words between.
@@ -23,7 +23,8 @@ pub fn strip_tags(s: &str) -> String {
 }
 
 /// Escapes text for an XML attribute or element: the same five characters as for HTML (the
-/// numeric `&#39;` is valid XML).
+/// numeric `&#39;` is valid XML). XML documents are not pages: this is one of the two uses of
+/// `util::html_escape` left (the other is the SOAP Fault), both outside the templates.
 pub fn xml_escape(s: &str) -> String {
     crate::util::html_escape(s)
 }

@@ -14,8 +14,8 @@ use crate::oidc::base::{self, Params};
 use crate::oidc::settings::Rp;
 use crate::sso::consents;
 use crate::storage::Session;
-use crate::util::html_escape;
 use crate::web::{csrf, Page};
+use maud::{html, Markup};
 
 /// What the consent step decided.
 #[derive(Debug)]
@@ -91,50 +91,31 @@ fn page(
     binding: &str,
 ) -> String {
     let frame = base::frame(conf, req, Some(s));
-    let hidden: String =
+    let hidden =
         p.0.iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"))
-            .map(|(k, v)| {
-                format!(
-                    "<input type=\"hidden\" name=\"{}\" value=\"{}\">\n",
-                    html_escape(k),
-                    html_escape(v)
-                )
-            })
-            .collect();
+            .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"));
     let account = s
         .get("cn")
         .or_else(|| s.get("_whatToTrace"))
         .map(crate::config::value_string)
         .unwrap_or_default();
-    let logo = rp
-        .icon
-        .as_deref()
-        .map(|u| {
-            format!(
-                "<img src=\"{}\" alt=\"\" width=\"64\" height=\"64\">\n",
-                html_escape(u)
-            )
-        })
-        .unwrap_or_default();
-    let body = format!(
-        "<h1>{}</h1>\n<p id=\"connected\">{} <strong>{}</strong></p>\n{logo}\
-<h2 id=\"consent\">{}</h2>\n<ul class=\"scopes\">{}</ul>\n\
-<form method=\"post\" action=\"{}oauth2/authorize\">\n{hidden}\
-<input type=\"hidden\" name=\"token\" value=\"{}\">\n<p class=\"actions\">\
-<button type=\"submit\" name=\"confirm\" value=\"1\">{}</button>\n\
-<button type=\"submit\" name=\"confirm\" value=\"-1\" class=\"secondary\">{}</button></p>\n</form>",
-        frame.word("consentTitle"),
-        frame.word("connectedAs"),
-        html_escape(&account),
-        frame.fill("consent", &[("app", &html_escape(&rp.display_name))]),
-        sentences(&frame, &ar.scope),
-        html_escape(&conf.portal),
-        html_escape(&csrf::issue_for(conf, binding)),
-        frame.word("accept"),
-        frame.word("refuse"),
-    );
-    frame.render(&frame.raw("consentTitle"), &body)
+    let body = html! {
+        h1 { (frame.say("consentTitle")) } "\n"
+        p id="connected" { (frame.say("connectedAs")) " " strong { (account) } } "\n"
+        @if let Some(u) = &rp.icon { img src=(u) alt="" width="64" height="64"; "\n" }
+        h2 id="consent" { (frame.say_fill("consent", &[("app", &rp.display_name)])) } "\n"
+        ul class="scopes" { (sentences(&frame, &ar.scope)) } "\n"
+        form method="post" action={ (conf.portal) "oauth2/authorize" } {
+            "\n"
+            @for (k, v) in hidden { input type="hidden" name=(k) value=(v); "\n" }
+            input type="hidden" name="token" value=(csrf::issue_for(conf, binding)); "\n"
+            p class="actions" {
+                button type="submit" name="confirm" value="1" { (frame.say("accept")) } "\n"
+                button type="submit" name="confirm" value="-1" class="secondary" { (frame.say("refuse")) }
+            } "\n"
+        }
+    };
+    frame.render_markup(&frame.raw("consentTitle"), body)
 }
 
 /// The message of a standard scope (LemonLDAP::NG's `oidcGiveConsent` list).
@@ -151,18 +132,15 @@ fn scope_message(scope: &str) -> Option<&'static str> {
 }
 
 /// One list item per requested scope: its sentence, the raw name in small print.
-fn sentences(page: &Page, scope: &str) -> String {
-    scope
-        .split_whitespace()
-        .map(|name| {
-            let key = scope_message(name).unwrap_or("anotherInformation");
-            format!(
-                "<li data-scope=\"{n}\">{} <small>({n})</small></li>",
-                page.word(key),
-                n = html_escape(name)
-            )
-        })
-        .collect()
+fn sentences(page: &Page, scope: &str) -> Markup {
+    html! {
+        @for name in scope.split_whitespace() {
+            li data-scope=(name) {
+                (page.say(scope_message(name).unwrap_or("anotherInformation")))
+                " " small { "(" (name) ")" }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -177,7 +155,7 @@ mod tests {
     fn each_scope_reads_as_a_sentence_with_its_name() {
         let c = conf();
         let fr = Page::new(&c, &Request::new(Method::Get, "/?lang=fr"));
-        let html = sentences(&fr, "openid email custom");
+        let html = sentences(&fr, "openid email custom").into_string();
         assert!(
             html.contains("Connaître votre identité <small>(openid)</small>"),
             "{html}"
@@ -185,7 +163,7 @@ mod tests {
         assert!(html.contains("Connaître votre adresse électronique <small>(email)</small>"));
         assert!(html.contains("Une autre information : <small>(custom)</small>"));
         let en = Page::new(&c, &Request::new(Method::Get, "/"));
-        assert_eq!(sentences(&en, "a<b").matches("<li").count(), 1);
-        assert!(sentences(&en, "a<b").contains("(a&lt;b)"));
+        assert_eq!(sentences(&en, "a<b").0.matches("<li").count(), 1);
+        assert!(sentences(&en, "a<b").0.contains("(a&lt;b)"));
     }
 }

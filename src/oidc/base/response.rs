@@ -7,7 +7,8 @@
 use super::params::with_params;
 use crate::error::OAuthCode;
 use crate::http::Response;
-use crate::util::{self, html_escape};
+use crate::util;
+use maud::{html, DOCTYPE};
 
 /// The flows (OpenID Connect Core 3), as LemonLDAP::NG names them in `_oidc_grant_type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,30 +132,29 @@ pub fn deliver(redirect_uri: &str, mode: Mode, params: &[(&str, &str)]) -> Respo
 /// Form Post Response Mode 2: an HTML form with the parameters, posted by a script served by
 /// the portal (the pages' policy allows only its own scripts), with a button without one.
 fn form_post(redirect_uri: &str, params: &[(&str, &str)]) -> Response {
-    let inputs: String = params
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
-                html_escape(k),
-                html_escape(v)
-            )
-        })
-        .collect();
-    let body = format!(
-        "<form method=\"post\" action=\"{}\">{inputs}\
-         <noscript><p>Your browser does not run scripts: continue to the application.</p></noscript>\
-         <button type=\"submit\">Continue</button></form>\
-         <script src=\"/static/form_post.js\"></script>",
-        html_escape(redirect_uri)
-    );
     // The page lives a moment (its script posts at once): English, in the portal's stylesheet.
-    let page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Continue</title>\
-<link rel=\"stylesheet\" href=\"/static/limette.css\"></head>\n<body><main class=\"box\">\
-<h1>Continue</h1>\n{body}\n</main></body></html>\n"
-    );
+    let page = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "Continue" }
+                link rel="stylesheet" href="/static/limette.css";
+            } "\n"
+            body { main class="box" {
+                h1 { "Continue" } "\n"
+                form method="post" action=(redirect_uri) {
+                    @for (k, v) in params { input type="hidden" name=(k) value=(v); }
+                    noscript { p { "Your browser does not run scripts: continue to the application." } }
+                    button type="submit" { "Continue" }
+                }
+                script src="/static/form_post.js" {}
+                "\n"
+            } }
+        } "\n"
+    }
+    .into_string();
     let mut r = Response::html(200, page);
     r.form_targets.push(redirect_uri.to_string());
     r

@@ -18,9 +18,9 @@ use crate::http::response::origin_of;
 use crate::http::{Request, Response};
 use crate::oidc::settings;
 use crate::sso::CookieState;
-use crate::util::html_escape;
 use crate::web::cookies;
 use base64::Engine;
+use maud::{html, DOCTYPE};
 use sha2::{Digest, Sha256};
 
 /// The `session_state` of an answer to `redirect_uri` in the session `session_id`, with a
@@ -48,13 +48,14 @@ pub fn page(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     if !req.method.is_read() {
         return Err(Error::MethodNotAllowed);
     }
-    let body = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>Check session</title></head>\n<body>\
-         <script src=\"/static/check_session.js\" data-cookie=\"{}\"></script>\
-         </body></html>\n",
-        html_escape(&cookies::state_name(conf))
-    );
+    let body = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head { meta charset="utf-8"; title { "Check session" } } "\n"
+            body { script src="/static/check_session.js" data-cookie=(cookies::state_name(conf)) {} }
+        } "\n"
+    }
+    .into_string();
     let redirect_uris: Vec<String> = conf
         .area::<settings::Settings>()
         .rps

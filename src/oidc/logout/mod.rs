@@ -30,8 +30,9 @@ use crate::oidc::claims;
 use crate::oidc::keys::jwt;
 use crate::oidc::settings::{self, Rp, Settings};
 use crate::sso::{CookieState, SsoSession};
-use crate::util::{self, html_escape};
+use crate::util;
 use crate::web::{self, cookies, csrf};
+use maud::html;
 use serde_json::{json, Value};
 
 /// `/oauth2/logout`.
@@ -223,28 +224,27 @@ fn binding(s: &SsoSession) -> String {
 fn done(conf: &Conf, req: &Request, ask: &Ask, frames: &[String]) -> Response {
     let frame = base::frame(conf, req, None);
     let title = frame.raw("logoutTitle");
-    let signed_out = format!(
-        "<h1>{}</h1>\n<div class=\"message\" role=\"status\" id=\"loggedout\"><p>{}</p></div>\n",
-        frame.word("logoutTitle"),
-        frame.word("signedOut")
-    );
+    let signed_out = html! {
+        h1 { (frame.say("logoutTitle")) } "\n"
+        div class="message" role="status" id="loggedout" { p { (frame.say("signedOut")) } } "\n"
+    };
     let iframes = web::logout_frames(frames);
     let resp = match &ask.target {
         Some(url) if frames.is_empty() => Response::redirect(url),
         Some(url) => Response::html(
             200,
-            frame.render_then(&title, &format!("{signed_out}{iframes}"), 2, url),
+            frame.render_then(&title, html! { (signed_out) (iframes) }, 2, url),
         ),
         None if req.wants_json() => Response::json(200, &json!({"result": 1})),
         None => Response::html(
             200,
-            frame.render(
+            frame.render_markup(
                 &title,
-                &format!(
-                    "{signed_out}<p><a class=\"button\" href=\"{}\">{}</a></p>\n{iframes}",
-                    html_escape(&conf.portal),
-                    frame.word("signInAgain")
-                ),
+                html! {
+                    (signed_out)
+                    p { a class="button" href=(conf.portal) { (frame.say("signInAgain")) } } "\n"
+                    (iframes)
+                },
             ),
         ),
     };
@@ -260,38 +260,26 @@ fn page(frame: &web::Page, ask: &Ask, p: &Params, binding: &str) -> String {
         "state",
         "client_id",
     ];
-    let hidden: String = KEPT
-        .iter()
-        .filter_map(|k| p.get(k).map(|v| (k, v)))
-        .map(|(k, v)| {
-            format!(
-                "<input type=\"hidden\" name=\"{k}\" value=\"{}\">\n",
-                html_escape(v)
-            )
-        })
-        .collect();
+    let hidden = KEPT.iter().filter_map(|k| p.get(k).map(|v| (k, v)));
     let asker = match ask.rp {
-        Some(rp) => {
-            let app = format!("<strong>{}</strong>", html_escape(&rp.name));
-            frame.fill("logoutAskedByApp", &[("app", &app)])
-        }
-        None => frame.word("logoutAskedByPage"),
+        Some(rp) => frame.say_around("logoutAskedByApp", "app", html! { strong { (rp.name) } }),
+        None => html! { (frame.say("logoutAskedByPage")) },
     };
-    let conf_portal = frame.portal();
-    let portal = html_escape(conf_portal);
-    let body = format!(
-        "<h1>{}</h1>\n<p id=\"logout-confirm\">{asker} {}</p>\n\
-<form method=\"post\" action=\"{portal}oauth2/logout\">\n{hidden}\
-<input type=\"hidden\" name=\"token\" value=\"{}\">\n<p class=\"actions\">\
-<button type=\"submit\" name=\"confirm\" value=\"1\">{}</button>\n\
-<a class=\"button secondary\" href=\"{portal}\">{}</a></p>\n</form>",
-        frame.word("logoutTitle"),
-        frame.word("logoutConfirm"),
-        html_escape(&csrf::issue_for(frame.conf(), binding)),
-        frame.word("logout"),
-        frame.word("stayConnected"),
-    );
-    frame.render(&frame.raw("logoutTitle"), &body)
+    let portal = frame.portal();
+    let body = html! {
+        h1 { (frame.say("logoutTitle")) } "\n"
+        p id="logout-confirm" { (asker) " " (frame.say("logoutConfirm")) } "\n"
+        form method="post" action={ (portal) "oauth2/logout" } {
+            "\n"
+            @for (k, v) in hidden { input type="hidden" name=(k) value=(v); "\n" }
+            input type="hidden" name="token" value=(csrf::issue_for(frame.conf(), binding)); "\n"
+            p class="actions" {
+                button type="submit" name="confirm" value="1" { (frame.say("logout")) } "\n"
+                a class="button secondary" href=(portal) { (frame.say("stayConnected")) }
+            } "\n"
+        }
+    };
+    frame.render_markup(&frame.raw("logoutTitle"), body)
 }
 
 #[cfg(test)]
