@@ -41,9 +41,23 @@ fn run(script: &str, switches: &[&str]) -> (bool, BTreeSet<String>, BTreeSet<Str
     (out.status.success(), passed, failed)
 }
 
-/// The script passes every check; then each switch makes at least `fails` FAIL.
+/// The script passes every check; then each switch makes at least `fails` FAIL. The runs are
+/// independent (each starts its own Limette and relying parties on ports of its own), so they
+/// run at once: the checks mostly wait on browsers and servers.
 fn passes_then_fails(script: &str, expect_passed: &[&str], switched: &[(&str, &[&str])]) {
-    let (ok, passed, failed) = run(script, &[]);
+    let (whole, runs) = std::thread::scope(|scope| {
+        let whole = scope.spawn(|| run(script, &[]));
+        let runs: Vec<_> = switched
+            .iter()
+            .map(|(switch, _)| scope.spawn(move || run(script, &[switch])))
+            .collect();
+        let runs: Vec<_> = runs
+            .into_iter()
+            .map(|r| r.join().expect("a check run"))
+            .collect();
+        (whole.join().expect("the whole check run"), runs)
+    });
+    let (ok, passed, failed) = whole;
     assert!(ok && failed.is_empty(), "{script}: FAILED {failed:?}");
     for id in expect_passed {
         assert!(
@@ -51,8 +65,7 @@ fn passes_then_fails(script: &str, expect_passed: &[&str], switched: &[(&str, &[
             "{script}: no check {id} in {passed:?}"
         );
     }
-    for (switch, fails) in switched {
-        let (ok, _, failed) = run(script, &[switch]);
+    for ((switch, fails), (ok, _, failed)) in switched.iter().zip(runs) {
         assert!(!ok, "{script} --switch-off {switch} exited 0");
         for id in *fails {
             assert!(
