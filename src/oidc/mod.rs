@@ -35,7 +35,7 @@ pub use settings::{DisabledRp, Rp, Settings};
 
 /// Serves `/oauth2/...` and `/.well-known/openid-configuration`.
 pub fn handle(ctx: &Ctx) -> Result<Response> {
-    let (app, req, conf) = (ctx.app, ctx.req, ctx.conf);
+    let (req, conf) = (ctx.req, ctx.conf);
     if !conf.area::<Settings>().enabled {
         return Err(Error::not_found("Not found"));
     }
@@ -57,22 +57,16 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     match endpoint {
         "/.well-known/openid-configuration" => Ok(discovery::configuration(conf)),
         "jwks" => Ok(discovery::jwks(conf)),
-        "authorize" => authorize::handle(app, req, conf),
-        "checksession.html" => logout::check_session::page(app, req, conf),
+        "authorize" => authorize::handle(ctx),
+        "checksession.html" => logout::check_session::page(ctx),
         // A client assertion or a request object may need the client's keys fetched first.
-        "token" => clients::keys_first::first(app, req, conf, |a, r, c| token::handle(a, r, c)),
-        "revoke" => {
-            clients::keys_first::first(app, req, conf, |a, r, c| token::revoke::handle(a, r, c))
-        }
-        "par" => {
-            clients::keys_first::first(app, req, conf, |a, r, c| authorize::pushed::handle(a, r, c))
-        }
-        "userinfo" => token::userinfo::handle(app, req, conf),
-        "introspect" => {
-            clients::keys_first::first(app, req, conf, |a, r, c| token::introspect::handle(a, r, c))
-        }
-        "logout" => logout::handle(app, req, conf),
-        "register" => clients::register::handle(app, req, conf),
+        "token" => clients::keys_first::first(ctx, token::handle),
+        "revoke" => clients::keys_first::first(ctx, token::revoke::handle),
+        "par" => clients::keys_first::first(ctx, authorize::pushed::handle),
+        "userinfo" => token::userinfo::handle(ctx),
+        "introspect" => clients::keys_first::first(ctx, token::introspect::handle),
+        "logout" => logout::handle(ctx),
+        "register" => clients::register::handle(ctx),
         _ => Err(Error::not_found("Not found")),
     }
 }

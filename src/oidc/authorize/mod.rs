@@ -24,6 +24,7 @@ pub use request::{check, AuthRequest, Refusal};
 
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::grants::{self as store, RecordType};
 use crate::http::response::Task;
@@ -45,7 +46,8 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// `/oauth2/authorize`.
-pub fn handle(app: &Arc<App>, req: &Request, conf: &Arc<Conf>) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app, ctx.req, ctx.conf);
     let query = params(req);
     // A request object by reference is fetched off the worker pool, and the request answered
     // there: a slow or silent URL holds one of the few fetchers (refused at once when they or

@@ -20,9 +20,10 @@ use super::request::Refusal;
 use super::request_object;
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, OAuthCode, PortalCode, Result};
 use crate::grants::{self as store, Record, RecordType};
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::oidc::base::{issuer, params, Params};
 use crate::oidc::clients::client;
 use crate::oidc::settings::{self, Settings};
@@ -35,7 +36,8 @@ pub const URN: &str = "urn:ietf:params:oauth:request_uri:";
 pub const LIFETIME: i64 = 60;
 
 /// `POST /oauth2/par`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let p = params(req);
     if p.oversized() {
         return Err(Error::oauth(OAuthCode::InvalidRequest));

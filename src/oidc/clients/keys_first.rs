@@ -7,29 +7,25 @@
 //! the client's share, is busy, the answer is the endpoint's `temporarily_unavailable`.
 use super::assertion;
 use super::rp_jwks::{self, Fetch};
-use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::{Ctx, Handler};
 use crate::error::{Error, OAuthCode, Result};
 use crate::http::response::Task;
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::oidc::base::{params, Params};
 use crate::oidc::settings::Settings;
-use std::sync::Arc;
 
 /// Answers with `then`, after fetching a client's keys off the worker pool when a client
 /// assertion or a request object of the request needs them.
-pub fn first<F>(app: &Arc<App>, req: &Request, conf: &Arc<Conf>, then: F) -> Result<Response>
-where
-    F: FnOnce(&Arc<App>, &Request, &Arc<Conf>) -> Result<Response> + Send + 'static,
-{
-    let Some(fetch) = pending(conf, &params(req)) else {
-        return then(app, req, conf);
+pub fn first(ctx: &Ctx, then: Handler) -> Result<Response> {
+    let Some(fetch) = pending(ctx.conf, &params(ctx.req)) else {
+        return then(ctx);
     };
     let key = fetch.client_id.clone();
-    let (app, req, conf) = (app.clone(), req.clone(), conf.clone());
+    let (app, req, conf) = (ctx.app.clone(), ctx.req.clone(), ctx.conf.clone());
     let run: Task = Box::new(move || {
         fetch.run();
-        then(&app, &req, &conf)
+        then(&Ctx::new(&app, &conf, &req))
     });
     // RFC 6749 5.2 has no such code; 4.1.2.1's, with 503, says "try again" best.
     let busy: Task = Box::new(|| {

@@ -11,11 +11,10 @@
 //! its script hashes the origin and no id, so the two never agree (and its page reads the SSO
 //! cookie, which `httpOnly` hides from scripts): the specification holds here, and the session
 //! id never reaches a script.
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::response::origin_of;
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::oidc::settings;
 use crate::sso::CookieState;
 use crate::web::cookies;
@@ -44,7 +43,8 @@ fn compute(client_id: &str, origin: &str, opbs: &str, salt: &str) -> String {
 /// `frame-ancestors` are the origins of every redirect URI configured), never cached. A
 /// request whose SSO cookie names no live session any more (expired, deleted elsewhere) gets
 /// both cookies cleared, so the page answers `changed` from the start.
-pub fn page(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn page(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if !req.method.is_read() {
         return Err(Error::MethodNotAllowed);
     }

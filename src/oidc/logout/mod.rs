@@ -21,8 +21,9 @@
 pub mod channels;
 pub mod check_session;
 
-use crate::app::{App, Reach};
+use crate::app::Reach;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::oidc::base::{self, Params};
@@ -36,7 +37,8 @@ use maud::html;
 use serde_json::{json, Value};
 
 /// `/oauth2/logout`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let p = base::params(req);
     let settings = conf.area::<Settings>();
     let ask = read(&settings, &base::issuer(conf), &p).map_err(Error::bad)?;

@@ -9,8 +9,7 @@
 //! a JWT (RFC 9701 5): `iss`, `aud` (the client), `iat` and `token_introspection`, signed as
 //! its ID tokens; an RP whose ID tokens are unsigned (`none`) is refused one (RFC 9701 5: the
 //! answer is signed).
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, OAuthCode, Result};
 use crate::grants::{self as store, RecordType};
 use crate::http::{Request, Response};
@@ -24,7 +23,8 @@ use serde_json::{json, Map};
 pub const JWT_TYPE: &str = "application/token-introspection+jwt";
 
 /// `/oauth2/introspect`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let p = base::params(req);
     let oidc = conf.area::<settings::Settings>();
     let rp = client::request(app, conf, &oidc, req, &p, "introspect")?;

@@ -24,9 +24,10 @@ pub use token_claims::id_token_claims;
 
 use crate::app::App;
 use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, OAuthCode, Result};
 use crate::grants::{self as store, offline, reuse, Record, RecordType, Redemption};
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::oidc::base::{self, params, Params};
 use crate::oidc::clients::client;
 use crate::oidc::settings::{self, Rp};
@@ -48,7 +49,8 @@ pub enum Grant {
 }
 
 /// `/oauth2/token`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let p = params(req);
     // RFC 6749 5.2: a parameter over its bound makes the request malformed.
     if p.oversized() {

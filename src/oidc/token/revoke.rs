@@ -6,11 +6,10 @@
 //! checks out), a refresh token with its whole family, so every access token issued with it
 //! dies too (2.1: SHOULD). Another client's token, an unknown, expired or already revoked one:
 //! 200 and nothing done (2.2), so the answer tells nobody which tokens exist.
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, OAuthCode, Result};
 use crate::grants::{self as store, reuse, RecordType};
-use crate::http::{Request, Response};
+use crate::http::Response;
 use crate::oidc::base;
 use crate::oidc::clients::client;
 use crate::oidc::settings::Settings;
@@ -28,7 +27,8 @@ pub enum Revoked {
 }
 
 /// `/oauth2/revoke`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let p = base::params(req);
     if p.oversized() {
         return Err(Error::oauth(OAuthCode::InvalidRequest));

@@ -7,11 +7,10 @@
 //! saved with the grant; a client credentials token from the client's (its `sub`, the client
 //! id), as LemonLDAP::NG answers from the session it creates for that grant.
 //! An RP with `oidcRPMetaDataOptionsUserInfoSignAlg` gets a signed JWT (OIDC Core 5.3.2).
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, OAuthCode, Result};
 use crate::grants::{self as store, RecordType};
-use crate::http::{Method, Request, Response};
+use crate::http::{Method, Response};
 use crate::oidc::base;
 use crate::oidc::base::claims_request::Target;
 use crate::oidc::claims;
@@ -19,7 +18,8 @@ use crate::oidc::settings;
 use serde_json::{json, Value};
 
 /// `/oauth2/userinfo`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let token = req
         .bearer()
         .or_else(|| {

@@ -29,10 +29,9 @@ pub mod metadata;
 
 pub use metadata::{Metadata, RegError};
 
-use crate::app::App;
-use crate::config::Conf;
+use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::http::{Method, Request, Response};
+use crate::http::{Method, Response};
 use crate::oidc::keys;
 use crate::oidc::settings;
 use crate::storage::save;
@@ -44,7 +43,8 @@ use std::sync::Mutex;
 static SAVING: Mutex<()> = Mutex::new(());
 
 /// `/oauth2/register`.
-pub fn handle(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
+pub fn handle(ctx: &Ctx) -> Result<Response> {
+    let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     if !conf
         .area::<crate::oidc::settings::Settings>()
         .dynamic_registration
