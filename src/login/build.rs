@@ -82,21 +82,43 @@ fn apply_macros_and_groups(
     compiled.apply_groups(s, &env);
 }
 
+/// The exported variables of a configuration (session key -> attribute, or `HTTP_*` for a
+/// request header), parsed once when it is built.
+#[derive(Debug)]
+pub struct Exports {
+    /// `demoExportedVars`: used with the Demo directory only.
+    demo: Vec<(String, String)>,
+    /// `restExportedVars`, then `exportedVars`.
+    others: Vec<(String, String)>,
+}
+
+impl crate::config::AreaSettings for Exports {
+    fn from_conf(raw: &Map<String, Value>) -> Result<Self, String> {
+        let vars = |key: &str| match raw.get(key) {
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, v)| (k.clone(), crate::config::value_string(v)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut others = vars("restExportedVars");
+        others.extend(vars("exportedVars"));
+        Ok(Exports {
+            demo: vars("demoExportedVars"),
+            others,
+        })
+    }
+}
+
 /// Copies directory attributes through `demoExportedVars`/`exportedVars` (session key ->
 /// attribute) and request headers for `exportedVars` values naming `HTTP_*`.
 fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: &mut Session) {
+    let exports = conf.area::<Exports>();
     let mut vars: Vec<(String, String)> = Vec::new();
-    for key in ["demoExportedVars", "restExportedVars", "exportedVars"] {
-        if let Some(Value::Object(m)) = conf.raw.get(key) {
-            if key == "demoExportedVars" && !conf.area::<crate::directory::Settings>().is_demo() {
-                continue;
-            }
-            vars.extend(
-                m.iter()
-                    .map(|(k, v)| (k.clone(), crate::config::value_string(v))),
-            );
-        }
+    if conf.area::<crate::directory::Settings>().is_demo() {
+        vars.extend(exports.demo.iter().cloned());
     }
+    vars.extend(exports.others.iter().cloned());
     if !vars.iter().any(|(k, _)| k == "UA") {
         vars.push(("UA".into(), "HTTP_USER_AGENT".into()));
     }

@@ -227,13 +227,11 @@ pub fn is_allowed_target(conf: &Conf, url: &str) -> bool {
         return true;
     }
     let named = |vhost: &str| Origin::parse(&format!("{}://{vhost}", target.scheme));
-    match conf.raw.get("locationRules") {
-        Some(serde_json::Value::Object(m)) => m
-            .keys()
-            .filter(|k| !k.contains(['/', '?', '#']))
-            .any(|k| named(k).is_some_and(|vhost| vhost == target)),
-        _ => false,
-    }
+    let settings = conf.area::<settings::Settings>();
+    settings
+        .vhosts
+        .iter()
+        .any(|k| named(k).is_some_and(|vhost| vhost == target))
 }
 
 /// Scheme, host and port of an absolute http(s) URL, as a browser would resolve them.

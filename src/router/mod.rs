@@ -98,6 +98,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::sessions::Settings>(raw)?;
     areas.parse::<crate::notifications::Settings>(raw)?;
     areas.parse::<crate::login::macros::Compiled>(raw)?;
+    areas.parse::<crate::login::build::Exports>(raw)?;
     areas.parse::<crate::portal::settings::Settings>(raw)?;
     areas.parse::<crate::web::headers::Policy>(raw)?;
     areas.parse::<crate::sso::history::Settings>(raw)?;

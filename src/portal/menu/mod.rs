@@ -63,20 +63,45 @@ impl Tab {
 
 /// The tabs shown, in order: `portalDisplayOrder` (split on commas and spaces, a repeated
 /// name counted once), each kept when its `portalDisplay<Tab>` rule holds (an absent key is
-/// true, as LemonLDAP::NG's `// 1`; a rule that does not parse hides its tab).
-pub fn tabs(raw: &Map<String, Value>, attrs: &Map<String, Value>, env: &Env) -> Vec<Tab> {
-    let order = raw.get("portalDisplayOrder").map(value_string);
-    let mut out = Vec::new();
-    for name in order.as_deref().unwrap_or("").split([',', ' ', '\t', '\n']) {
-        let Some(tab) = Tab::parse(name) else {
-            continue;
-        };
-        let rule = raw.get(tab.rule_key()).map_or("1".into(), value_string);
-        if !out.contains(&tab) && Rule::parse(&rule).is_ok_and(|r| r.eval_with(attrs, env)) {
-            out.push(tab);
+/// true, as LemonLDAP::NG's `// 1`; a rule that does not parse hides its tab). The menu reads
+/// them from the portal's settings (`Tabs`, compiled with the configuration); the tests here.
+#[cfg(test)]
+fn tabs(raw: &Map<String, Value>, attrs: &Map<String, Value>, env: &Env) -> Vec<Tab> {
+    Tabs::from_raw(raw).shown(attrs, env)
+}
+
+/// The menu's tabs in `portalDisplayOrder`, each with its `portalDisplay*` rule compiled once
+/// per configuration (`None`: a rule that does not compile, which hides its tab).
+#[derive(Debug)]
+pub struct Tabs(Vec<(Tab, Option<Rule>)>);
+
+impl Tabs {
+    /// The order and the rules of a configuration; unknown names are skipped, a tab named
+    /// twice counts once.
+    pub fn from_raw(raw: &Map<String, Value>) -> Tabs {
+        let order = raw.get("portalDisplayOrder").map(value_string);
+        let mut out: Vec<(Tab, Option<Rule>)> = Vec::new();
+        for name in order.as_deref().unwrap_or("").split([',', ' ', '\t', '\n']) {
+            let Some(tab) = Tab::parse(name) else {
+                continue;
+            };
+            if out.iter().any(|(t, _)| *t == tab) {
+                continue;
+            }
+            let rule = raw.get(tab.rule_key()).map_or("1".into(), value_string);
+            out.push((tab, Rule::parse(&rule).ok()));
         }
+        Tabs(out)
     }
-    out
+
+    /// The tabs whose rule the user's attributes and the request satisfy, in order.
+    pub fn shown(&self, attrs: &Map<String, Value>, env: &Env) -> Vec<Tab> {
+        self.0
+            .iter()
+            .filter(|(_, rule)| rule.as_ref().is_some_and(|r| r.eval_with(attrs, env)))
+            .map(|(tab, _)| *tab)
+            .collect()
+    }
 }
 
 /// One section of the page.
@@ -157,13 +182,15 @@ fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> 
         req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         &req.ip(),
     );
-    let sections = tabs(&conf.raw, &attrs, &env)
+    let settings = conf.area::<crate::portal::settings::Settings>();
+    let sections = settings
+        .tabs
+        .shown(&attrs, &env)
         .into_iter()
         .filter_map(|tab| section(conf, tab, &attrs, &env, &ps))
         .collect();
-    let explorer = (conf.area::<crate::portal::settings::Settings>().explorer
-        && ps.keys().any(|k| k.starts_with("notification_")))
-    .then(|| format!("{}mynotifications", conf.portal));
+    let explorer = (settings.explorer && ps.keys().any(|k| k.starts_with("notification_")))
+        .then(|| format!("{}mynotifications", conf.portal));
     let user = s
         .get("cn")
         .or_else(|| s.get("_whatToTrace"))
@@ -259,12 +286,11 @@ fn logins(v: Option<&Value>) -> Vec<Login> {
 
 /// `oidcRPMetaDataOptionsDisplayName` of a relying party, its key when unset (as `mkOidcConsent`).
 fn rp_display_name(conf: &Conf, rp: &str) -> String {
-    conf.raw
-        .get("oidcRPMetaDataOptions")
-        .and_then(|o| o.get(rp))
-        .and_then(|o| o.get("oidcRPMetaDataOptionsDisplayName"))
-        .map(value_string)
-        .filter(|n| !n.trim().is_empty())
+    let settings = conf.area::<crate::portal::settings::Settings>();
+    settings
+        .rp_names
+        .get(rp)
+        .cloned()
         .unwrap_or_else(|| rp.to_string())
 }
 
