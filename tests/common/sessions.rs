@@ -27,6 +27,23 @@ pub fn builder() -> Builder {
         )
 }
 
+/// A node keeping its SSO sessions in `a` through REST (`a.port`: the port `a` reports, so no
+/// port is probed before a start), with `a`'s `key`; `extra` adds to `globalStorageOptions`.
+pub fn rest_node_of(a: &Portal, extra: Value) -> Portal {
+    let mut opts = json!({
+        "baseUrl": format!("http://127.0.0.1:{}/sessions/global", a.port),
+        "timeout": 3,
+    });
+    if let (Some(o), Value::Object(more)) = (opts.as_object_mut(), extra) {
+        o.extend(more);
+    }
+    Portal::builder()
+        .conf("key", json!(KEY))
+        .ini("globalStorage = REST")
+        .ini(&format!("globalStorageOptions = {opts}"))
+        .start()
+}
+
 /// The `Cookie` header value of a session.
 pub fn cookie(id: &str) -> String {
     format!("lemonldap={id}")

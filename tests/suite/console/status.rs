@@ -4,7 +4,7 @@
 //! store is unreachable (a File store whose folder went away, a REST store whose server is
 //! down) and 200 when it is back.
 use super::common::hostile::request_from;
-use super::common::sessions::{builder, KEY};
+use super::common::sessions::{builder, rest_node_of};
 use super::common::{Portal, Resp};
 use serde_json::{json, Value};
 
@@ -240,13 +240,7 @@ fn health_follows_a_rest_store_whose_server_goes_down() {
     // A on a port of its choosing; B is configured with the port A reports.
     let a = builder().start();
     let port = a.port;
-    let base =
-        format!("{{\"baseUrl\": \"http://127.0.0.1:{port}/sessions/global\", \"timeout\": 3}}");
-    let b = Portal::builder()
-        .conf("key", json!(KEY))
-        .ini("globalStorage = REST")
-        .ini(&format!("globalStorageOptions = {base}"))
-        .start();
+    let b = rest_node_of(&a, json!({}));
     assert_eq!(b.client().get_json("/health").status, 200);
     let data = a.stop_keep_data();
     let r = b.client().get_json("/health");

@@ -1,5 +1,5 @@
 //! Two instances sharing sessions through REST, and the command line.
-use super::common::sessions::{builder, cookie, KEY};
+use super::common::sessions::{builder, cookie, rest_node_of};
 use super::common::{bin, Portal, Resp};
 use super::JSON;
 use serde_json::{json, Value};
@@ -12,13 +12,7 @@ fn two_instances_share_sessions_through_rest() {
     // A on a port of its choosing; B is configured with the port A reports.
     let a = builder().start();
     let port = a.port;
-    let base =
-        format!("{{\"baseUrl\": \"http://127.0.0.1:{port}/sessions/global\", \"timeout\": 3}}");
-    let b = Portal::builder()
-        .conf("key", json!(KEY))
-        .ini("globalStorage = REST")
-        .ini(&format!("globalStorageOptions = {base}"))
-        .start();
+    let b = rest_node_of(&a, json!({}));
     let id = b.login("dwho");
     let on_a = a.client().get_json(&format!("/sessions/global/{id}"));
     assert_eq!(on_a.status, 200, "{}", on_a.text());
@@ -173,20 +167,8 @@ fn a_rest_session_client_sends_the_credentials_of_its_options() {
         .ini("restUser = replica")
         .ini(&format!("restPassword = {{SSHA256}}{}", b64(&hash)))
         .start();
-    let port = a.port;
-    let b_with = |password: &str| {
-        let opts = json!({
-            "baseUrl": format!("http://127.0.0.1:{port}/sessions/global"),
-            "user": "replica",
-            "password": password,
-            "timeout": 3,
-        });
-        Portal::builder()
-            .conf("key", json!(KEY))
-            .ini("globalStorage = REST")
-            .ini(&format!("globalStorageOptions = {opts}"))
-            .start()
-    };
+    let b_with =
+        |password: &str| rest_node_of(&a, json!({"user": "replica", "password": password}));
     let b = b_with("replica pw");
     let id = b.login("dwho");
     assert_eq!(
