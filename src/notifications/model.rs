@@ -352,7 +352,7 @@ impl Notification {
 mod guard;
 mod text;
 pub use guard::check_xml;
-pub use text::{display, strip_tags, xml_escape};
+pub use text::{strip_tags, xml_escape};
 
 #[cfg(test)]
 mod tests;

@@ -1,13 +1,8 @@
 //! Text helpers of the model: what is shown (markup stripped, HTML-escaped) and what is written
 //! into XML documents (escaped).
 
-/// Text for display: inline markup removed, then HTML-escaped by the pages' template engine
-/// (the pages themselves put `strip_tags`'s text into their templates).
-pub fn display(s: &str) -> String {
-    maud::html! { (strip_tags(s)) }.into_string()
-}
-
-/// Removes anything that looks like a tag (`<...>`), keeping the words between.
+/// Removes anything that looks like a tag (`<...>`), keeping the words between: the text the
+/// pages put into their templates, which escape it.
 pub fn strip_tags(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_tag = false;
