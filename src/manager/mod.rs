@@ -11,7 +11,7 @@
 //!    unchanged, each page under its own rule; no `managerHost`, or no rules for it: nobody
 //!    (403);
 //! 4. every `POST` carries the page's token, bound to the administrator's session
-//!    (`web::csrf::check_for`): missing or stale, 403.
+//!    (`web::csrf::check_session_bound`: good while that session lives): missing or forged, 403.
 //!
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
 //! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
@@ -170,7 +170,7 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
     }
     if req.method == Method::Post {
         let token = req.form_param("token");
-        if csrf::check_for(conf, token.as_deref(), &binding(&admin)).is_err() {
+        if csrf::check_session_bound(conf, token.as_deref(), &binding(&admin)).is_err() {
             return Err(Error::Forbidden(
                 "The form has expired: reload the page and try again".into(),
             ));

@@ -125,7 +125,9 @@ pub fn login_redirect(conf: &Conf, req: &Request, target: &str) -> Response {
 }
 
 /// `/?logout=1`: ends the session when the request carries the portal's own token (the
-/// sign-out form, `logout_token`), else asks first: a link from another site reaches here with
+/// sign-out form, `logout_token`, good while the session lives: a menu page left open signs
+/// out at once), else asks first, saying whether the token came from another session's page
+/// or there was none: a link from another site reaches here with
 /// the SSO cookie (`SameSite=Lax` travels on a top-level navigation), as an RP-initiated logout
 /// does. The answer goes on to `/?loggedout=1` (post/redirect/get); when relying parties must
 /// be told through the browser, a page first loads their front-channel logout URLs. A JSON
@@ -140,10 +142,15 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     }
     let mut frames = Vec::new();
     if let CookieState::Valid(s) = session::from_request(app, conf, req)? {
-        let own = csrf::check_for(conf, req.param("token").as_deref(), &logout_binding(&s)).is_ok();
-        if !json && !own {
+        let token = req.param("token");
+        let verdict = csrf::check_session_bound(conf, token.as_deref(), &logout_binding(&s));
+        if !json && verdict.is_err() {
             let page = pages::frame(conf, req, Some(&s));
-            let html = pages::confirm_logout(&page, &logout_token(conf, &s));
+            let why = match verdict {
+                Err(csrf::Refusal::Expired) => pages::LogoutAsked::OldPage,
+                _ => pages::LogoutAsked::Link,
+            };
+            let html = pages::confirm_logout(&page, &logout_token(conf, &s), why);
             return Ok(Response::html(200, html));
         }
         let reach = match json {

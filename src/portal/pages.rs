@@ -96,13 +96,25 @@ pub fn logout_form(page: &Page, token: &str, extra: Markup) -> Markup {
     }
 }
 
-/// The question a logout without the portal's own token gets (a link from another site, an
-/// old bookmark): sign out, or stay signed in.
-pub fn confirm_logout(page: &Page, token: &str) -> String {
+/// Why a logout asks before it ends the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogoutAsked {
+    /// No token: a link from another site, an old bookmark.
+    Link,
+    /// A token of the portal, but from a page of another session (one that ended since).
+    OldPage,
+}
+
+/// The question a logout without the portal's own token gets: sign out, or stay signed in.
+pub fn confirm_logout(page: &Page, token: &str, why: LogoutAsked) -> String {
     let stay = html! { " " a.button.secondary #stay href="/" { (page.say("stayConnected")) } };
+    let said = match why {
+        LogoutAsked::Link => "logoutAskedByLink",
+        LogoutAsked::OldPage => "logoutFromOldPage",
+    };
     let body = html! {
         h1 { (page.say("logoutTitle")) } "\n"
-        p #logout-confirm { (page.say("logoutAskedByLink")) } "\n"
+        p #logout-confirm { (page.say(said)) } "\n"
         p { (page.say("logoutConfirm")) } "\n"
         (logout_form(page, token, stay))
     };

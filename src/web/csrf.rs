@@ -5,7 +5,9 @@
 //! (`sso::form_token`). JSON clients need none (as LemonLDAP::NG's `requireToken`).
 //! A form that acts for a signed-in user (the OIDC consent) binds its token to the session
 //! and the action (`issue_for`/`check_for`), so that a token shown to one user is worthless in
-//! another user's request.
+//! another user's request. The forms of a signed-in user's own pages (the console, the menu,
+//! the sign-out button) are good while the session lives (`check_session_bound`): the token
+//! proves the form came from this session's page, and a page left open keeps working.
 use crate::config::Conf;
 use crate::util;
 use hmac::{Hmac, Mac};
@@ -55,8 +57,29 @@ pub fn check(conf: &Conf, token: Option<&str>) -> Result<(), Refusal> {
     check_for(conf, token, "")
 }
 
-/// Checks a token issued by [`issue_for`] with this `binding`.
+/// Checks a token issued by [`issue_for`] with this `binding`, no older than [`lifetime`].
 pub fn check_for(conf: &Conf, token: Option<&str>, binding: &str) -> Result<(), Refusal> {
+    let age = util::now() - signed_epoch(conf, token, binding)?;
+    if !(-5..=lifetime(conf)).contains(&age) {
+        return Err(Refusal::Expired);
+    }
+    Ok(())
+}
+
+/// Checks a token issued by [`issue_for`] for a `binding` that names a session (its id and
+/// the form's action): good as long as that session lives, whatever the token's age, so that
+/// a page left open keeps its forms (the console, the menu, the sign-out button). The session
+/// bounds it: a token of an ended or another session does not verify.
+pub fn check_session_bound(conf: &Conf, token: Option<&str>, binding: &str) -> Result<(), Refusal> {
+    let age = util::now() - signed_epoch(conf, token, binding)?;
+    if age < -5 {
+        return Err(Refusal::Expired);
+    }
+    Ok(())
+}
+
+/// The epoch of a token whose MAC verifies (in constant time) for `binding`.
+fn signed_epoch(conf: &Conf, token: Option<&str>, binding: &str) -> Result<i64, Refusal> {
     let token = token.filter(|t| !t.is_empty()).ok_or(Refusal::Missing)?;
     let mut parts = token.splitn(3, '.');
     let (Some(epoch), Some(nonce), Some(sig)) = (parts.next(), parts.next(), parts.next()) else {
@@ -71,10 +94,5 @@ pub fn check_for(conf: &Conf, token: Option<&str>, binding: &str) -> Result<(), 
     if !util::ct_eq(expected.as_bytes(), sig.as_bytes()) {
         return Err(Refusal::Expired);
     }
-    let max = lifetime(conf);
-    let age = util::now() - epoch;
-    if !(-5..=max).contains(&age) {
-        return Err(Refusal::Expired);
-    }
-    Ok(())
+    Ok(epoch)
 }

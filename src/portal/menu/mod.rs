@@ -155,7 +155,7 @@ pub fn revoke(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
         return Ok(super::login_page(conf, req, PortalCode::FirstAccess, 401));
     };
     let token = req.form_param("token");
-    if let Err(why) = csrf::check_for(conf, token.as_deref(), &binding(&s)) {
+    if let Err(why) = csrf::check_session_bound(conf, token.as_deref(), &binding(&s)) {
         let code = match why {
             csrf::Refusal::Missing => PortalCode::NoToken,
             csrf::Refusal::Expired => PortalCode::TokenExpired,

@@ -7,5 +7,6 @@ mod conf;
 mod conf_domain;
 mod conf_secrets;
 mod manager;
+mod old_forms;
 mod page_rules;
 mod status;

@@ -13,6 +13,7 @@ mod headers;
 mod hooks;
 mod languages;
 mod menu;
+mod old_forms;
 mod pending;
 mod redirects;
 mod skin;
