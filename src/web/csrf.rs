@@ -78,6 +78,13 @@ pub fn check_session_bound(conf: &Conf, token: Option<&str>, binding: &str) -> R
     Ok(())
 }
 
+/// Whether a token is this binding's own but older than [`lifetime`]: a genuine form left
+/// open too long, which the page says before asking again (a forged or foreign token is not
+/// stale, it is refused).
+pub fn is_stale(conf: &Conf, token: Option<&str>, binding: &str) -> bool {
+    signed_epoch(conf, token, binding).is_ok_and(|epoch| util::now() - epoch > lifetime(conf))
+}
+
 /// The epoch of a token whose MAC verifies (in constant time) for `binding`.
 fn signed_epoch(conf: &Conf, token: Option<&str>, binding: &str) -> Result<i64, Refusal> {
     let token = token.filter(|t| !t.is_empty()).ok_or(Refusal::Missing)?;

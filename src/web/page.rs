@@ -208,6 +208,14 @@ impl<'a> Page<'a> {
     }
 }
 
+/// The notice above a form that came back too old (a consent or a confirmation left open
+/// longer than `formTimeout`): it says so, and the page asks again with a fresh token.
+pub fn stale_notice(page: &Page) -> Markup {
+    html! {
+        div class="message" role="status" id="stale" { p { (page.say("formPageExpired")) } } "\n"
+    }
+}
+
 /// The portal's own words (its language files) on a page: escaped by the template like every
 /// value, the apostrophe too (`&#39;`, as the pages have always written it).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -46,8 +46,11 @@ pub fn decide(
         .map(crate::config::value_string)
         .unwrap_or_default();
     let binding = binding(s, rp);
-    let token_ok =
-        req.method == Method::Post && csrf::check_for(conf, p.get("token"), &binding).is_ok();
+    let posted = req.method == Method::Post;
+    let token_ok = posted && csrf::check_for(conf, p.get("token"), &binding).is_ok();
+    // A genuine answer left open too long: the page says so and asks again.
+    let stale =
+        posted && p.get("confirm").is_some() && csrf::is_stale(conf, p.get("token"), &binding);
     match p.get("confirm") {
         Some("1") if token_ok => {
             consents::remember(app, &trace, &rp.name, &ar.scope)?;
@@ -67,7 +70,7 @@ pub fn decide(
     // Once confirmed, the form's answer redirects to the relying party: its origin joins the
     // page's form-action, as LemonLDAP::NG adds the URL a form leads to.
     Ok(Outcome::Ask(
-        Response::html(200, page(conf, req, s, rp, ar, p, &binding))
+        Response::html(200, page(conf, req, s, rp, ar, p, &binding, stale))
             .with_form_target(&ar.redirect_uri),
     ))
 }
@@ -89,6 +92,7 @@ fn page(
     ar: &AuthRequest,
     p: &Params,
     binding: &str,
+    stale: bool,
 ) -> String {
     let frame = base::frame(conf, req, Some(s));
     let hidden =
@@ -101,6 +105,7 @@ fn page(
         .unwrap_or_default();
     let body = html! {
         h1 { (frame.say("consentTitle")) } "\n"
+        @if stale { (crate::web::page::stale_notice(&frame)) }
         p id="connected" { (frame.say("connectedAs")) " " strong { (account) } } "\n"
         @if let Some(u) = &rp.icon { img src=(u) alt="" width="64" height="64"; "\n" }
         h2 id="consent" { (frame.say_fill("consent", &[("app", &rp.display_name)])) } "\n"

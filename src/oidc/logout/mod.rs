@@ -55,10 +55,15 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     } else if ask.bypass(&s, &conf.key) {
         "id_token_hint"
     } else {
-        // A confirmation posted without a valid token (cross-site, or too old) is refused.
-        let status = if wants_confirm { 403 } else { 200 };
+        // A confirmation posted without a valid token (cross-site, forged) is refused; one
+        // left open too long says so and asks again.
+        let stale = wants_confirm && csrf::is_stale(conf, p.get("token"), &binding);
+        let status = if wants_confirm && !stale { 403 } else { 200 };
         let frame = base::frame(conf, req, Some(&s));
-        return Ok(Response::html(status, page(&frame, &ask, &p, &binding)));
+        return Ok(Response::html(
+            status,
+            page(&frame, &ask, &p, &binding, stale),
+        ));
     };
     let reach = match req.wants_json() {
         true => Reach::ServerOnly,
@@ -255,7 +260,7 @@ fn done(conf: &Conf, req: &Request, ask: &Ask, frames: &[String]) -> Response {
 
 /// The confirmation page: a form that posts the request back with `confirm=1` and a token
 /// bound to the session (valid `formTimeout` seconds); "stay signed in" goes to the portal.
-fn page(frame: &web::Page, ask: &Ask, p: &Params, binding: &str) -> String {
+fn page(frame: &web::Page, ask: &Ask, p: &Params, binding: &str, stale: bool) -> String {
     const KEPT: [&str; 4] = [
         "id_token_hint",
         "post_logout_redirect_uri",
@@ -270,6 +275,7 @@ fn page(frame: &web::Page, ask: &Ask, p: &Params, binding: &str) -> String {
     let portal = frame.portal();
     let body = html! {
         h1 { (frame.say("logoutTitle")) } "\n"
+        @if stale { (web::page::stale_notice(frame)) }
         p id="logout-confirm" { (asker) " " (frame.say("logoutConfirm")) } "\n"
         form method="post" action={ (portal) "oauth2/logout" } {
             "\n"

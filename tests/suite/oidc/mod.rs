@@ -27,6 +27,7 @@ mod request_uri;
 mod requests;
 mod resources;
 mod rp;
+mod stale_pages;
 mod token;
 
 /// Standard base64 of a string (the login form's `url` field).
