@@ -148,6 +148,19 @@ fn notices_page(
     }
 }
 
+/// A `GET` of the portal by a browser whose login is pending (its page reloaded, or its
+/// language switched): the pending page again, in the language asked; `None` without a live
+/// pending login.
+pub fn resume(app: &App, req: &Request, conf: &Conf) -> Result<Option<Response>> {
+    let Some(id) = req.cookie(pending::COOKIE) else {
+        return Ok(None);
+    };
+    let Some(p) = pending::get(app, &id)? else {
+        return Ok(None);
+    };
+    Ok(notices::again(app, conf, p)?.map(|due| notices_page(conf, req, &due, None)))
+}
+
 /// `/notifback?cancel=1`: the pending login given up, back to the login form, which says why.
 fn cancel(app: &App, req: &Request, conf: &Conf) -> Response {
     if let Some(id) = req.cookie(pending::COOKIE) {

@@ -39,7 +39,14 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
 /// `GET /`: the connected user's page, or the login form.
 fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
     let url = pending_url(conf, req);
-    match session::from_request(app, conf, req)? {
+    let state = session::from_request(app, conf, req)?;
+    // A login waiting on its page (reloaded, or its language switched) shows that page again.
+    if !matches!(state, CookieState::Valid(_)) && !req.wants_json() {
+        if let Some(page) = login::resume(app, req, conf)? {
+            return Ok(page);
+        }
+    }
+    match state {
         CookieState::Valid(s) => {
             if req.wants_json() {
                 return Ok(Response::json(200, &json!({"result": 1, "error": "0"})));

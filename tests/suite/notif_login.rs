@@ -563,3 +563,48 @@ fn an_oidc_authorize_that_started_the_login_completes_after_acceptance() {
     assert!(loc.starts_with("http://127.0.0.1:9999/cb?"), "{loc}");
     assert!(loc.contains("code=") && loc.contains("state=s1"), "{loc}");
 }
+
+#[test]
+fn switching_language_on_the_notifications_page_keeps_the_pending_login() {
+    let p = portal("file");
+    two_notifications(&p);
+    let mut jar = Jar::new(&p);
+    let form = jar.login("dwho", None);
+    assert!(form.text().contains("Title A"), "{}", form.text());
+    // The page's own language switch.
+    let switch = form
+        .text()
+        .split("hreflang=\"fr\" href=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .map(|h| h.replace("&amp;", "&"))
+        .expect("a link to French");
+    let fr = jar.get(&switch);
+    assert_eq!(fr.status, 200);
+    let html = fr.text();
+    assert!(html.contains("<html lang=\"fr\">"), "{html}");
+    assert!(
+        html.contains("<h2 class=\"notifText\">Title A</h2>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("name=\"password\""),
+        "not the login form: {html}"
+    );
+    assert!(jar.sso().is_none());
+    // Its form still releases the login.
+    let token = field(&html, "token");
+    let done = jar.post(
+        "/notifback",
+        &[
+            ("token", token.as_str()),
+            ("reference1x1", "REFA"),
+            ("check1x1x1", "accepted"),
+            ("check1x1x2", "accepted"),
+            ("reference1x2", "GLOBAL1"),
+            ("check1x2x1", "accepted"),
+        ],
+    );
+    assert_eq!(done.status, 302, "{}", done.text());
+    assert!(jar.sso().is_some(), "released");
+}

@@ -44,6 +44,13 @@ pub fn hold(app: &App, conf: &Conf, s: &Session, url: Option<&str>) -> Result<Op
     Ok(Some(Held::Notifications(Due { pending, list })))
 }
 
+/// The hold of a login still pending, shown again (the page reloaded, its language switched):
+/// what is due now, `None` when nothing is any more.
+pub fn again(app: &App, conf: &Conf, p: Pending) -> Result<Option<Due>> {
+    let list = due_for(app, conf, &p.session)?;
+    Ok((!list.is_empty()).then_some(Due { pending: p, list }))
+}
+
 /// Checks the posted form against what is due now; stores the acceptance and ends the pending
 /// login when complete.
 pub fn answer(app: &App, conf: &Conf, p: Pending, form: &[(String, String)]) -> Result<Answer> {
