@@ -134,6 +134,11 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "evaluated at login with the rules language; see config check",
     ),
     KeyInfo::new(
+        "groupsBeforeMacros",
+        Implemented,
+        "groups computed before the macros, which may then read them",
+    ),
+    KeyInfo::new(
         "multiValuesSeparator",
         Implemented,
         "separator of multi-valued attributes",
@@ -334,6 +339,11 @@ no such page)",
         "oidcRPMetaDataScopeRules",
         Implemented,
         "per relying party: scope -> rule granting it",
+    ),
+    KeyInfo::new(
+        "oidcRPMetaDataOptionsExtraClaims",
+        Implemented,
+        "per relying party: scope -> the claims it releases",
     ),
     KeyInfo::new(
         "issuerDBOpenIDConnectRule",

@@ -70,8 +70,22 @@ pub fn decide(
     // Once confirmed, the form's answer redirects to the relying party: its origin joins the
     // page's form-action, as LemonLDAP::NG adds the URL a form leads to.
     Ok(Outcome::Ask(
-        Response::html(200, page(conf, req, s, rp, ar, p, &binding, stale))
-            .with_form_target(&ar.redirect_uri),
+        Response::html(
+            200,
+            page(
+                conf,
+                req,
+                s,
+                rp,
+                ar,
+                p,
+                Form {
+                    binding: &binding,
+                    stale,
+                },
+            ),
+        )
+        .with_form_target(&ar.redirect_uri),
     ))
 }
 
@@ -84,6 +98,12 @@ fn binding(s: &Session, rp: &Rp) -> String {
     format!("oidc-consent:{sid}:{}", rp.client_id)
 }
 
+/// The consent form's token binding, and whether the answer came back too old.
+struct Form<'a> {
+    binding: &'a str,
+    stale: bool,
+}
+
 fn page(
     conf: &Conf,
     req: &Request,
@@ -91,8 +111,7 @@ fn page(
     rp: &Rp,
     ar: &AuthRequest,
     p: &Params,
-    binding: &str,
-    stale: bool,
+    form: Form,
 ) -> String {
     let frame = base::frame(conf, req, Some(s));
     let hidden =
@@ -105,7 +124,7 @@ fn page(
         .unwrap_or_default();
     let body = html! {
         h1 { (frame.say("consentTitle")) } "\n"
-        @if stale { (crate::web::page::stale_notice(&frame)) }
+        @if form.stale { (crate::web::page::stale_notice(&frame)) }
         p id="connected" { (frame.say("connectedAs")) " " strong { (account) } } "\n"
         @if let Some(u) = &rp.icon { img src=(u) alt="" width="64" height="64"; "\n" }
         h2 id="consent" { (frame.say_fill("consent", &[("app", &rp.display_name)])) } "\n"
@@ -113,7 +132,7 @@ fn page(
         form method="post" action={ (conf.portal) "oauth2/authorize" } {
             "\n"
             @for (k, v) in hidden { input type="hidden" name=(k) value=(v); "\n" }
-            input type="hidden" name="token" value=(csrf::issue_for(conf, binding)); "\n"
+            input type="hidden" name="token" value=(csrf::issue_for(conf, form.binding)); "\n"
             p class="actions" {
                 button type="submit" name="confirm" value="1" { (frame.say("accept")) } "\n"
                 button type="submit" name="confirm" value="-1" class="secondary" { (frame.say("refuse")) }

@@ -9,6 +9,7 @@ mod check;
 mod cli;
 mod conformance;
 mod cookie_domain;
+mod key_table;
 mod llng_cli;
 mod proxy;
 mod remote;
