@@ -136,17 +136,26 @@ fn granted(conf: &Conf, req: &Request, shape: Shape, g: Granted) -> Response {
     hide_cookie(conf, req, shape, r, 1)
 }
 
+/// An open path (`skip`, `unprotect` without a session): nginx is told which headers to drop
+/// (`Deleteheader<i>`, as LemonLDAP::NG's `cleanHeaders`); Traefik and Caddy get each of them
+/// empty, since what they copy must be in the answer (Caddy 2.6 copies a missing one as its
+/// placeholder's text).
 fn opened(conf: &Conf, req: &Request, shape: Shape, names: &[String]) -> Response {
     let mut r = Response::empty(200);
     let mut n = 1;
-    if shape == Shape::Nginx {
-        for name in names {
-            let cgi = format!("HTTP_{}", name.to_ascii_uppercase().replace('-', "_"));
-            for h in [name.clone(), cgi] {
-                push(&mut r, format!("Deleteheader{n}"), h);
-                n += 1;
-            }
+    for name in names {
+        if shape == Shape::Forward {
+            push(&mut r, name.clone(), String::new());
+            continue;
         }
+        let cgi = format!("HTTP_{}", name.to_ascii_uppercase().replace('-', "_"));
+        for h in [name.clone(), cgi] {
+            push(&mut r, format!("Deleteheader{n}"), h);
+            n += 1;
+        }
+    }
+    if shape == Shape::Forward {
+        r = r.with_header("Lm-Remote-User", "");
     }
     hide_cookie(conf, req, shape, r, n)
 }
