@@ -87,8 +87,6 @@ threads = $THREADS
 ; wrk loads from one address: the cap per address (64 by default) would refuse its
 ; connections; bench/hostile.sh keeps the default
 maxConnectionsPerAddress = ${BENCH_PER_ADDRESS:-1024}
-; the handler endpoint answers trusted proxies only (wrk stands for nginx)
-trustedProxies = 127.0.0.1
 globalStorage = $sess
 persistentStorage = File
 persistentStorageOptions = {"Directory": "$dir/psessions"}

@@ -206,7 +206,7 @@ endpoints() {
   # protected application: a session answered from the node's cache.
   if expect 200 -b "$BENCH_COOKIE" -H 'X-Original-URI: /' "$BASE/lmauth"; then
     run "GET /lmauth, auth_request with a session ($s)" ka "$CONNS" lmauth.lua "$BASE/lmauth" "$CEIL_KA"
-  else skip "GET /lmauth ($s)" "trustedProxies"; fi
+  else skip "GET /lmauth ($s)" "handlerAllowFrom"; fi
   BENCH_COOKIE="" run "POST / JSON login, new session ($s)" ka "$CONNS" login.lua "$BASE/" "$CEIL_KA"
   if expect 200 "$BASE/sessions/global/$SID"; then
     run "GET /sessions/global/<id> ($s)" ka "$CONNS" get.lua "$BASE/sessions/global/$SID" "$CEIL_KA"

@@ -2,8 +2,8 @@
 //! before each request to a protected application, with the virtual hosts of `locationRules`,
 //! `exportedHeaders` and `vhostOptions` a LemonLDAP::NG site already has. `/lmauth` answers
 //! nginx's `auth_request`; `/lmauth/forward` answers Traefik's ForwardAuth and Caddy's
-//! `forward_auth` (`wire`). Only a trusted proxy (`trustedProxies`) may ask: the answer holds
-//! the user's exported attributes. The request's body is never read (its limit is zero,
+//! `forward_auth` (`wire`). Only the web servers of `handlerAllowFrom` may ask (loopback by
+//! default; the answer holds the user's exported attributes). The request's body is never read (its limit is zero,
 //! `router::body_limit`). Sessions come from a short per-node cache (`sso::cache`,
 //! `handlerInternalCache` seconds) before the store. `settings` compiles the configuration,
 //! `decide` decides, `wire` reads and answers; docs/protect-an-application.md is the guide.
@@ -14,6 +14,7 @@ pub mod wire;
 
 pub use settings::Settings;
 
+use crate::config::access::Server;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::http::Response;
@@ -32,14 +33,13 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
         "/lmauth/forward" => Shape::Forward,
         _ => return Err(Error::not_found("Not found")),
     };
-    let trusted = ctx
-        .req
-        .remote
-        .is_some_and(|peer| ctx.app.local.limits.is_trusted(peer.ip()));
-    if !trusted {
-        crate::log::warn("/lmauth: asked by a peer outside trustedProxies: refused");
+    // The asker is the web server: its rule is on the socket peer, not the client it
+    // forwards for.
+    let peer = ctx.req.remote.map(|p| p.ip());
+    if !ctx.app.local.access.rule(Server::Handler).allows(peer) {
+        crate::log::warn("/lmauth: asked from outside handlerAllowFrom: refused");
         return Err(Error::Forbidden(
-            "Only a trusted proxy (trustedProxies) may ask the handler endpoint".into(),
+            "Access refused from this address (handlerAllowFrom)".into(),
         ));
     }
     let asked = wire::read(ctx.req, shape)?;

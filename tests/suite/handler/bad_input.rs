@@ -1,5 +1,5 @@
 //! The handler endpoint asked directly, as nginx asks it, and with what it must refuse: a peer
-//! outside `trustedProxies`, a body, a question without its headers, an unknown virtual host;
+//! outside `handlerAllowFrom`, a body, a question without its headers, an unknown virtual host;
 //! the nginx shape of its answers (LemonLDAP::NG's `Headername<i>`/`Headervalue<i>`); a rule
 //! outside the rules language (its virtual host denies everything, `config check` names it);
 //! a `vhostType` other than Main (start-up refused, naming it).
@@ -65,12 +65,26 @@ fn what_the_endpoint_refuses() {
         b"user=dwho",
     );
     assert_eq!(r.status, 413);
-    // Only a trusted proxy may ask.
+    // Only the web servers of handlerAllowFrom may ask.
+    let closed = Portal::builder()
+        .ini("handlerAllowFrom = 192.0.2.1")
+        .conf("locationRules", json!({APP_HOST: {"default": "accept"}}))
+        .start();
+    let r = lmauth(&closed, APP_HOST, "/", None);
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert!(r.text().contains("handlerAllowFrom"), "{}", r.text());
+    // Loopback by default, and no trusted proxy needed to ask.
     let open = Portal::builder()
         .conf("locationRules", json!({APP_HOST: {"default": "accept"}}))
         .start();
-    let r = lmauth(&open, APP_HOST, "/", None);
-    assert_eq!(r.status, 403, "{}", r.text());
+    let r = super::servers::ask(
+        open.port,
+        "GET",
+        APP_HOST,
+        "/lmauth",
+        &[("X-Original-URI", "/")],
+    );
+    assert_eq!(r.status, 401, "{}", r.text());
 }
 
 #[test]
