@@ -50,7 +50,7 @@ fn ask(s: &Settings, host: &str, uri: &str, who: Option<Arc<SsoSession>>) -> Str
     let ask = Ask { host, uri, env };
     let mut asked = false;
     let v = decide(
-        &s,
+        s,
         &ask,
         || {
             asked = true;
