@@ -2,8 +2,9 @@
 //! for the keys the code reads (`id`, `trace`, `auth_time`), found again by id (expired ones
 //! are deleted on sight), stored, ended (`logout` for the user, `end` for an administrator;
 //! both run the application's session-end hook), the relying parties it was used with, the user's
-//! persistent session beside it with the consents kept in it (`consents`), and the logins held
-//! back before one exists (`pending`). The portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
+//! persistent session beside it with the consents kept in it (`consents`), the logins held
+//! back before one exists (`pending`), and the handler endpoint's short per-node cache of live
+//! sessions (`cache`, forgotten here at every logout). The portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
 //! and notifications use it from here. No HTTP here.
 pub mod cache;
 pub mod consents;
