@@ -48,9 +48,13 @@ pub struct Asked {
 }
 
 /// Reads the question; a missing header is a bad request (the web server's configuration
-/// lacks it: the guide shows it).
+/// lacks it: the guide shows it), and so is one given twice (a line smuggled into a header
+/// the web server built from the client's URI must not choose what the rules see).
 pub fn read(req: &Request, shape: Shape) -> Result<Asked> {
     let need = |name: &str| {
+        if req.headers.iter().filter(|(n, _)| n == name).count() > 1 {
+            return Err(Error::bad(format!("{name}: given more than once")));
+        }
         req.header(name)
             .map(str::trim)
             .filter(|v| !v.is_empty())
@@ -296,6 +300,37 @@ fn normalize(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::Method;
+
+    #[test]
+    fn the_question_is_read_once() {
+        let req = Request::new(Method::Get, "/lmauth")
+            .with_header("Host", "app.example.com")
+            .with_header("X-Original-URI", "/x?y");
+        let asked = read(&req, Shape::Nginx).unwrap();
+        assert_eq!(
+            (asked.host.as_str(), asked.uri.as_str()),
+            ("app.example.com", "/x?y")
+        );
+        assert_eq!(asked.env.get("HTTP_HOST"), Some("app.example.com"));
+        let twice = req.clone().with_header("X-Original-URI", "/public");
+        assert!(read(&twice, Shape::Nginx).is_err());
+        let two_hosts = req.with_header("host", "other.example.com");
+        assert!(read(&two_hosts, Shape::Nginx).is_err());
+        let fwd = Request::new(Method::Get, "/lmauth/forward")
+            .with_header("X-Forwarded-Host", "app.example.com")
+            .with_header("X-Forwarded-Uri", "/a/../b")
+            .with_header("X-Forwarded-Proto", "http, https")
+            .with_header("X-Forwarded-Port", "8443");
+        let asked = read(&fwd, Shape::Forward).unwrap();
+        assert_eq!((asked.uri.as_str(), asked.back.as_str()), ("/b", "/a/../b"));
+        assert!(asked.https);
+        assert_eq!(asked.port, Some(8443));
+        assert!(
+            read(&fwd, Shape::Nginx).is_err(),
+            "the nginx shape wants X-Original-URI"
+        );
+    }
 
     #[test]
     fn canonical_uris_as_llng() {

@@ -163,6 +163,11 @@ fn nginx_auth_request_protects_an_application() {
     assert_eq!(get("/admin/", &[("Cookie", &rose_cookie)]).status, 403);
     assert_eq!(get("/admin/", &[("Cookie", &cookie)]).status, 200);
     assert_eq!(get("/deny", &[("Cookie", &cookie)]).status, 403);
+    // nginx decodes the path it sends as X-Original-URI: a line smuggled into it never picks
+    // the URI the rules see.
+    let smuggled = "/admin%0D%0AX-Original-URI:%20/public";
+    let r = get(smuggled, &[("Cookie", &rose_cookie)]);
+    assert!(r.status != 200 && r.status != 302, "{} {}", r.status, why());
 
     // skip: no session looked at, no headers passed (a forged one removed).
     let r = get("/static/app.css", &[("Auth-User", "root")]);
