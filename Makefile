@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-tools soak fuzz clean conformance conformance-logout screenshots startup-order
+.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-tools bench-handler soak fuzz clean conformance conformance-logout screenshots startup-order
 
 # The release and static builds carry the PostgreSQL stores (the postgres feature).
 FEATURES ?= postgres
@@ -135,6 +135,12 @@ bench: bench-tools static static-minimal
 
 # The hostile part of make bench alone, on a release build: each attack on a fresh instance
 # with the shipped limits while a user is timed; writes bench/RESULTS-hostile.md.
+# The handler endpoint beside LemonLDAP::NG's own handler, both behind nginx
+# (bench/handler_llng.sh; needs .ci/setup.d/handler.sh's packages).
+bench-handler: bench-tools
+	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette
+	bash bench/handler_llng.sh
+
 bench-hostile: bench-tools
 	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette
 	BENCH_ONLY=hostile bash bench/run.sh

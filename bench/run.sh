@@ -202,6 +202,11 @@ endpoints() {
   local s=$1 full=$2 cb=http%3A%2F%2F127.0.0.1%3A9999%2Fcb
   run "GET / with cookie ($s)" ka "$CONNS" get.lua "$BASE/" "$CEIL_KA"
   [ "$full" = 1 ] && run "GET / with cookie ($s)" close "$CONNS" get.lua "$BASE/" "$CEIL_CLOSE"
+  # The handler endpoint (docs/protect-an-application.md), asked before every request to a
+  # protected application: a session answered from the node's cache.
+  if expect 200 -b "$BENCH_COOKIE" -H 'X-Original-URI: /' "$BASE/lmauth"; then
+    run "GET /lmauth, auth_request with a session ($s)" ka "$CONNS" lmauth.lua "$BASE/lmauth" "$CEIL_KA"
+  else skip "GET /lmauth ($s)" "handlerAllowFrom"; fi
   BENCH_COOKIE="" run "POST / JSON login, new session ($s)" ka "$CONNS" login.lua "$BASE/" "$CEIL_KA"
   if expect 200 "$BASE/sessions/global/$SID"; then
     run "GET /sessions/global/<id> ($s)" ka "$CONNS" get.lua "$BASE/sessions/global/$SID" "$CEIL_KA"

@@ -30,6 +30,7 @@ awk -F'|' '
   $7 == "-" || $4 == "n/a" { next }
   $1 ~ /GET \/ with cookie \(File\)/ && $2 == "close" { printf "- Connection: close >= 8k req/s: %s req/s %s\n", $4, ($4 >= 8000 ? "(met)" : "(MISSED)") }
   $1 ~ /GET \/ with cookie|sessions\/global|config\/latest \(|userinfo/ && $2 == "ka" { printf "- read %s >= 70%% of ceiling: %s %s\n", $1, $7, (pct($7) >= 70 ? "(met)" : "(MISSED)") }
+  $1 ~ /GET \/lmauth/ && $2 == "ka" { printf "- handler endpoint %s >= 80%% of ceiling: %s %s\n", $1, $7, (pct($7) >= 80 ? "(met)" : "(MISSED)") }
   $1 ~ /JSON login/ { printf "- JSON login %s >= 25%% of ceiling: %s %s, p99 %s\n", $1, $7, (pct($7) >= 25 ? "(met)" : "(MISSED)"), $6 }
   $1 ~ /notifications, one/ { printf "- write %s >= 20%% of ceiling, p99 <= 50 ms: %s, p99 %s\n", $1, $7, $6 }
   $1 ~ /OIDC authorize \+ token, per request/ { printf "- HS256 token flow %s >= 20%% of ceiling: %s %s, p99 %s\n", $1, $7, (pct($7) >= 20 ? "(met)" : "(MISSED)"), $6 }

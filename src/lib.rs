@@ -2,7 +2,7 @@
 //!
 //! The request path is one straight line: `server` (the reading stage and the worker pool)
 //! reads each request whole into our own `http::Request` and hands it to `router`, which picks
-//! the area module (oidc, sessions, config_proxy, notifications, portal, status, and the
+//! the area module (oidc, sessions, config_proxy, notifications, portal, status, handler, and the
 //! console, `manager`, which sits at the top beside the command line). Areas read the running
 //! configuration and the stores through `app::App`, and their own settings from the
 //! configuration (`config::Conf::area`). Errors travel as `error::Error` and become responses
@@ -26,6 +26,7 @@ pub(crate) mod ctx;
 pub(crate) mod directory;
 pub mod error;
 pub(crate) mod grants;
+pub(crate) mod handler;
 pub mod http;
 pub(crate) mod log;
 pub(crate) mod login;

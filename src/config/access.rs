@@ -4,7 +4,9 @@
 //!
 //! - `sessionsAllowFrom`, `configAllowFrom`, `notificationsAllowFrom`, and for the node's
 //!   own paths `statusAllowFrom` (`/portalStatus` and the health path), `metricsAllowFrom`
-//!   (`/metrics`) and `managerAllowFrom` (the console, `/manager/`): addresses and CIDR
+//!   (`/metrics`), `managerAllowFrom` (the console, `/manager/`) and `handlerAllowFrom` (the
+//!   handler endpoint `/lmauth`, which the web servers protecting applications ask: its rule
+//!   is on the socket peer, the web server, never on the client it forwards for): addresses and CIDR
 //!   blocks (IPv4 and IPv6) separated by spaces or commas, default `127.0.0.0/8 ::1`; `*`
 //!   opens the server to every address (a warning at start-up and in `config check`).
 //! - `managerHost`: the virtual host whose `locationRules` say which logged-in users may use
@@ -33,6 +35,7 @@ pub const KEYS: &[&str] = &[
     "statusAllowFrom",
     "metricsAllowFrom",
     "managerAllowFrom",
+    "handlerAllowFrom",
     "managerHost",
     "restUser",
     "restPassword",
@@ -56,16 +59,19 @@ pub enum Server {
     Metrics,
     /// `/manager/...`: the administration console.
     Manager,
+    /// `/lmauth...`: the handler endpoint.
+    Handler,
 }
 
 /// Every server, in the order warnings name them.
-const ALL: [Server; 6] = [
+const ALL: [Server; 7] = [
     Server::Sessions,
     Server::Config,
     Server::Notifications,
     Server::Status,
     Server::Metrics,
     Server::Manager,
+    Server::Handler,
 ];
 
 impl Server {
@@ -78,12 +84,13 @@ impl Server {
             Server::Status => "statusAllowFrom",
             Server::Metrics => "metricsAllowFrom",
             Server::Manager => "managerAllowFrom",
+            Server::Handler => "handlerAllowFrom",
         }
     }
 
     /// Whether `restUser`/`restPassword`, when set, are wanted here too.
     fn wants_basic(self) -> bool {
-        !matches!(self, Server::Status | Server::Manager)
+        !matches!(self, Server::Status | Server::Manager | Server::Handler)
     }
 
     fn what(self) -> &'static str {
@@ -94,6 +101,7 @@ impl Server {
             Server::Status => "/portalStatus and the health path",
             Server::Metrics => "/metrics",
             Server::Manager => "the administration console",
+            Server::Handler => "the handler endpoint",
         }
     }
 }
@@ -212,8 +220,8 @@ pub struct ServerAccess {
     pub config: AllowFrom,
     /// `notificationsAllowFrom`.
     pub notifications: AllowFrom,
-    /// `statusAllowFrom`, `metricsAllowFrom`, `managerAllowFrom`.
-    nodes: [AllowFrom; 3],
+    /// `statusAllowFrom`, `metricsAllowFrom`, `managerAllowFrom`, `handlerAllowFrom`.
+    nodes: [AllowFrom; 4],
     /// `managerHost`, lower case.
     manager_host: Option<String>,
     user: Option<String>,
@@ -238,7 +246,7 @@ impl Default for ServerAccess {
             sessions: loopback(),
             config: loopback(),
             notifications: loopback(),
-            nodes: [loopback(), loopback(), loopback()],
+            nodes: [loopback(), loopback(), loopback(), loopback()],
             manager_host: None,
             user: None,
             password: None,
@@ -256,6 +264,7 @@ impl ServerAccess {
             "statusAllowFrom" => self.nodes[0] = AllowFrom::parse(v)?,
             "metricsAllowFrom" => self.nodes[1] = AllowFrom::parse(v)?,
             "managerAllowFrom" => self.nodes[2] = AllowFrom::parse(v)?,
+            "handlerAllowFrom" => self.nodes[3] = AllowFrom::parse(v)?,
             "managerHost" if v.trim().is_empty() || v.contains(['/', ' ']) => {
                 return Err("expected a host name, as a key of locationRules".into())
             }
@@ -289,6 +298,7 @@ impl ServerAccess {
             Server::Status => &self.nodes[0],
             Server::Metrics => &self.nodes[1],
             Server::Manager => &self.nodes[2],
+            Server::Handler => &self.nodes[3],
         }
     }
 

@@ -146,8 +146,27 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
     KeyInfo::new(
         "locationRules",
         Implemented,
-        "access rules of /mysession and redirect targets",
+        "access rules of the handler endpoint (/lmauth), /mysession and redirect targets",
     ),
+    KeyInfo::new(
+        "exportedHeaders",
+        Implemented,
+        "headers the handler endpoint sends the application",
+    ),
+    KeyInfo::new(
+        "vhostOptions",
+        Implemented,
+        "vhostAuthnLevel, vhostHttps, vhostPort, vhostMaintenance, vhostAliases; vhostType Main only, vhostAccessToTrace refused",
+    ),
+    KeyInfo::new(
+        "handlerInternalCache",
+        Implemented,
+        "seconds the handler endpoint answers a session from memory (300 at most)",
+    ),
+    KeyInfo::new("customToTrace", Implemented, "Lm-Remote-Custom of the handler endpoint"),
+    KeyInfo::new("https", Implemented, "scheme of the handler's redirect URLs"),
+    KeyInfo::new("port", Implemented, "port of the handler's redirect URLs"),
+    KeyInfo::new("maintenance", Implemented, "the handler endpoint answers 503"),
     KeyInfo::new(
         "sameSite",
         Implemented,
@@ -565,7 +584,11 @@ pub const REFUSED: &[KeyInfo] = &[
         "rule of the SAML identity provider",
     ),
     KeyInfo::new("issuerDBCASRule", Refused, "rule of the CAS server"),
-    KeyInfo::new("cda", Refused, "cross-domain authentication"),
+    KeyInfo::new(
+        "cda",
+        Refused,
+        "cross-domain authentication: the handler endpoint has no CDA exchange; protect applications under the SSO cookie's domain",
+    ),
     KeyInfo::new("cookieExpiration", Refused, "persistent SSO cookie"),
     KeyInfo::new("impersonationRule", Refused, "impersonation"),
     KeyInfo::new("contextSwitchingRule", Refused, "context switching"),

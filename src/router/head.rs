@@ -19,6 +19,10 @@ pub const FORM_BODY_LIMIT: u64 = 64 * 1024;
 /// [`FORM_BODY_LIMIT`] everywhere else, which anyone may send to: the authorization
 /// endpoint's form holds a request object of 16 KiB at most (`oidc::authorize::request_object`).
 pub fn body_limit(path: &str, prefix: &str, max: u64, test_hooks: bool) -> u64 {
+    // The handler endpoint decides from the head alone and never reads a body.
+    if is_under(path, crate::handler::PATH) {
+        return 0;
+    }
     let prefixed = |p: &str| {
         path.strip_prefix(prefix)
             .is_some_and(|rest| is_under(rest, p))
@@ -86,5 +90,7 @@ mod tests {
         assert_eq!(body_limit("/", "", 1024, false), 1024);
         assert_eq!(body_limit("/__test/big", "", max, false), FORM_BODY_LIMIT);
         assert_eq!(body_limit("/__test/big", "", max, true), max);
+        assert_eq!(body_limit("/lmauth", "", max, true), 0);
+        assert_eq!(body_limit("/lmauth/forward", "", max, true), 0);
     }
 }

@@ -108,6 +108,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::directory::Settings>(raw)?;
     areas.parse::<crate::config_proxy::Settings>(raw)?;
     areas.parse::<crate::status::Settings>(raw)?;
+    areas.parse::<crate::handler::Settings>(raw)?;
     Ok(())
 }
 
@@ -136,6 +137,8 @@ enum Area {
     Status,
     /// `/manager/...`: the administration console.
     Manager,
+    /// `/lmauth`, `/lmauth/forward`: the handler endpoint web servers ask.
+    Handler,
     /// `/__test/...` when test hooks are on.
     TestHook,
     /// `/`: the portal.
@@ -162,6 +165,7 @@ impl Area {
             Area::Static => portal::assets::serve,
             Area::Status => crate::status::handle,
             Area::Manager => crate::manager::handle,
+            Area::Handler => crate::handler::handle,
             Area::TestHook => test_hook,
         }
     }
@@ -174,7 +178,8 @@ impl Area {
             | Area::Config
             | Area::ErrorRefs
             | Area::NotificationServer
-            | Area::Status => Flavour::Json,
+            | Area::Status
+            | Area::Handler => Flavour::Json,
             _ => Flavour::Negotiated,
         }
     }
@@ -193,7 +198,7 @@ impl Area {
             Area::Static => M::Static,
             Area::Status => M::Status,
             Area::Manager => M::Manager,
-            Area::TestHook => M::Other,
+            Area::TestHook | Area::Handler => M::Other,
             Area::Root => M::Portal,
         }
     }
@@ -234,6 +239,7 @@ fn area<'r>(app: &App, req: &'r Request) -> Option<(Area, &'r str)> {
         (Area::Static, under("/static").then_some(path)),
         (Area::Status, crate::status::owns(path).then_some(path)),
         (Area::Manager, under("/manager").then_some(path)),
+        (Area::Handler, under(crate::handler::PATH).then_some(path)),
         (
             Area::TestHook,
             (app.local.test_hooks && under("/__test")).then_some(path),

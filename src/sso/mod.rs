@@ -2,9 +2,11 @@
 //! for the keys the code reads (`id`, `trace`, `auth_time`), found again by id (expired ones
 //! are deleted on sight), stored, ended (`logout` for the user, `end` for an administrator;
 //! both run the application's session-end hook), the relying parties it was used with, the user's
-//! persistent session beside it with the consents kept in it (`consents`), and the logins held
-//! back before one exists (`pending`). The portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
+//! persistent session beside it with the consents kept in it (`consents`), the logins held
+//! back before one exists (`pending`), and the handler endpoint's short per-node cache of live
+//! sessions (`cache`, forgotten here at every logout). The portal builds it at login and reads it from the cookie (`portal::session`); oidc, sessions
 //! and notifications use it from here. No HTTP here.
+pub mod cache;
 pub mod consents;
 pub mod form_token;
 pub mod history;
@@ -162,7 +164,10 @@ pub fn record_rp(app: &App, s: &Session, rp: &str) -> Result<()> {
 pub fn logout(app: &App, s: &SsoSession, reach: Reach) -> Result<Vec<String>> {
     let removed = match s.id() {
         "" => None,
-        id => app.sessions(Kind::Global).take(Kind::Global, id)?,
+        id => {
+            cache::forget(id);
+            app.sessions(Kind::Global).take(Kind::Global, id)?
+        }
     };
     let user: String = s
         .trace()
@@ -178,6 +183,7 @@ pub fn logout(app: &App, s: &SsoSession, reach: Reach) -> Result<Vec<String>> {
 /// command line, the expiry purge): removes it and runs the session-end hook. `false`: no such
 /// session. The caller writes its own audit line.
 pub fn end(app: &App, id: &str) -> Result<bool> {
+    cache::forget(id);
     match app.sessions(Kind::Global).take(Kind::Global, id)? {
         Some(s) => {
             app.session_ended(&s, Reach::ServerOnly);

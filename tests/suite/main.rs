@@ -22,6 +22,7 @@ mod docs;
 mod first_start;
 mod foundation;
 mod fuzz_corpus;
+mod handler;
 mod hostile;
 mod layers;
 mod logout_checks;

@@ -106,6 +106,9 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
     for (key, w) in &conf.area::<crate::oidc::Settings>().warnings {
         out.push(finding(Level::Warning, key, w.clone()));
     }
+    for (key, w) in &conf.area::<crate::handler::Settings>().findings {
+        out.push(finding(Level::Warning, key, w.clone()));
+    }
     for w in &local.warnings {
         out.push(finding(Level::Warning, &local.source, w.clone()));
     }

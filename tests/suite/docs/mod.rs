@@ -76,6 +76,7 @@ pages! {
     notifications_page => "notifications.md",
     oidc_page => "oidc.md",
     portal_page => "portal.md",
+    protect_an_application_page => "protect-an-application.md",
     security_page => "security.md",
     sessions_page => "sessions.md",
     users_in_ldap_page => "users-in-ldap.md",

@@ -65,6 +65,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "portal",
             "config_proxy",
             "status",
+            "handler",
         ],
     ),
     ("top", &["crate", "router", "server", "cli", "manager"]),
