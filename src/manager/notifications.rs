@@ -3,7 +3,7 @@
 //! title, subtitle, text, check boxes one a line, the optional condition, which the rules
 //! parser must accept before anything is saved), as the notification server's JSON would
 //! carry it (`notificationDefaultCond` added); one deleted; one marked done.
-use super::{alert, done, Ctx};
+use super::{done, Ctx};
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::notifications::store::Record;
@@ -29,7 +29,7 @@ pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
                 "/manager/notifications?uid={}",
                 url_encode(&uid)
             ))),
-            Err(msg) => Ok(list(ctx, Some(&msg))),
+            Err(refused) => Ok(list(ctx, Some(&refused))),
         },
         "delete" => {
             let n = store.delete(&uid, &reference)?;
@@ -57,13 +57,53 @@ pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
     }
 }
 
-/// Validates the creation form and stores the notification; the message to show otherwise.
-fn create(ctx: &Ctx) -> Result<(), String> {
+/// Why the creation form was refused: the field at fault (`None`: the form as a whole) and
+/// the message, in the page's language.
+struct Refused {
+    field: Option<&'static str>,
+    message: String,
+}
+
+/// The creation form's fields: name, label, input type, required.
+const FIELDS: [(&str, &str, &str, bool); 8] = [
+    ("uid", "mgrUid", "text", true),
+    ("date", "mgrDate", "date", true),
+    ("reference", "mgrReference", "text", true),
+    ("title", "mgrTitle", "text", true),
+    ("subtitle", "mgrSubtitle", "text", true),
+    ("text", "mgrText", "textarea", true),
+    ("check", "mgrChecks", "textarea", true),
+    ("condition", "mgrCondition", "text", false),
+];
+
+/// Validates the creation form and stores the notification; why not otherwise.
+fn create(ctx: &Ctx) -> Result<(), Refused> {
+    let page = ctx.page();
     let form = |k: &str| ctx.req.form_param(k).unwrap_or_default().trim().to_string();
+    for (name, label, _, required) in FIELDS {
+        if required && form(name).is_empty() {
+            let message = page
+                .say_fill("mgrFieldMissing", &[("field", &page.say(label).0)])
+                .0;
+            return Err(Refused {
+                field: Some(name),
+                message,
+            });
+        }
+    }
     let condition = form("condition");
     if !condition.is_empty() {
-        crate::rules::Rule::parse(&condition).map_err(|e| format!("condition: {e}"))?;
+        crate::rules::Rule::parse(&condition).map_err(|e| Refused {
+            field: Some("condition"),
+            message: page
+                .say_fill("mgrBadCondition", &[("detail", &e.to_string())])
+                .0,
+        })?;
     }
+    let whole = |message: String| Refused {
+        field: None,
+        message,
+    };
     let mut doc = Map::new();
     for k in ["uid", "date", "reference", "title", "subtitle", "text"] {
         doc.insert(k.into(), json!(form(k)));
@@ -74,23 +114,16 @@ fn create(ctx: &Ctx) -> Result<(), String> {
         .filter(|l| !l.is_empty())
         .map(str::to_string)
         .collect();
-    if !checks.is_empty() {
-        doc.insert("check".into(), json!(checks));
-    }
+    doc.insert("check".into(), json!(checks));
     if !condition.is_empty() {
         doc.insert("condition".into(), json!(condition));
-    }
-    for k in ["title", "subtitle", "text", "check"] {
-        if form(k).is_empty() {
-            return Err(format!("Attribute {k} is missing"));
-        }
     }
     let settings = ctx.conf.area::<crate::notifications::Settings>();
     let body = Value::Object(doc).to_string();
     let list = crate::notifications::model::parse_json(body.as_bytes(), &settings.default_cond)
-        .map_err(|e| e.0)?;
+        .map_err(|e| whole(e.0))?;
     let n = crate::notifications::server::insert_all(ctx.app.notifications.as_ref(), &list)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| whole(e.to_string()))?;
     ctx.audit(
         "manager_notification_insert",
         &[
@@ -102,7 +135,7 @@ fn create(ctx: &Ctx) -> Result<(), String> {
     Ok(())
 }
 
-fn list(ctx: &Ctx, error: Option<&str>) -> Response {
+fn list(ctx: &Ctx, refused: Option<&Refused>) -> Response {
     let page = ctx.page();
     let q = |k: &str| ctx.req.query_param(k).unwrap_or_default();
     let (uid, reference) = (q("uid"), q("reference"));
@@ -118,7 +151,16 @@ fn list(ctx: &Ctx, error: Option<&str>) -> Response {
         .filter(|r| r.uid.contains(uid.trim()) && r.reference.contains(reference.trim()))
         .collect();
     let body = html! {
-        @if let Some(msg) = error { (alert(msg)) }
+        @if let Some(r) = refused {
+            div class="error" id="msg" role="alert" {
+                p {
+                    @match r.field {
+                        Some(f) => a href={ "#n-" (f) } { (r.message) },
+                        None => (r.message),
+                    }
+                }
+            } "\n"
+        }
         form method="get" action="/manager/notifications" id="search" {
             "\n"
             p { label for="q-uid" { (page.say("mgrUid")) } " " input id="q-uid" name="uid" value=(uid); } "\n"
@@ -135,7 +177,7 @@ fn list(ctx: &Ctx, error: Option<&str>) -> Response {
             } }
             tbody { "\n" @for r in shown { (row(ctx, &page, r)) "\n" } }
         } "\n"
-        (create_form(ctx))
+        (create_form(ctx, refused))
     };
     ctx.render("mgrNotifications", body)
 }
@@ -172,33 +214,33 @@ fn row(ctx: &Ctx, page: &Page, r: &Record) -> Markup {
     }
 }
 
-fn create_form(ctx: &Ctx) -> Markup {
+/// The creation form; after a refusal, with every value typed and the error beside its field.
+fn create_form(ctx: &Ctx, refused: Option<&Refused>) -> Markup {
     let page = ctx.page();
     let settings = ctx.conf.area::<crate::notifications::Settings>();
-    let fields = [
-        ("uid", "mgrUid", "text", true),
-        ("date", "mgrDate", "date", true),
-        ("reference", "mgrReference", "text", true),
-        ("title", "mgrTitle", "text", true),
-        ("subtitle", "mgrSubtitle", "text", true),
-        ("text", "mgrText", "textarea", true),
-        ("check", "mgrChecks", "textarea", true),
-        ("condition", "mgrCondition", "text", false),
-    ];
+    let typed = |k: &str| match refused {
+        Some(_) => ctx.req.form_param(k).unwrap_or_default(),
+        None => String::new(),
+    };
+    let at_fault = |k: &str| refused.and_then(|r| (r.field == Some(k)).then_some(&r.message));
     html! {
         h2 { (page.say("mgrCreate")) } "\n"
-        form method="post" action="/manager/notifications" id="create" {
+        form method="post" action="/manager/notifications#create" id="create" {
             (ctx.token_field())
             input type="hidden" name="action" value="create"; "\n"
             p { (page.say_fill("mgrWildcard", &[("wildcard", &settings.wildcard)])) } "\n"
-            @for (name, word, kind, required) in fields {
+            @for (name, word, kind, required) in FIELDS {
+                @let id = format!("n-{name}");
+                @let fault = at_fault(name);
+                @let hint = format!("hint-{name}");
                 p {
-                    label for={ "n-" (name) } { (page.say(word)) } " "
+                    label for=(id) { (page.say(word)) } " "
                     @if kind == "textarea" {
-                        textarea id={ "n-" (name) } name=(name) required[required] {}
+                        textarea id=(id) name=(name) required[required] aria-invalid=[fault.map(|_| "true")] aria-describedby=[fault.map(|_| &hint)] { (typed(name)) }
                     } @else {
-                        input id={ "n-" (name) } name=(name) type=(kind) required[required];
+                        input id=(id) name=(name) type=(kind) required[required] value=(typed(name)) aria-invalid=[fault.map(|_| "true")] aria-describedby=[fault.map(|_| &hint)];
                     }
+                    @if let Some(m) = fault { " " span class="hint" id=(hint) { (m) } }
                 } "\n"
             }
             p { button type="submit" { (page.say("mgrCreate")) } } "\n"

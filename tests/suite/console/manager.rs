@@ -231,7 +231,11 @@ fn notifications_are_created_checked_marked_done_and_deleted() {
     // A condition the rules parser refuses: nothing saved.
     let r = send(fields("$uid eq (", &t));
     assert_eq!(r.status, 200);
-    assert!(r.text().contains("condition:"), "{}", r.text());
+    assert!(
+        r.text().contains("Condition: not a valid rule"),
+        "{}",
+        r.text()
+    );
     assert!(!r.text().contains("<td>cgu</td>"), "{}", r.text());
     // Without the token: refused.
     assert_eq!(send(fields("", "")).status, 403);
