@@ -92,7 +92,7 @@ pub fn rp_page(ctx: &Ctx, name: &str, top: Markup) -> Result<Response> {
                 input type="hidden" name="action" value=(id);
                 (inner)
                 (log_field(ctx, id))
-                p { button type="submit" { (page.say(button)) } }
+                p { button type="submit" class=[(id == "delete").then_some("danger")] { (page.say(button)) } }
             } "\n"
         }
     };
@@ -145,7 +145,7 @@ pub fn version(ctx: &Ctx, num: &str) -> Result<Response> {
                 @for (path, value) in rows {
                     tr {
                         td { (path) }
-                        td { @match value { Some(v) => (v), None => (page.say("mgrSecretHidden")) } }
+                        td.value { @match value { Some(v) => (v), None => (page.say("mgrSecretHidden")) } }
                     } "\n"
                 }
             }
@@ -199,11 +199,11 @@ fn diff_row(ctx: &Ctx, l: diff::Line) -> Markup {
     let secret = l.old.is_none() && l.new.is_none();
     let cell = |v: Option<String>| {
         html! {
-            td { @match v { Some(v) => (v), None => { @if secret { (page.say("mgrSecretHidden")) } } } }
+            td.value { @match v { Some(v) => (v), None => { @if secret { (page.say("mgrSecretHidden")) } } } }
         }
     };
     html! {
-        tr class=(class) { td { (l.path) } td { (page.say(word)) } (cell(l.old)) (cell(l.new)) }
+        tr class=(class) { td.value { (l.path) } td { (page.say(word)) } (cell(l.old)) (cell(l.new)) }
     }
 }
 

@@ -78,7 +78,7 @@ pub fn rp_form(ctx: &Ctx, base: u64, name: Option<&str>, o: &Map<String, Value>)
             fieldset {
                 legend { (page.say("mgrFlags")) } "\n"
                 @for flag in rp_edit::FLAGS {
-                    p {
+                    p.check {
                         input type="checkbox" id={ (id) "-" (flag) } name={ "flag_" (flag) } value="1"
                             checked[crate::oidc::options::flag(o, flag).unwrap_or(false)];
                         " " label for={ (id) "-" (flag) } { (flag) }

@@ -140,12 +140,22 @@ impl Ctx<'_> {
     fn render(&self, title_key: &str, body: Markup) -> Response {
         let page = self.page();
         let title = page.raw(title_key);
+        let here = self.req.path.trim_end_matches('/');
+        let current = |s: &Section| s.href().trim_end_matches('/') == here;
+        let logout = crate::portal::logout_token(self.conf, &self.admin);
         let html = html! {
-            h1 { (Word(title.clone())) } "\n"
-            nav aria-label=(page.say("mgrConsole")) {
-                ul { @for s in &self.allowed { li { a href=(s.href()) { (page.say(s.word())) } } } }
+            a.skip href="#content" { (page.say("skipToContent")) } "\n"
+            nav.console aria-label=(page.say("mgrConsole")) {
+                ul {
+                    @for s in &self.allowed {
+                        li { a href=(s.href()) aria-current=[current(s).then_some("page")] { (page.say(s.word())) } }
+                    }
+                    li { a href=(self.conf.portal) { (page.say("mgrBackToPortal")) } }
+                }
+                p.who { (page.say("connectedAs")) " " strong { (self.admin.trace()) } }
+                (crate::portal::pages::logout_form(&page, &logout, html! {}))
             } "\n"
-            p { (page.say("connectedAs")) " " strong { (self.admin.trace()) } } "\n"
+            h1 #content tabindex="-1" { (Word(title.clone())) } "\n"
             (body)
         };
         Response::html(200, page.render_markup(&title, html))

@@ -191,7 +191,7 @@ fn row(ctx: &Ctx, page: &Page, r: &Record) -> Markup {
                 input type="hidden" name="action" value=(what);
                 input type="hidden" name="uid" value=(r.uid);
                 input type="hidden" name="reference" value=(r.reference);
-                button type="submit" aria-label={ (page.say(word)) " " (r.reference) } { (page.say(word)) }
+                button type="submit" class=[(what == "delete").then_some("danger")] aria-label={ (page.say(word)) " " (r.reference) } { (page.say(word)) }
             }
         }
     };

@@ -117,7 +117,7 @@ fn search(ctx: &Ctx) -> Result<Response> {
             form method="post" action="/manager/sessions" id="delete-user" {
                 (ctx.token_field())
                 input type="hidden" name="user" value=(user);
-                p { button type="submit" { (page.say_fill("mgrDeleteAllOf", &[("user", user)])) } }
+                p { button.danger type="submit" { (page.say_fill("mgrDeleteAllOf", &[("user", user)])) } }
             } "\n"
         }
     };
@@ -152,13 +152,13 @@ fn view(ctx: &Ctx, id: &str) -> Result<Response> {
             tbody {
                 "\n"
                 @for k in keys {
-                    tr { th scope="row" { (k) } td { (shown.get(k).map(value_string).unwrap_or_default()) } } "\n"
+                    tr { th scope="row" { (k) } td.value { (shown.get(k).map(value_string).unwrap_or_default()) } } "\n"
                 }
             }
         } "\n"
         form method="post" action={ "/manager/sessions/" (url_encode(id)) } id="delete-session" {
             (ctx.token_field())
-            p { button type="submit" { (page.say("mgrDeleteSession")) } }
+            p { button.danger type="submit" { (page.say("mgrDeleteSession")) } }
         } "\n"
     };
     Ok(ctx.render("mgrSessions", body))

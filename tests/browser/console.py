@@ -209,7 +209,11 @@ def notifications_tasks(k, lang):
     # A condition the rules parser refuses: its message, nothing saved.
     create(k, lang, "notification-refused", terms, "$uid eq (")
     msg = k.d.find_element(By.ID, "msg").text
-    check(msg.startswith("condition:"), "the parser's message: %r" % msg)
+    said = word(lang, "mgrBadCondition").split("{detail}")[0]
+    check(msg.startswith(said), "the parser's message, in the page's language: %r" % msg)
+    kept = k.d.find_element(By.ID, "n-condition").get_attribute("value")
+    check(kept == "$uid eq (", "the typed condition is kept: %r" % kept)
+    check(k.d.find_element(By.ID, "n-title").get_attribute("value") == "Terms", "the title is kept")
     check(terms not in notification_rows(k), "nothing saved")
     create(k, lang, "notification-created", terms, '$uid eq "%s"' % TARGET)
     create(k, lang, "notification-created-2", privacy, "")
@@ -277,7 +281,7 @@ def forgeries(k, lang):
     check(terms in notification_rows(k), "a forged delete changed nothing")
     victim = sign_in(k.base, TARGET)
     go(d, k.base + "/manager/sessions/" + victim)
-    d.execute_script("document.querySelector('input[name=token]').value = 'forged'")
+    d.execute_script("document.querySelector('#delete-session input[name=token]').value = 'forged'")
     k.submit("delete-session")
     check(d.find_element(By.TAG_NAME, "h1").text == refused, "forged session delete")
     # The same forms sent over plain HTTP with the administrator's cookie and no token.

@@ -313,11 +313,11 @@ fn the_diff_shows_a_change_and_a_rollback_is_a_new_number_with_the_old_content()
     )
     .text();
     assert!(
-        diff.contains("<tr class=\"changed\"><td>timeout</td>"),
+        diff.contains("<tr class=\"changed\"><td class=\"value\">timeout</td>"),
         "{diff}"
     );
-    assert!(diff.contains("<td>3600</td>"), "{diff}");
-    assert!(!diff.contains("<td>cfgNum</td>"), "{diff}");
+    assert!(diff.contains("<td class=\"value\">3600</td>"), "{diff}");
+    assert!(!diff.contains(">cfgNum</td>"), "{diff}");
     // Roll back from the old version's page.
     let page = get(&p, &admin, &format!("/manager/conf/{old}")).text();
     assert!(page.contains("id=\"rollback\""), "{page}");

@@ -35,9 +35,12 @@ pub fn post(p: &Portal, sid: &str, path: &str, fields: &[(&str, &str)]) -> Resp 
         .post_form(path, fields, &[("Cookie", &format!("lemonldap={sid}"))])
 }
 
-/// The token of the first form of a page.
+/// The token of the first form of a page's content (after the console's navigation, whose
+/// sign-out form has a token of its own).
 pub fn token(html: &str) -> String {
-    html.split("name=\"token\" value=\"")
+    let content = html.rsplit("</nav>").next().unwrap_or(html);
+    content
+        .split("name=\"token\" value=\"")
         .nth(1)
         .and_then(|r| r.split('"').next())
         .unwrap_or_else(|| panic!("no token in {html}"))
