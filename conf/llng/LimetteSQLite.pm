@@ -55,9 +55,21 @@ sub register {
             return defined $hash ? unpack( 'H*', $hash ) : undef;
         }
     );
-    # MySQL's ENCRYPT(password, stored), for dbiAuthPasswordHash = ENCRYPT.
-    $dbh->sqlite_create_function( 'encrypt', 2,
-        sub { defined $_[0] && defined $_[1] ? crypt( $_[0], $_[1] ) : undef } );
+    # MySQL's ENCRYPT(password, stored) for dbiAuthPasswordHash = ENCRYPT: checks call it with
+    # the stored crypt string, new passwords without (a new $6$ string here, where MySQL would
+    # make a DES one).
+    $dbh->sqlite_create_function(
+        'encrypt', -1,
+        sub {
+            my ( $password, $setting ) = @_;
+            return undef unless defined $password;
+            unless ( defined $setting ) {
+                my @set = ( '.', '/', 0 .. 9, 'A' .. 'Z', 'a' .. 'z' );
+                $setting = '$6$' . join( '', map { $set[ rand @set ] } 1 .. 16 ) . '$';
+            }
+            return crypt( $password, $setting );
+        }
+    );
     return $dbh;
 }
 

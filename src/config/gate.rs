@@ -337,7 +337,7 @@ mod tests {
         ));
         assert!(
             r.contains(
-                &"authentication = LDAP is not supported (supported: Demo, REST)".to_string()
+                &"authentication = LDAP is not supported (supported: Demo, REST, DBI)".to_string()
             ),
             "{r:?}"
         );

@@ -1,7 +1,8 @@
 //! The user table of LemonLDAP::NG's DBI modules, as rows: the authentication table (a login
 //! column and a password column) and the user table (a login column, the "pivot", and any
 //! attribute columns), which are often one table. This module owns the trait and its plain
-//! types; the SQLite and PostgreSQL backends are `sqlite::users` and `pg::users`. It stores
+//! types; the SQLite and PostgreSQL backends are `sqlite::users` and `pg::users`, opened by
+//! `storage::open::open_users`. It stores
 //! the password column's value as it is given (a hash, a `!`-locked hash): what the value
 //! means is the directory's business (`directory::dbi`), never this layer's.
 //!
@@ -10,7 +11,6 @@
 //! that both read the same columns (PostgreSQL folds them to lower case for both).
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
-use std::sync::Arc;
 
 /// Where the users are: the tables and columns the configuration names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,32 +133,6 @@ pub enum Source {
     Sqlite(String),
     /// `dbi:Pg:...`, with `dbiAuthUser` and `dbiAuthPassword`.
     Pg(crate::config::stores::PgSource),
-}
-
-/// Opens the user table(s) of `source` with `size` connections at most; nothing connects
-/// yet (a database out of reach fails the first statement, `Error::Unavailable`).
-/// `create`: the SQLite file may be made (`limette db init`); otherwise a missing file is a
-/// database out of reach.
-pub fn open(
-    source: &Source,
-    layout: Layout,
-    size: usize,
-    create: bool,
-) -> Result<Arc<dyn UserTable>> {
-    match source {
-        Source::Sqlite(path) => Ok(Arc::new(super::sqlite::users::SqliteUsers::open(
-            path, layout, create,
-        ))),
-        #[cfg(feature = "postgres")]
-        Source::Pg(src) => Ok(Arc::new(super::pg::users::PgUsers::open(
-            src, layout, size,
-        )?)),
-        #[cfg(not(feature = "postgres"))]
-        Source::Pg(_) => {
-            let _ = size;
-            Err(Error::internal("this build has no PostgreSQL client"))
-        }
-    }
 }
 
 /// A configured column a table lacks: the key naming it, the table, the column.
@@ -294,7 +268,7 @@ pub fn create_ddl(l: &Layout, extra: &[String], text_type: &str) -> Result<Strin
                     .is_some_and(|n| n.eq_ignore_ascii_case(c))
             })
         };
-        if !taken(target) {
+        if !taken(&*target) {
             target.push(format!("{c} {text_type}"));
         }
     }

@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One user read from the file, with the line it starts on.
+#[derive(Debug)]
 struct Entry {
     line: usize,
     login: String,

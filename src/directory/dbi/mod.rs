@@ -91,7 +91,8 @@ impl Users {
     pub fn open_store(store: Option<&Store>, create: bool) -> Result<Users> {
         let store = store
             .ok_or_else(|| Error::bad("no module is DBI (authentication, userDB or passwordDB)"))?;
-        let table = users::open(&store.source, store.layout.clone(), POOL, create)?;
+        let table =
+            crate::storage::open::open_users(&store.source, store.layout.clone(), POOL, create)?;
         Ok(Users {
             table,
             store: Arc::new(store.clone()),

@@ -68,9 +68,9 @@ fn every_scheme_checks_what_lemonldap_ng_wrote() {
         }
         cases.insert(case.to_string());
     }
-    // Every family: clear, static hex (4), plain digests (7), salted digests (7) and the three
-    // crypt families.
-    assert_eq!(cases.len(), 22, "{cases:?}");
+    // Every family: clear, static hex (4) and ENCRYPT, plain digests (7), salted digests (7)
+    // and the three crypt families.
+    assert_eq!(cases.len(), 23, "{cases:?}");
 }
 
 #[test]
@@ -83,7 +83,9 @@ fn unsalted_and_static_values_are_deterministic() {
             .as_str()
             .unwrap_or("");
         let valid = conf["dbiDynamicHashValidSchemes"].as_str().unwrap_or("");
-        let plain = conf["dbiDynamicHashEnabled"] == 0 || valid.split(' ').any(|s| s == new);
+        let encrypt = conf["dbiAuthPasswordHash"] == "encrypt";
+        let plain = (conf["dbiDynamicHashEnabled"] == 0 && !encrypt)
+            || (conf["dbiDynamicHashEnabled"] == 1 && valid.split(' ').any(|s| s == new));
         if plain {
             let h = hashing_of(&v["conf"]);
             assert_eq!(

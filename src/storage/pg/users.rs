@@ -163,7 +163,8 @@ impl UserTable for PgUsers {
 
     fn columns(&self, table: &str) -> Result<Vec<String>> {
         let sql = "SELECT CAST(column_name AS text) FROM information_schema.columns \
-                   WHERE table_schema = ANY (current_schemas(false)) AND table_name = $1 \
+                   WHERE CAST(table_schema AS text) = ANY (CAST(current_schemas(false) AS text[])) \
+                   AND CAST(table_name AS text) = $1 \
                    ORDER BY ordinal_position";
         let name = table.to_ascii_lowercase();
         self.pool.run(|c| {

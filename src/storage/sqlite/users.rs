@@ -142,7 +142,10 @@ impl UserTable for SqliteUsers {
             "SELECT * FROM {} WHERE {column} = ?1",
             self.layout.user_table
         );
-        self.with(|c| self.row_of(&mut c.prepare_cached(&sql)?, value))
+        self.with(|c| {
+            let mut st = c.prepare_cached(&sql)?;
+            self.row_of(&mut st, value)
+        })
     }
 
     fn set_password(&self, login: &str, stored: &str) -> Result<bool> {

@@ -162,3 +162,65 @@ fn imports_are_all_or_nothing() {
     assert!(text(&nopw.stderr).contains("line 1: entry erin has no userPassword"));
     assert_eq!(stored(&site.db).len(), 3);
 }
+
+#[test]
+fn config_check_on_a_lemonldap_ng_dbi_configuration_refuses_nothing_more() {
+    // The configuration LemonLDAP::NG's Debian packages install, then the same with DBI as
+    // its manager writes it (SQLite, then PostgreSQL): the DBI keys add no error.
+    let debian = "/var/lib/lemonldap-ng/conf/lmConf-1.json";
+    let base: serde_json::Map<String, Value> =
+        serde_json::from_slice(&std::fs::read(debian).expect("LemonLDAP::NG's packages")).unwrap();
+    let errors = |conf: &serde_json::Map<String, Value>| {
+        let dir = crate::common::TempDir::new("dbi-check");
+        let db = dir.path().join("users.db");
+        let mut conf = conf.clone();
+        if conf.get("dbiAuthChain").is_some_and(|c| c == "SQLITE") {
+            let chain = format!("dbi:SQLite:dbname={}", db.display());
+            conf.insert("dbiAuthChain".into(), json!(chain));
+        }
+        let site = Site::with_conf(dir, db, conf);
+        site.ok(&["db", "init"], "");
+        let out = site.run(&["config", "check"], "");
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        let errors: Vec<String> = said
+            .lines()
+            .filter(|l| l.starts_with("error"))
+            .map(str::to_string)
+            .collect();
+        errors
+    };
+    let before = errors(&base);
+    for chain in ["SQLITE", "dbi:Pg:dbname=llng;host=/run/postgresql"] {
+        let mut conf = base.clone();
+        for (k, v) in json!({
+            "authentication": "DBI", "userDB": "Same", "passwordDB": "DBI",
+            "dbiAuthChain": chain, "dbiAuthUser": "llng", "dbiAuthPassword": "secret",
+            "dbiAuthTable": "users", "dbiUserTable": "users", "dbiAuthLoginCol": "login",
+            "dbiAuthPasswordCol": "password", "dbiAuthPasswordHash": "",
+            "dbiDynamicHashEnabled": 1, "dbiDynamicHashValidSchemes": "sha sha256 sha512",
+            "dbiDynamicHashValidSaltedSchemes": "ssha ssha256 ssha512",
+            "dbiDynamicHashNewPasswordScheme": "ssha256", "dbiExportedVars": {"cn": "cn", "mail": "mail"},
+            "dbiAuthnLevel": 2, "dbiMailCol": "mail", "userPivot": "login",
+        })
+        .as_object()
+        .unwrap()
+        {
+            conf.insert(k.clone(), v.clone());
+        }
+        if chain != "SQLITE" {
+            // Nothing listens there: the check warns, never refuses.
+            let site = Site::with_conf(crate::common::TempDir::new("dbi-check"), "x".into(), conf);
+            let out = site.run(&["config", "check"], "");
+            let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert!(said.contains("cannot be read now"), "{said}");
+            assert!(
+                !said
+                    .lines()
+                    .any(|l| l.starts_with("error") && l.contains("dbi")),
+                "{said}"
+            );
+            continue;
+        }
+        assert_eq!(errors(&conf), before);
+    }
+}

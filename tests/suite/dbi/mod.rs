@@ -5,6 +5,7 @@
 //! `login` the keys, the 503 and the logs, `schemes` every hash family against LemonLDAP::NG's
 //! own code, `timing` unknown users, `pg` the PostgreSQL table.
 mod cli;
+mod llng;
 mod login;
 mod pg;
 mod schemes;
