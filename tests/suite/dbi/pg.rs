@@ -28,7 +28,7 @@ fn users_on_postgresql() {
     let value = cluster.psql("SELECT password FROM users WHERE login = 'alice'");
     assert!(value.starts_with("$6$"), "{value}");
     assert!(site
-        .ok(&["users", "list"], "")
+        .ok(&["users", "list", "LIC"], "")
         .contains("alice\tactive\t$6$"));
     let check = site.run(&["config", "check"], "");
     assert!(!super::text(&check.stdout).contains("db-pass-w0rd"));
