@@ -19,7 +19,7 @@ mod module;
 pub mod scheme;
 pub mod settings;
 
-pub use module::{findings, DbiDirectory};
+pub use module::{findings, refusals, DbiDirectory};
 pub use settings::{Settings, Store, NAME};
 
 use crate::error::{Error, Result};

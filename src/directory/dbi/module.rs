@@ -130,3 +130,13 @@ pub fn findings(s: &Settings) -> Vec<(bool, &'static str, String)> {
     }
     out
 }
+
+/// The errors of `findings` alone: what refuses a configuration at start and at a reload (a
+/// newer configuration whose table lacks a configured column is not put in force).
+pub fn refusals(s: &Settings) -> Vec<String> {
+    findings(s)
+        .into_iter()
+        .filter(|(error, _, _)| *error)
+        .map(|(_, _, m)| m)
+        .collect()
+}

@@ -214,3 +214,28 @@ fn clear_text_is_accepted_and_warned_about() {
     let p = site.start();
     assert_eq!(login(&p, "carol", "marvel").0, 200);
 }
+
+#[test]
+fn a_newer_configuration_missing_a_column_leaves_the_old_in_force() {
+    let site = Site::sqlite(json!({}));
+    site.init_with(&[("alice", "wonderland", &[])]);
+    let conf_dir = site.dir.path().join("conf");
+    let mut next: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(conf_dir.join("lmConf-1.json")).unwrap()).unwrap();
+    let p = site.start();
+    next.insert("cfgNum".into(), json!(2));
+    next.insert("dbiAuthPasswordCol".into(), json!("pwd"));
+    std::fs::write(
+        conf_dir.join("lmConf-2.json"),
+        serde_json::to_vec(&next).unwrap(),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !p.log().contains("configuration 2 rejected") {
+        assert!(std::time::Instant::now() < deadline, "{}", p.log());
+        // Polls the log for the reloader's round (no fixed wait: it ends at the line).
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(p.log().contains("dbiAuthPasswordCol = pwd"), "{}", p.log());
+    assert_eq!(login(&p, "alice", "wonderland").0, 200);
+}
