@@ -212,6 +212,13 @@ impl App {
                 [] => self.same_stores(&conf).map(|()| conf),
                 refused => Err(refused.join("; ")),
             })
+            .and_then(|conf| {
+                let dbi = conf.area::<crate::directory::dbi::Settings>();
+                match crate::directory::dbi::refusals(&dbi).as_slice() {
+                    [] => Ok(conf),
+                    refused => Err(refused.join("; ")),
+                }
+            })
             .and_then(|conf| self.same_store_key(conf));
         match loaded {
             Ok(conf) => {

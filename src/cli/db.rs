@@ -4,7 +4,9 @@
 //! Limette's internal table beside the SSO one) and the notification table
 //! (`notificationStorage` DBI). Every statement is `IF NOT EXISTS`: a second run, or a run on
 //! a database a LemonLDAP::NG site already uses, changes nothing that is there. Stores that are
-//! not PostgreSQL are named and left alone (they create themselves).
+//! not PostgreSQL are named and left alone (they create themselves). The DBI user table
+//! (`dbiAuthTable`, `dbiUserTable`, on SQLite or PostgreSQL) is created too, with text columns:
+//! the login, the password, the mail column and those the exported variables name.
 use super::out;
 #[cfg(feature = "postgres")]
 use crate::config::local::ConfBackend;
@@ -20,7 +22,11 @@ pub fn parse(rest: &[String]) -> Result<(), String> {
 
 /// Runs `db init`; the exit code.
 pub fn run(local: &LocalConf) -> i32 {
-    match init(local) {
+    let made = init(local).and_then(|mut lines| {
+        lines.push(users_table(local)?);
+        Ok(lines)
+    });
+    match made {
         Ok(lines) => {
             for l in lines {
                 out::line(&l);
@@ -32,6 +38,30 @@ pub fn run(local: &LocalConf) -> i32 {
             1
         }
     }
+}
+
+/// Creates the DBI user table(s) the configuration names, if any.
+fn users_table(local: &LocalConf) -> Result<String, String> {
+    use crate::config::AreaSettings;
+    use crate::directory::dbi::{Settings, Users};
+    let raw = super::users::latest_raw(local)?;
+    let settings = Settings::from_conf(&raw)?;
+    let Some(store) = &settings.store else {
+        return Ok("users: no module is DBI (nothing to create)".into());
+    };
+    let mut extra: Vec<String> = Vec::new();
+    for (_, col) in &store.exported {
+        if !col.starts_with("HTTP_") && !extra.iter().any(|c| c.eq_ignore_ascii_case(col)) {
+            extra.push(col.clone());
+        }
+    }
+    let users = Users::open_store(Some(store), true).map_err(|e| e.to_string())?;
+    users.create_tables(&extra).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "users: table {} in {}",
+        store.layout.auth_table,
+        users.label()
+    ))
 }
 
 #[cfg(not(feature = "postgres"))]

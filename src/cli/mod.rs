@@ -1,6 +1,6 @@
 //! The command line, parsed in two stages: global options (getopts), then the subcommand.
 //! `limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--data DIR]`, and the administration
-//! subcommands `config`, `sessions`, `notifications`, `db`. The command is read whole before
+//! subcommands `config`, `sessions`, `notifications`, `db`, `users`. The command is read whole before
 //! anything is opened or written. Bad flags or a bad configuration: one clear line on stderr
 //! and exit code 2. Output goes through `out`, which never panics on a closed pipe. The verbs
 //! of each subcommand live in `config`, `sessions` and `notifications` below.
@@ -10,6 +10,7 @@ pub mod notifications;
 pub mod out;
 mod reloader;
 pub mod sessions;
+pub mod users;
 
 use crate::app::App;
 use crate::config::local::LocalConf;
@@ -26,7 +27,9 @@ const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--d
          limette config VERB --help: the usage of one verb
        limette sessions list|get ID|delete ID|purge|offline [USER]|offline-revoke ID
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE
-       limette db init";
+       limette db init
+       limette users add LOGIN [--hash] [COLUMN=VALUE...]|passwd LOGIN|lock LOGIN|unlock LOGIN|
+               delete LOGIN|list [SEARCH]|show LOGIN|import FILE|-  (passwords on standard input)";
 
 /// Parsed global options.
 #[derive(Debug, Default)]
@@ -45,6 +48,8 @@ pub struct Options {
     pub before: Option<String>,
     /// `--json` (config check)
     pub json: bool,
+    /// `--hash` (users add: standard input gives a hash)
+    pub hash: bool,
     /// The subcommand and its arguments.
     pub free: Vec<String>,
 }
@@ -74,6 +79,7 @@ pub fn main(args: Vec<String>) -> i32 {
         "DATE",
     );
     o.optflag("", "json", "config check: findings as JSON");
+    o.optflag("", "hash", "users add: standard input gives a hash");
     o.optflag("h", "help", "print this help");
     o.optflag(
         "V",
@@ -120,6 +126,7 @@ pub fn main(args: Vec<String>) -> i32 {
         log: m.opt_str("log"),
         before: m.opt_str("before"),
         json: m.opt_present("json"),
+        hash: m.opt_present("hash"),
         free: m.free.clone(),
     };
     run(opts)
@@ -132,6 +139,8 @@ enum Cmd {
     Config,
     /// `db init`: creates the PostgreSQL tables the settings name.
     Db,
+    /// `users ...`: the DBI user table; it opens only the configuration and the table.
+    Users(users::Cmd),
     /// A command that opens the whole application.
     App(AppCmd),
 }
@@ -152,6 +161,9 @@ fn command(opts: &Options) -> Result<Cmd, String> {
         Some("db") => db::parse(rest)
             .map(|_| Cmd::Db)
             .map_err(|e| in_context("db", e)),
+        Some("users") => users::parse(rest, opts.hash)
+            .map(Cmd::Users)
+            .map_err(|e| in_context("users", e)),
         Some("sessions") => sessions::parse(rest)
             .map(|c| Cmd::App(AppCmd::Sessions(c)))
             .map_err(|e| in_context("sessions", e)),
@@ -193,6 +205,7 @@ fn run(opts: Options) -> i32 {
             return config::run(&local, &rest, &opts);
         }
         Cmd::Db => return db::run(&local),
+        Cmd::Users(c) => return users::run(&local, &c),
         Cmd::App(c) => c,
     };
     let checks = crate::app::Checks {

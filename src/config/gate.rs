@@ -9,10 +9,11 @@ use super::value_string;
 use serde_json::{Map, Value};
 
 /// `authentication` modules Limette implements.
-pub const AUTHENTICATION: &[&str] = &["Demo", "REST"];
-/// `passwordDB` values accepted: Limette has no password-change page, so these only say
-/// where passwords would be changed; any other module is refused.
-pub const PASSWORD_DB: &[&str] = &["Demo", "REST", "Null"];
+pub const AUTHENTICATION: &[&str] = &["Demo", "REST", "DBI"];
+/// `passwordDB` values accepted: `DBI` (with `authentication = DBI`: passwords are changed in
+/// the user table); the others only say where passwords would be changed; any other module
+/// is refused.
+pub const PASSWORD_DB: &[&str] = &["Demo", "REST", "DBI", "Null"];
 /// `registerDB` values accepted (Limette has no registration page).
 pub const REGISTER_DB: &[&str] = &["Demo", "Null"];
 /// Session storage modules, LemonLDAP::NG's names first, then Limette's short names.
@@ -60,6 +61,13 @@ pub fn refusals(raw: &Map<String, Value>) -> Vec<String> {
         if !v.is_empty() {
             one_of(&mut out, key, &v, supported);
         }
+    }
+    let password_db = get("passwordDB");
+    if password_db == "DBI" && auth != "DBI" {
+        out.push(format!(
+            "passwordDB = DBI is not supported with authentication = {auth} (supported: \
+             authentication = DBI: the password checked is the one changed)"
+        ));
     }
     // Session stores are checked where the INI and the main configuration meet
     // (`LocalConf::store_refusals`): an INI that names its own store overrides the main configuration's.
@@ -329,7 +337,7 @@ mod tests {
         ));
         assert!(
             r.contains(
-                &"authentication = LDAP is not supported (supported: Demo, REST)".to_string()
+                &"authentication = LDAP is not supported (supported: Demo, REST, DBI)".to_string()
             ),
             "{r:?}"
         );

@@ -43,12 +43,12 @@ use Support::{Ignored, Implemented, Refused};
 /// Keys Limette reads and honours. Module and storage keys accept only the values the start-up
 /// gate (`config::gate`) lists; other keys refuse values they cannot honour where they are read.
 pub const IMPLEMENTED: &[KeyInfo] = &[
-    KeyInfo::new("authentication", Implemented, "Demo, REST"),
-    KeyInfo::new("userDB", Implemented, "Same, Demo, REST"),
+    KeyInfo::new("authentication", Implemented, "Demo, REST, DBI"),
+    KeyInfo::new("userDB", Implemented, "Same, Demo, REST, DBI"),
     KeyInfo::new(
         "passwordDB",
         Implemented,
-        "Demo, REST, Null (Limette has no password-change page)",
+        "Demo, REST, Null (no password change), DBI (with authentication = DBI)",
     ),
     KeyInfo::new(
         "registerDB",
@@ -333,6 +333,54 @@ no such page)",
         Implemented,
         "authentication level of the REST module",
     ),
+    KeyInfo::new(
+        "dbiAuthChain",
+        Implemented,
+        "DBI user table: dbi:SQLite:dbname=PATH or dbi:Pg:... (other drivers refused)",
+    ),
+    KeyInfo::new("dbiAuthUser", Implemented, "DBI: PostgreSQL role"),
+    KeyInfo::new("dbiAuthPassword", Implemented, "DBI: PostgreSQL password"),
+    KeyInfo::new("dbiAuthTable", Implemented, "DBI: login and password table"),
+    KeyInfo::new("dbiUserTable", Implemented, "DBI: attribute table"),
+    KeyInfo::new("dbiAuthLoginCol", Implemented, "DBI: login column"),
+    KeyInfo::new("dbiAuthPasswordCol", Implemented, "DBI: password column"),
+    KeyInfo::new(
+        "dbiAuthPasswordHash",
+        Implemented,
+        "DBI static hash: empty, MD5, SHA, SHA1, SHA224..SHA512 (hex), ENCRYPT",
+    ),
+    KeyInfo::new(
+        "dbiDynamicHashEnabled",
+        Implemented,
+        "DBI: scheme read from the stored value",
+    ),
+    KeyInfo::new(
+        "dbiDynamicHashValidSchemes",
+        Implemented,
+        "DBI: md5, sha, sha1, sha224, sha256, sha384, sha512",
+    ),
+    KeyInfo::new(
+        "dbiDynamicHashValidSaltedSchemes",
+        Implemented,
+        "DBI: s + a digest, unixcrypt1, unixcrypt5, unixcrypt6, argon2id",
+    ),
+    KeyInfo::new(
+        "dbiDynamicHashNewPasswordScheme",
+        Implemented,
+        "DBI: a valid scheme, or argon2id (Limette only)",
+    ),
+    KeyInfo::new(
+        "dbiExportedVars",
+        Implemented,
+        "DBI: session attributes from columns",
+    ),
+    KeyInfo::new(
+        "dbiMailCol",
+        Implemented,
+        "DBI: mail column (read by LemonLDAP::NG's code, not its manager)",
+    ),
+    KeyInfo::new("dbiAuthnLevel", Implemented, "DBI authentication level"),
+    KeyInfo::new("userPivot", Implemented, "DBI: login column of the user table"),
     KeyInfo::new(
         "issuerDBOpenIDConnectActivation",
         Implemented,
@@ -812,6 +860,7 @@ mod tests {
         }
         for k in IMPLEMENTED.iter().chain(REFUSED) {
             let limette_only = k.key == "fileNameSeparator"
+                || k.key == "dbiMailCol"
                 || k.key.starts_with("oidcServiceEc")
                 || k.key.starts_with("oidcServiceEd")
                 || k.key == "oidcServiceRetiredKeysSig";

@@ -1,5 +1,7 @@
-//! Where users come from: `Demo` (LemonLDAP::NG's demo accounts) and `REST` (the bridge to a
-//! directory behind LemonLDAP::NG's REST auth/user protocol).
+//! Where users come from: `Demo` (LemonLDAP::NG's demo accounts), `REST` (the bridge to a
+//! directory behind LemonLDAP::NG's REST auth/user protocol) and `DBI` (a user table of
+//! Limette's own, shared with LemonLDAP::NG's DBI modules).
+pub mod dbi;
 pub mod demo;
 pub mod rest;
 
@@ -8,7 +10,7 @@ use crate::error::Result;
 use serde_json::{Map, Value};
 
 /// Where users come from, parsed when the configuration is built: the module (`authentication`;
-/// the start-up gate refuses any but `Demo` and `REST`), who may log in (`userControl`) and the
+/// the start-up gate refuses any but `Demo`, `REST` and `DBI`), who may log in (`userControl`) and the
 /// REST bridge's settings.
 #[derive(Debug)]
 pub struct Settings {
@@ -59,6 +61,7 @@ pub fn for_conf(conf: &Conf) -> Box<dyn Directory> {
     match settings.module.as_str() {
         "Demo" => Box::new(demo::Demo::from_conf(conf)),
         "REST" => Box::new(rest::RestDirectory::new(&settings.rest)),
+        dbi::NAME => Box::new(dbi::DbiDirectory::new(&conf.area::<dbi::Settings>())),
         // The start-up gate refuses any other module; should one get here all the same, every
         // login fails rather than falling back to the demo accounts.
         _ => Box::new(Unavailable(settings.module.clone())),

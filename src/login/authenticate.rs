@@ -73,7 +73,9 @@ pub fn judge(app: &App, conf: &Conf, client: &str, s: &Session, right: bool) -> 
 }
 
 /// Checks the password and fetches the user: whether the password is right, and the user's
-/// attributes (`None`: no such user). A directory failure is portal error 24 (logged).
+/// attributes (`None`: no such user). A directory failure is portal error 24 (logged); a
+/// directory out of reach (the DBI database stopped) is `Error::Unavailable`, answered 503
+/// with `Retry-After`: never a wrong password.
 fn check_credentials(
     conf: &Conf,
     user: &str,
@@ -82,7 +84,10 @@ fn check_credentials(
     let dir = crate::directory::for_conf(conf);
     let fail = |e: Error| {
         crate::log::error(&format!("directory failure for a login: {e}"));
-        Error::portal(PortalCode::Error, 401)
+        match e {
+            Error::Unavailable(_) => e,
+            _ => Error::portal(PortalCode::Error, 401),
+        }
     };
     let right = dir.authenticate(user, password).map_err(fail)?;
     let attrs = dir.user_info(user).map_err(fail)?;

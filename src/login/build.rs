@@ -36,7 +36,7 @@ pub fn build(
     let level = crate::directory::for_conf(conf).authn_level();
     s.insert("authenticationLevel".into(), json!(level));
     s.insert("ipAddr".into(), json!(req.ip()));
-    export_attributes(conf, req, attrs, &mut s);
+    export_attributes(conf, req, attrs, module, &mut s);
     apply_macros_and_groups(conf, req, attrs, &mut s);
     // A `_whatToTrace` macro names the user itself (LemonLDAP::NG sets that key nowhere
     // else); otherwise it is the `whatToTrace` attribute, the login name when that is empty.
@@ -111,8 +111,17 @@ impl crate::config::AreaSettings for Exports {
 }
 
 /// Copies directory attributes through `demoExportedVars`/`exportedVars` (session key ->
-/// attribute) and request headers for `exportedVars` values naming `HTTP_*`.
-fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: &mut Session) {
+/// attribute) and request headers for `exportedVars` values naming `HTTP_*`. The DBI
+/// directory maps its columns itself (`exportedVars` and `dbiExportedVars`, as its
+/// `setSessionInfo` does): its attributes are already the session's, only headers are added.
+fn export_attributes(
+    conf: &Conf,
+    req: &Request,
+    attrs: &Map<String, Value>,
+    module: &str,
+    s: &mut Session,
+) {
+    let mapped = module == crate::directory::dbi::NAME;
     let exports = conf.area::<Exports>();
     let mut vars: Vec<(String, String)> = Vec::new();
     if conf.area::<crate::directory::Settings>().is_demo() {
@@ -127,7 +136,7 @@ fn export_attributes(conf: &Conf, req: &Request, attrs: &Map<String, Value>, s: 
             if let Some(v) = req.header(&h.replace('_', "-")) {
                 s.insert(name, json!(v));
             }
-        } else if let Some(v) = attrs.get(&source) {
+        } else if let Some(v) = attrs.get(&source).filter(|_| !mapped) {
             s.insert(name, v.clone());
         }
     }

@@ -19,6 +19,7 @@ pub mod pg;
 pub mod rest;
 pub mod save;
 pub mod sqlite;
+pub mod users;
 
 pub use crate::config::stores::{dbi_sqlite_path, normalize_kind, StorageSpec, DBI_DRIVERS};
 use crate::error::{Error, Result};

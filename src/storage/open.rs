@@ -1,11 +1,11 @@
 //! THE opener of the stores, from their settings: the configuration store first (`open_conf`, it
 //! names the others), then every other one at once (`open_stores`), and the notification store
-//! (`open`, `resolve`). It sits beside the trait modules and the backends, which it names, so
+//! (`open`, `resolve`), and the DBI user table (`open_users`). It sits beside the trait modules and the backends, which it names, so
 //! that none of them names another to be opened.
 use super::file::notifications::FileNotifications;
 use super::notifications::NotificationStore;
 use super::sqlite::notifications::SqliteNotifications;
-use super::{file, rest, sqlite, ConfStore, SessionStore, StorageSpec};
+use super::{file, rest, sqlite, users, ConfStore, SessionStore, StorageSpec};
 use crate::config::local::{ConfBackend, LocalConf};
 use crate::config::stores::StorageChoice;
 use crate::config::stores::{dbi_sqlite_path, normalize_kind};
@@ -198,5 +198,32 @@ pub fn resolve(
             dir: local.data_dir.join("notifications"),
             separator: separator.to_string(),
         },
+    }
+}
+
+/// The DBI user table(s) of `source` (`storage::users`), with `size` connections at most;
+/// nothing connects yet (a database out of reach fails the first statement,
+/// `Error::Unavailable`).
+/// `create`: the SQLite file may be made (`limette db init`); otherwise a missing file is a
+/// database out of reach.
+pub fn open_users(
+    source: &users::Source,
+    layout: users::Layout,
+    size: usize,
+    create: bool,
+) -> Result<Arc<dyn users::UserTable>> {
+    match source {
+        users::Source::Sqlite(path) => Ok(Arc::new(super::sqlite::users::SqliteUsers::open(
+            path, layout, create,
+        ))),
+        #[cfg(feature = "postgres")]
+        users::Source::Pg(src) => Ok(Arc::new(super::pg::users::PgUsers::open(
+            src, layout, size,
+        )?)),
+        #[cfg(not(feature = "postgres"))]
+        users::Source::Pg(_) => {
+            let _ = size;
+            Err(Error::internal("this build has no PostgreSQL client"))
+        }
     }
 }

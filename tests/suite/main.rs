@@ -17,6 +17,7 @@ mod browser;
 mod cluster;
 mod config;
 mod console;
+mod dbi;
 mod dist;
 mod docs;
 mod first_start;

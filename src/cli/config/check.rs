@@ -125,6 +125,12 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
     if let Err(e) = crate::config::cookie_domain::check(&conf.portal, domain) {
         out.push(finding(Level::Warning, "domain", e));
     }
+    for (error, key, m) in
+        crate::directory::dbi::findings(&conf.area::<crate::directory::dbi::Settings>())
+    {
+        let level = if error { Level::Error } else { Level::Warning };
+        out.push(finding(level, key, m));
+    }
     overrides(local, conf, &mut out);
     ignored_and_unknown(conf, &mut out);
     security(conf, &mut out);

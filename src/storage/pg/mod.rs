@@ -15,6 +15,7 @@ pub mod conf;
 pub mod notifications;
 pub mod schema;
 pub mod sessions;
+pub mod users;
 
 use crate::config::stores::PgSource;
 use crate::error::{Error, Result};

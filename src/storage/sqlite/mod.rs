@@ -6,6 +6,7 @@
 pub mod conf;
 pub mod notifications;
 pub mod sessions;
+pub mod users;
 
 use crate::error::{Error, Result};
 use rusqlite::Connection;

@@ -48,8 +48,30 @@ impl Llng {
             dir,
         };
         node.start_slapd(ldap_port);
-        node.write_llng_files(ldap_port);
+        node.write_llng_files(ldap_port, &json!({}));
         node.spawn("llng-fastcgi-server", fastcgi_command(node.dir.path()));
+        let mut nginx = Command::new("nginx");
+        nginx.arg("-c").arg(node.dir.path().join("nginx.conf"));
+        node.spawn("nginx", nginx);
+        node.wait_ready();
+        node
+    }
+
+    /// Starts the portal and nginx without slapd, `patch` over the configuration (another
+    /// directory: the DBI tests' user table) and `env` in the FastCGI server's environment.
+    pub fn start_with(patch: &Value, env: &[(&str, String)]) -> Llng {
+        require_packages();
+        let mut node = Llng {
+            procs: Vec::new(),
+            port: free_port(),
+            dir: TempDir::new("llng"),
+        };
+        node.write_llng_files(0, patch);
+        let mut fastcgi = fastcgi_command(node.dir.path());
+        for (k, v) in env {
+            fastcgi.env(k, v);
+        }
+        node.spawn("llng-fastcgi-server", fastcgi);
         let mut nginx = Command::new("nginx");
         nginx.arg("-c").arg(node.dir.path().join("nginx.conf"));
         node.spawn("nginx", nginx);
@@ -119,12 +141,15 @@ impl Llng {
         }
     }
 
-    fn write_llng_files(&self, ldap_port: u16) {
+    fn write_llng_files(&self, ldap_port: u16, patch: &Value) {
         let d = self.dir.path();
         for sub in ["conf", "sessions/lock", "psessions/lock", "cache", "nginx"] {
             std::fs::create_dir_all(d.join(sub)).unwrap();
         }
-        let conf = llng_conf(d, ldap_port, self.port);
+        let mut conf = llng_conf(d, ldap_port, self.port);
+        for (k, v) in patch.as_object().into_iter().flatten() {
+            conf[k] = v.clone();
+        }
         std::fs::write(
             d.join("conf/lmConf-1.json"),
             serde_json::to_vec_pretty(&conf).unwrap(),

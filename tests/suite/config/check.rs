@@ -94,8 +94,8 @@ fn an_ldap_configuration_refuses_to_start_naming_each_key() {
             .filter(|l| l.starts_with("error: "))
             .collect::<Vec<_>>(),
         vec![
-            "error: authentication = LDAP is not supported (supported: Demo, REST)",
-            "error: passwordDB = LDAP is not supported (supported: Demo, REST, Null)",
+            "error: authentication = LDAP is not supported (supported: Demo, REST, DBI)",
+            "error: passwordDB = LDAP is not supported (supported: Demo, REST, DBI, Null)",
         ],
         "{}",
         o.stderr
@@ -276,9 +276,9 @@ fn config_check_on_an_ldap_configuration_gives_errors() {
     assert_eq!(
         first,
         vec![
-            "error: authentication = LDAP is not supported (supported: Demo, REST)",
-            "error: userDB = LDAP is not supported (supported: Same, Demo, REST)",
-            "error: passwordDB = LDAP is not supported (supported: Demo, REST, Null)",
+            "error: authentication = LDAP is not supported (supported: Demo, REST, DBI)",
+            "error: userDB = LDAP is not supported (supported: Same, Demo, REST, DBI)",
+            "error: passwordDB = LDAP is not supported (supported: Demo, REST, DBI, Null)",
         ],
         "{}",
         o.stdout
