@@ -9,3 +9,4 @@ mod conf_secrets;
 mod manager;
 mod page_rules;
 mod status;
+mod users;
