@@ -444,3 +444,40 @@ fn a_post_without_the_form_token_or_from_another_site_changes_nothing() {
     assert_eq!(r.status, 403, "{}", r.text());
     assert!(login(&c, "alice", "Alice-0ld.pass").is_ok());
 }
+
+#[test]
+fn a_user_table_out_of_reach_is_503_never_a_wrong_password() {
+    let p = dbi_portal(json!({}), false);
+    let c = p.client();
+    let sid = login(&c, "alice", "Alice-0ld.pass").unwrap();
+    // The same node started again on its sessions, its user table gone.
+    let dir = p.stop_keep_data();
+    std::fs::remove_file(dir.path().join("users.db")).unwrap();
+    let p = Portal::builder().data(dir).start();
+    let c = p.client();
+    let r = change_json(
+        &c,
+        &sid,
+        "Alice-0ld.pass",
+        "Alice-n3w.pass",
+        "Alice-n3w.pass",
+    );
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(
+        r.header("retry-after").is_some(),
+        "{:?}",
+        r.header("retry-after")
+    );
+    assert_ne!(answer(&r).1, "39", "never a wrong old password");
+    let r = change_html(
+        &c,
+        &sid,
+        "en",
+        "Alice-0ld.pass",
+        "Alice-n3w.pass",
+        "Alice-n3w.pass",
+    );
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(said(&r.text()), None, "{}", r.text());
+    assert!(!p.log().contains("Alice-0ld.pass"), "{}", p.log());
+}
