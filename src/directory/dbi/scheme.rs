@@ -280,7 +280,7 @@ fn clear(stored: &str, password: &str) -> bool {
 /// `{scheme}...` or `$id$...`: a hash, whether or not Limette can check it.
 fn looks_hashed(stored: &str) -> bool {
     braced(stored).is_some()
-        || (stored.starts_with('$') && stored[1..].contains('$') && stored.len() > 3)
+        || stored.strip_prefix('$').is_some_and(|r| r.len() > 2 && r.contains('$'))
 }
 
 /// The scheme of a stored value, never the value: `{ssha512}`, `$6$`, `$argon2id$`, `clear`,
@@ -290,10 +290,8 @@ pub fn describe(stored: &str) -> String {
     if let Some((scheme, _)) = braced(v) {
         return format!("{{{scheme}}}");
     }
-    if v.starts_with('$') {
-        if let Some(id) = v[1..].split('$').next() {
-            return format!("${id}$");
-        }
+    if let Some(id) = v.strip_prefix('$').and_then(|r| r.split('$').next()) {
+        return format!("${id}$");
     }
     if v.is_empty() {
         return "none".into();

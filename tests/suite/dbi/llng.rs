@@ -115,6 +115,7 @@ fn both_ways(site: Site, node: &Llng) {
     let add = crate::common::portal_command(&p, &["users", "add", "bob"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .and_then(|mut c| {
             c.stdin.take().unwrap().write_all(b"canwefixit\n")?;
