@@ -248,7 +248,6 @@ fn view(ctx: &Ctx, users: &Users, login: &str, said: Option<&str>) -> Result<Res
     let u = users
         .show(login)?
         .ok_or_else(|| Error::not_found("No such user"))?;
-    let base = format!("/manager/users/{}", url_encode(&u.login));
     let finished = ctx.req.query_param("done").filter(|_| said.is_none());
     let notice = finished.as_deref().and_then(|d| match d {
         "password" => Some("mgrPasswordReset"),
@@ -256,10 +255,6 @@ fn view(ctx: &Ctx, users: &Users, login: &str, said: Option<&str>) -> Result<Res
         "unlock" => Some("mgrUserUnlocked"),
         _ => None,
     });
-    let (lock_action, lock_word) = match u.locked {
-        true => ("unlock", "mgrUnlock"),
-        false => ("lock", "mgrLock"),
-    };
     let body = html! {
         h2 { (u.login) } "\n"
         @if let Some(msg) = said { (super::alert(msg)) }
@@ -272,19 +267,31 @@ fn view(ctx: &Ctx, users: &Users, login: &str, said: Option<&str>) -> Result<Res
                 tr { th scope="row" { (k) } td { (value_text(v)) } } "\n"
             }
         } } "\n"
+        (user_forms(ctx, &page, &u))
+        p { a href="/manager/users" { (page.say("mgrAllUsers")) } } "\n"
+    };
+    Ok(ctx.render("mgrUsers", body))
+}
+
+/// One user's forms: the password reset, and the lock or the unlock.
+fn user_forms(ctx: &Ctx, page: &Page, u: &UserRow) -> Markup {
+    let base = format!("/manager/users/{}", url_encode(&u.login));
+    let (lock_action, lock_word) = match u.locked {
+        true => ("unlock", "mgrUnlock"),
+        false => ("lock", "mgrLock"),
+    };
+    html! {
         h3 { (page.say("mgrResetPassword")) } "\n"
         form method="post" action=(base) id="reset" {
             (ctx.token_field()) input type="hidden" name="action" value="password"; "\n"
-            (password_fields(&page)) "\n"
+            (password_fields(page)) "\n"
             p { button type="submit" { (page.say("mgrResetPassword")) } } "\n"
         } "\n"
         form method="post" action=(base) id="lock" {
             (ctx.token_field()) input type="hidden" name="action" value=(lock_action);
             p { button type="submit" { (page.say(lock_word)) } }
         } "\n"
-        p { a href="/manager/users" { (page.say("mgrAllUsers")) } } "\n"
-    };
-    Ok(ctx.render("mgrUsers", body))
+    }
 }
 
 fn value_text(v: &Value) -> String {
