@@ -3,7 +3,8 @@
 //! filled by `limette users add`), each rule of the password policy refused with its message in
 //! English and French and its LemonLDAP::NG error in JSON, the old password asked and checked
 //! under the brute-force lock, the change that works (the new password signs in, the old one
-//! no longer does) and ends the user's other sessions (the page says how many); and without a
+//! no longer does) and ends the user's other sessions (the page says how many), the same on
+//! the throw-away PostgreSQL cluster, a table out of reach answered 503; and without a
 //! password module (Demo, REST) no tab and nothing changed, with `Null` error 20.
 use super::{field, shown_error, JSON};
 use crate::common::{clock, Client, Portal, Resp};
@@ -480,4 +481,39 @@ fn a_user_table_out_of_reach_is_503_never_a_wrong_password() {
     assert_eq!(r.status, 503, "{}", r.text());
     assert_eq!(said(&r.text()), None, "{}", r.text());
     assert!(!p.log().contains("Alice-0ld.pass"), "{}", p.log());
+}
+
+#[test]
+fn a_change_on_a_postgresql_user_table() {
+    use crate::common::pg::{Cluster, USER};
+    let cluster = Cluster::start();
+    let mut conf = crate::dbi::dbi_conf(&cluster.chain());
+    conf.insert("dbiAuthUser".into(), json!(USER));
+    conf.insert("exportedVars".into(), json!({"uid": "login"}));
+    conf.insert("passwordPolicyMinSize".into(), json!(10));
+    let dir = crate::common::TempDir::new("passwd-pg");
+    let db = dir.path().join("unused");
+    let site = crate::dbi::Site::with_conf(dir, db, conf);
+    site.init_with(&[("alice", "Alice-0ld.pass", &[])]);
+    let p = site.start();
+    let c = p.client();
+    let sid = login(&c, "alice", "Alice-0ld.pass").unwrap();
+    let other = login(&c, "alice", "Alice-0ld.pass").unwrap();
+    let r = change_json(&c, &sid, "Alice-0ld.pass", "short", "short");
+    assert_eq!(answer(&r), (400, "29".into()), "{}", r.text());
+    let before = cluster.psql("SELECT password FROM users WHERE login = 'alice'");
+    let r = change_json(
+        &c,
+        &sid,
+        "Alice-0ld.pass",
+        "Alice-n3w.pass",
+        "Alice-n3w.pass",
+    );
+    assert_eq!(answer(&r), (200, "35".into()), "{}", r.text());
+    let after = cluster.psql("SELECT password FROM users WHERE login = 'alice'");
+    assert!(after.starts_with("{ssha512}") && after != before, "{after}");
+    assert!(login(&c, "alice", "Alice-n3w.pass").is_ok());
+    assert!(login(&c, "alice", "Alice-0ld.pass").is_err());
+    let gone = c.get("/", &[JSON, ("Cookie", &format!("lemonldap={other}"))]);
+    assert_eq!(gone.status, 401, "the other session is ended");
 }
