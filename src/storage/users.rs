@@ -115,7 +115,7 @@ pub trait UserTable: Send + Sync {
     fn insert(&self, users: &[NewUser]) -> Result<()>;
     /// Deletes `login` from both tables; false when no row had it.
     fn delete(&self, login: &str) -> Result<bool>;
-    /// Users by login, those whose login contains `search` when given.
+    /// Users by login, those whose login contains `search` when given (case ignored).
     fn list(&self, search: Option<&str>, offset: usize, limit: usize) -> Result<Vec<Stored>>;
     /// The columns of `table`, as the database names them.
     fn columns(&self, table: &str) -> Result<Vec<String>>;

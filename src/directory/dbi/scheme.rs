@@ -280,7 +280,9 @@ fn clear(stored: &str, password: &str) -> bool {
 /// `{scheme}...` or `$id$...`: a hash, whether or not Limette can check it.
 fn looks_hashed(stored: &str) -> bool {
     braced(stored).is_some()
-        || stored.strip_prefix('$').is_some_and(|r| r.len() > 2 && r.contains('$'))
+        || stored
+            .strip_prefix('$')
+            .is_some_and(|r| r.len() > 2 && r.contains('$'))
 }
 
 /// The scheme of a stored value, never the value: `{ssha512}`, `$6$`, `$argon2id$`, `clear`,

@@ -308,6 +308,6 @@ fn exports_map_defined_columns_only() {
         ("email".into(), "mail".into()),
         ("UA".into(), "HTTP_USER_AGENT".into()),
     ];
-    let out = export(row.as_object().unwrap(), &vars);
+    let out = super::module::export(row.as_object().unwrap(), &vars);
     assert_eq!(Value::Object(out), json!({"name": "Alice"}));
 }

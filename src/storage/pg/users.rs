@@ -135,7 +135,7 @@ impl UserTable for PgUsers {
         let l = &self.layout;
         let sql = format!(
             "SELECT CAST({login} AS text), CAST({pw} AS text) FROM {t} \
-             WHERE CAST({login} AS text) LIKE $1 ESCAPE '\\' ORDER BY {login} LIMIT $2 OFFSET $3",
+             WHERE CAST({login} AS text) ILIKE $1 ESCAPE '\\' ORDER BY {login} LIMIT $2 OFFSET $3",
             login = l.login_col,
             pw = l.password_col,
             t = l.auth_table

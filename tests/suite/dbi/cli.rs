@@ -71,8 +71,13 @@ fn every_verb() {
         .unwrap()
         .starts_with("!{ssha512}"));
     assert!(site
-        .ok(&["users", "list", "lic"], "")
+        .ok(&["users", "list", "LIC"], "")
         .contains("alice\tlocked"));
+    assert_eq!(
+        site.ok(&["users", "list", "%"], ""),
+        "",
+        "wildcards are text"
+    );
     site.ok(&["users", "unlock", "alice"], "");
     assert_eq!(stored(&site.db)[0].1.as_deref(), Some(hash.as_str()));
 

@@ -176,6 +176,25 @@ fn a_database_out_of_reach_is_503_never_a_wrong_password() {
     let (status, body, retry) = login(&p, "alice", "wonderland");
     assert_eq!(status, 503, "{body}");
     assert!(retry.is_some_and(|r| r.parse::<u32>().unwrap() > 0));
+    // The login page's form too: a 503 page, not the form again with "wrong password".
+    let form = p.client().get("/", &[]).text();
+    let token = form
+        .split("name=\"token\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_else(|| panic!("no token in {form}"));
+    let page = p.client().post_form(
+        "/",
+        &[
+            ("user", "alice"),
+            ("password", "wonderland"),
+            ("token", token),
+        ],
+        &[],
+    );
+    assert_eq!(page.status, 503, "{}", page.text());
+    assert!(page.header("retry-after").is_some());
+    assert!(!page.text().contains("wonderland"));
     let log = p.log();
     assert!(log.contains("cannot be read now"), "{log}");
     assert!(!log.contains("wonderland"));

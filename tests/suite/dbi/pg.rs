@@ -11,6 +11,8 @@ fn users_on_postgresql() {
     let cluster = Cluster::start();
     let mut conf = dbi_conf(&cluster.chain());
     conf.insert("dbiAuthUser".into(), json!(USER));
+    // The cluster trusts its socket: the password is sent to nobody, and shown nowhere.
+    conf.insert("dbiAuthPassword".into(), json!("db-pass-w0rd"));
     conf.insert(
         "dbiDynamicHashNewPasswordScheme".into(),
         json!("unixcrypt6"),
@@ -26,8 +28,10 @@ fn users_on_postgresql() {
     let value = cluster.psql("SELECT password FROM users WHERE login = 'alice'");
     assert!(value.starts_with("$6$"), "{value}");
     assert!(site
-        .ok(&["users", "list"], "")
+        .ok(&["users", "list", "LIC"], "")
         .contains("alice\tactive\t$6$"));
+    let check = site.run(&["config", "check"], "");
+    assert!(!super::text(&check.stdout).contains("db-pass-w0rd"));
     let p = site.start();
     let (status, body, _) = login(&p, "alice", "wonderland");
     assert_eq!(status, 200, "{body}");
@@ -49,4 +53,5 @@ fn users_on_postgresql() {
     assert!(lock.status.success());
     assert_eq!(login(&p, "alice", "wonderland").0, 401);
     assert!(!p.log().contains("wonderland"));
+    assert!(!p.log().contains("db-pass-w0rd"));
 }

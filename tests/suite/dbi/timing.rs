@@ -33,6 +33,8 @@ fn unknown_users_cost_what_known_ones_cost() {
     // The hash is most of a login's cost: without the dummy hash an unknown user would answer
     // in a fraction of it.
     assert!(k > Duration::from_millis(5), "argon2id took only {k:?}");
+    // Wide enough for a loaded machine (the tests share the cores); without the dummy hash the
+    // ratio is about 0.03 (measured: 98 ms against 3 ms).
     let ratio = u.as_secs_f64() / k.as_secs_f64();
-    assert!((0.75..1.33).contains(&ratio), "known {k:?}, unknown {u:?}");
+    assert!((0.6..1.67).contains(&ratio), "known {k:?}, unknown {u:?}");
 }
