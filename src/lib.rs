@@ -34,6 +34,7 @@ pub(crate) mod manager;
 pub(crate) mod metrics;
 pub mod notifications;
 pub mod oidc;
+pub(crate) mod password;
 pub(crate) mod pause;
 pub(crate) mod portal;
 pub(crate) mod router;

@@ -58,6 +58,7 @@ const DEFAULTS: &str = r#"{
   "applicationList": {"default": {"catname": "Default category", "type": "category"}},
   "portalDisplayOrder": "Appslist ChangePassword LoginHistory OidcConsents Logout",
   "portalDisplayAppslist": 1,
+  "portalDisplayChangePassword": "$_auth =~ /^(LDAP|DBI|Demo)$/",
   "portalDisplayLoginHistory": 1,
   "portalDisplayOidcConsents": "$_oidcConsents && $_oidcConsents =~ /\\w+/",
   "portalDisplayLogout": 1,

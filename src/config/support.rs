@@ -228,8 +228,8 @@ logos only as absolute URLs; sp: rules hide the application",
     KeyInfo::new(
         "portalDisplayOrder",
         Implemented,
-        "the menu's tabs in order: Appslist, LoginHistory, OidcConsents, Logout (ChangePassword: \
-no such page)",
+        "the menu's tabs in order: Appslist, ChangePassword (with passwordDB = DBI), LoginHistory, \
+OidcConsents, Logout",
     ),
     KeyInfo::new(
         "portalDisplayAppslist",
@@ -250,6 +250,51 @@ no such page)",
         "portalDisplayLogout",
         Implemented,
         "rule: the menu's logout button",
+    ),
+    KeyInfo::new(
+        "portalDisplayChangePassword",
+        Implemented,
+        "rule: the menu's password tab (with passwordDB = DBI)",
+    ),
+    KeyInfo::new(
+        "portalRequireOldPassword",
+        Implemented,
+        "rule: the password change asks the old password (checked under the brute-force lock)",
+    ),
+    KeyInfo::new(
+        "passwordPolicyActivation",
+        Implemented,
+        "rule: the password policy applies to the user",
+    ),
+    KeyInfo::new(
+        "passwordPolicyMinSize",
+        Implemented,
+        "policy: minimal length (characters)",
+    ),
+    KeyInfo::new(
+        "passwordPolicyMinLower",
+        Implemented,
+        "policy: minimal lower-case letters",
+    ),
+    KeyInfo::new(
+        "passwordPolicyMinUpper",
+        Implemented,
+        "policy: minimal upper-case letters",
+    ),
+    KeyInfo::new(
+        "passwordPolicyMinDigit",
+        Implemented,
+        "policy: minimal digits",
+    ),
+    KeyInfo::new(
+        "passwordPolicyMinSpeChar",
+        Implemented,
+        "policy: minimal special characters",
+    ),
+    KeyInfo::new(
+        "passwordPolicySpecialChar",
+        Implemented,
+        "policy: the special characters allowed (__ALL__: any)",
     ),
     KeyInfo::new(
         "successLoginNumber",

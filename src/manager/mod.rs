@@ -7,7 +7,8 @@
 //! 2. a logged-in user (the portal's login page otherwise);
 //! 3. the `locationRules` of `managerHost`, LemonLDAP::NG's manager host, evaluated on the
 //!    path LemonLDAP::NG's manager has for the page (`/sessions...`, `/notifications...`,
-//!    `/confs...`, `/` for the status page, the manager's index) so that its rules apply
+//!    `/confs...`, `/` for the status page, the manager's index; `/users...` for the users
+//!    page, which LemonLDAP::NG's manager does not have) so that its rules apply
 //!    unchanged, each page under its own rule; no `managerHost`, or no rules for it: nobody
 //!    (403);
 //! 4. every `POST` carries the page's token, bound to the administrator's session
@@ -15,13 +16,15 @@
 //!
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
 //! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
-//! versions, their differences, and the forms that save a new one).
+//! versions, their differences, and the forms that save a new one), `users` (the DBI user
+//! table).
 mod conf;
 mod conf_edit;
 mod conf_forms;
 mod notifications;
 mod sessions;
 mod status;
+mod users;
 
 use crate::app::App;
 use crate::config::Conf;
@@ -39,6 +42,7 @@ enum Section {
     Sessions,
     Notifications,
     Conf,
+    Users,
 }
 
 impl Section {
@@ -54,6 +58,7 @@ impl Section {
             Some("sessions") => Section::Sessions,
             Some("notifications") => Section::Notifications,
             Some("conf") => Section::Conf,
+            Some("users") => Section::Users,
             Some(_) => return None,
         };
         Some((section, segs.into_iter().skip(1).collect()))
@@ -70,6 +75,7 @@ impl Section {
             Section::Sessions => "/sessions",
             Section::Notifications => "/notifications",
             Section::Conf => "/confs",
+            Section::Users => "/users",
         };
         rest.iter()
             .fold(base.to_string(), |p, s| format!("{p}/{s}"))
@@ -81,6 +87,7 @@ impl Section {
             Section::Sessions => "/manager/sessions",
             Section::Notifications => "/manager/notifications",
             Section::Conf => "/manager/conf",
+            Section::Users => "/manager/users",
         }
     }
 
@@ -90,14 +97,16 @@ impl Section {
             Section::Sessions => "mgrSessions",
             Section::Notifications => "mgrNotifications",
             Section::Conf => "mgrConf",
+            Section::Users => "mgrUsers",
         }
     }
 
-    const ALL: [Section; 4] = [
+    const ALL: [Section; 5] = [
         Section::Status,
         Section::Sessions,
         Section::Notifications,
         Section::Conf,
+        Section::Users,
     ];
 }
 
@@ -188,7 +197,12 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
     } else if !matches!(req.method, Method::Get | Method::Head) {
         return Err(Error::OnlyMethods("GET, HEAD, POST"));
     }
-    let allowed = Section::ALL.into_iter().filter(|s| may(*s, &[])).collect();
+    let dbi = conf.area::<crate::directory::dbi::Settings>().in_use();
+    let listed = |s: &Section| *s != Section::Users || dbi;
+    let allowed = Section::ALL
+        .into_iter()
+        .filter(|s| listed(s) && may(*s, &[]))
+        .collect();
     let ctx = Ctx {
         app,
         conf,
@@ -201,6 +215,7 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
         Section::Sessions => sessions::handle(&ctx, &rest),
         Section::Notifications => notifications::handle(&ctx, &rest),
         Section::Conf => conf_routes(&ctx, &rest),
+        Section::Users => users::handle(&ctx, &rest),
     }
 }
 

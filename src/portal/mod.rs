@@ -1,6 +1,7 @@
 //! The portal itself: `GET /` (the connected user's menu, `menu`, or the login form),
 //! `POST /` and `POST /oauth2/` (login), `POST /` with `revokeConsent` (the menu's form),
-//! `GET /?logout=1`, and `/notifback` (`login`: the portal's entry points of the login
+//! `POST /` with `newpassword` (`password`: the menu's password tab), `GET /?logout=1`, and
+//! `/notifback` (`login`: the portal's entry points of the login
 //! pipeline, `crate::login`). JSON answers follow the contract's "Portal login" table; HTML clients get
 //! real pages with a CSRF-protected form.
 pub mod assets;
@@ -8,6 +9,7 @@ pub mod cross_site;
 pub mod login;
 pub mod menu;
 pub mod pages;
+pub mod password;
 pub mod session;
 pub mod settings;
 
@@ -31,6 +33,7 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     match req.method {
         Method::Get | Method::Head => show(app, req, conf),
         Method::Post if req.form_param("revokeConsent").is_some() => menu::revoke(app, conf, req),
+        Method::Post if req.form_param("newpassword").is_some() => password::post(app, conf, req),
         Method::Post => login::post(app, req, conf),
         _ => Err(Error::MethodNotAllowed),
     }
@@ -54,7 +57,7 @@ fn show(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
             if let Some(u) = url {
                 return Ok(Response::redirect(&u));
             }
-            menu::page(app, conf, req, &s)
+            password::menu_page(app, conf, req, &s)
         }
         CookieState::Unknown => Ok(login_page(conf, req, PortalCode::SessionExpired, 401)
             .with_cookies(&cookies::clear_sso(conf))),

@@ -107,6 +107,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::rules::location::Rules>(raw)?;
     areas.parse::<crate::directory::Settings>(raw)?;
     areas.parse::<crate::directory::dbi::Settings>(raw)?;
+    areas.parse::<crate::password::Settings>(raw)?;
     areas.parse::<crate::config_proxy::Settings>(raw)?;
     areas.parse::<crate::status::Settings>(raw)?;
     areas.parse::<crate::handler::Settings>(raw)?;

@@ -213,12 +213,12 @@ fn ignored_and_unknown(conf: &Conf, out: &mut Vec<Finding>) {
         }
     }
     let pages = [
-        ("passwordDB", "Limette has no password-change page"),
+        ("passwordDB", "Limette changes passwords only with DBI"),
         ("registerDB", "Limette has no registration page"),
     ];
     for (key, what) in pages {
         let v = conf.get_str(key);
-        if !v.is_empty() && v != "Null" {
+        if !v.is_empty() && v != "Null" && !(key == "passwordDB" && v == "DBI") {
             out.push(finding(Level::Warning, key, format!("{key} = {v}: {what}")));
         }
     }

@@ -13,6 +13,7 @@
 //! `POST /` with `revokeConsent=<rp>` and the page's token (bound to the session) forgets a
 //! consent and answers with a redirect back to the menu (post/redirect/get).
 pub mod apps;
+pub mod password;
 mod render;
 
 use crate::app::App;
@@ -34,17 +35,20 @@ pub enum Tab {
     LoginHistory,
     /// `OidcConsents`: the relying parties consented to.
     OidcConsents,
+    /// `ChangePassword`: the password form (`password`), with `passwordDB = DBI` only.
+    ChangePassword,
     /// `Logout`.
     Logout,
 }
 
 impl Tab {
-    /// The tab of a name; `None` for a tab Limette does not have (`ChangePassword`, custom).
+    /// The tab of a name; `None` for a tab Limette does not have (custom ones).
     fn parse(name: &str) -> Option<Tab> {
         Some(match name {
             "Appslist" => Tab::Appslist,
             "LoginHistory" => Tab::LoginHistory,
             "OidcConsents" => Tab::OidcConsents,
+            "ChangePassword" => Tab::ChangePassword,
             "Logout" => Tab::Logout,
             _ => return None,
         })
@@ -56,6 +60,7 @@ impl Tab {
             Tab::Appslist => "portalDisplayAppslist",
             Tab::LoginHistory => "portalDisplayLoginHistory",
             Tab::OidcConsents => "portalDisplayOidcConsents",
+            Tab::ChangePassword => "portalDisplayChangePassword",
             Tab::Logout => "portalDisplayLogout",
         }
     }
@@ -113,6 +118,7 @@ enum Section {
         failed: Vec<Login>,
     },
     Consents(Vec<Consented>),
+    Password(password::Form),
     Logout,
 }
 
@@ -144,7 +150,18 @@ struct Menu {
 
 /// The menu of the connected user whose SSO session is `s`, in the request's language.
 pub fn page(app: &App, conf: &Conf, req: &Request, s: &Session) -> Result<Response> {
-    page_with(app, conf, req, s, 0)
+    page_with(app, conf, req, s, 0, password::Said::Nothing)
+}
+
+/// The menu with what the password tab says of the last change (`portal::password`).
+pub fn with_password(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    said: password::Said,
+) -> Result<Response> {
+    page_with(app, conf, req, s, 0, said)
 }
 
 /// `POST /` with `revokeConsent`: forgets the user's consent to that relying party, then
@@ -160,7 +177,7 @@ pub fn revoke(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
             csrf::Refusal::Missing => PortalCode::NoToken,
             csrf::Refusal::Expired => PortalCode::TokenExpired,
         };
-        return page_with(app, conf, req, &s, code as u16);
+        return page_with(app, conf, req, &s, code as u16, password::Said::Nothing);
     }
     let rp = req.form_param("revokeConsent").unwrap_or_default();
     if consents::revoke(app, &s.trace(), &rp)? {
@@ -171,7 +188,14 @@ pub fn revoke(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
     Ok(Response::redirect(&format!("{}#oidcConsents", conf.portal)))
 }
 
-fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> Result<Response> {
+fn page_with(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    error: u16,
+    said: password::Said,
+) -> Result<Response> {
     let trace = s.get("_whatToTrace").map(value_string).unwrap_or_default();
     let ps = match trace.is_empty() {
         true => Map::new(),
@@ -187,7 +211,7 @@ fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> 
         .tabs
         .shown(&attrs, &env)
         .into_iter()
-        .filter_map(|tab| section(conf, tab, &attrs, &env, &ps))
+        .filter_map(|tab| section(conf, tab, &attrs, &env, &ps, said))
         .collect();
     let explorer = (settings.explorer && ps.keys().any(|k| k.starts_with("notification_")))
         .then(|| format!("{}mynotifications", conf.portal));
@@ -205,6 +229,7 @@ fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> 
     let tokens = render::Tokens {
         revoke: csrf::issue_for(conf, &binding(s)),
         logout: super::logout_token(conf, s),
+        password: csrf::issue_for(conf, &password::binding(s)),
     };
     let frame = super::pages::frame(conf, req, Some(s));
     Ok(Response::html(200, render::page(&frame, &menu, &tokens)))
@@ -216,6 +241,7 @@ fn section(
     attrs: &Map<String, Value>,
     env: &Env,
     ps: &Session,
+    said: password::Said,
 ) -> Option<Section> {
     Some(match tab {
         Tab::Appslist => {
@@ -246,6 +272,7 @@ fn section(
                 .collect();
             Section::Consents(rows)
         }
+        Tab::ChangePassword => Section::Password(password::Form::of(conf, attrs, env, said)?),
         Tab::Logout => Section::Logout,
     })
 }
@@ -328,9 +355,18 @@ mod tests {
             "portalDisplayAppslist": "$uid eq \"rtyler\"",
             "portalDisplayLogout": 1
         }));
-        assert_eq!(tabs(&raw, &user, env), vec![Tab::Logout]);
+        // ChangePassword's rule is absent there: true (its section needs passwordDB = DBI).
+        assert_eq!(
+            tabs(&raw, &user, env),
+            vec![Tab::Logout, Tab::ChangePassword]
+        );
         let rtyler = map(json!({"uid": "rtyler"}));
-        assert_eq!(tabs(&raw, &rtyler, env), vec![Tab::Logout, Tab::Appslist]);
+        assert_eq!(
+            tabs(&raw, &rtyler, env),
+            vec![Tab::Logout, Tab::Appslist, Tab::ChangePassword]
+        );
+        let dbi = map(json!({"uid": "dwho", "_auth": "DBI"}));
+        assert!(tabs(&defaults, &dbi, env).contains(&Tab::ChangePassword));
         let off = map(json!({"portalDisplayOrder": "Logout", "portalDisplayLogout": "0"}));
         assert!(tabs(&off, &user, env).is_empty());
         let broken = map(json!({"portalDisplayOrder": "Logout", "portalDisplayLogout": "$uid eq"}));

@@ -13,6 +13,8 @@ pub(super) struct Tokens {
     pub revoke: String,
     /// The sign-out form's (`portal::logout_token`).
     pub logout: String,
+    /// The password form's (`password::binding`).
+    pub password: String,
 }
 
 /// The whole page.
@@ -24,6 +26,7 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
             Section::Apps(_) => Some(("appslist", page.say("yourApps"))),
             Section::History { .. } => Some(("loginHistory", page.say("loginHistory"))),
             Section::Consents(_) => Some(("oidcConsents", page.say("oidcConsents"))),
+            Section::Password(_) => Some(("password", page.say("changePwd"))),
             Section::Logout => None,
         })
         .collect();
@@ -46,6 +49,7 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
                 Section::Apps(cats) => (apps_section(page, cats)),
                 Section::History { success, failed } => (history_section(page, success, failed)),
                 Section::Consents(list) => (consents_section(page, list, &tokens.revoke)),
+                Section::Password(form) => (super::password::render(page, form, &tokens.password)),
                 Section::Logout => { (pages::logout_form(page, &tokens.logout, html! {})) "\n" },
             }
         }

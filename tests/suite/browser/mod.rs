@@ -12,6 +12,8 @@
 use crate::common;
 use crate::python;
 
+mod users;
+
 use common::oidc::rp;
 use common::Portal;
 use serde_json::json;

@@ -239,7 +239,7 @@ fn config_check_on_the_debian_default_gives_warnings_only() {
     assert_eq!(o.code, Some(1), "{}{}", o.stdout, o.stderr);
     assert!(!o.stdout.contains("error:"), "{}", o.stdout);
     for line in [
-        "warning: passwordDB = Demo: Limette has no password-change page",
+        "warning: passwordDB = Demo: Limette changes passwords only with DBI",
         "warning: registerDB = Demo: Limette has no registration page",
     ] {
         assert!(

@@ -10,3 +10,4 @@ mod manager;
 mod old_forms;
 mod page_rules;
 mod status;
+mod users;

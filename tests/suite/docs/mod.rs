@@ -80,6 +80,7 @@ pages! {
     security_page => "security.md",
     sessions_page => "sessions.md",
     users_in_ldap_page => "users-in-ldap.md",
+    users_page => "users.md",
 }
 
 /// How each page is walked: most as they are; a few with what their commands reach.

@@ -1,7 +1,7 @@
 //! The portal's edges as its users and attackers meet them: the login form's token ageing out,
 //! a login held back by notifications expiring, the SSO cookie's attributes, the security
 //! headers, the redirect targets after login, the debug routes off by default, 413 on every
-//! endpoint that takes a body, and the menu after login.
+//! endpoint that takes a body, the menu after login, and its password tab.
 use crate::common;
 
 mod body_limit;
@@ -14,6 +14,7 @@ mod hooks;
 mod languages;
 mod menu;
 mod old_forms;
+mod password;
 mod pending;
 mod redirects;
 mod skin;
