@@ -51,6 +51,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "grants",
             "ctx",
             "login",
+            "second_factor",
             "notifications",
         ],
     ),
