@@ -9,6 +9,7 @@ use std::process::Command;
 
 mod console;
 mod llng;
+mod llng_node;
 mod oidc;
 mod required;
 mod totp;
