@@ -167,7 +167,7 @@ pub fn check(app: &App, conf: &Conf, prefix: &str, token: &str, form: Form) -> R
 
 /// Marks a session whose factor `f` passed (a check, or a registration under
 /// `sfRequired`): `_2f` is its prefix, and its level the factor's `AuthnLevel` if it has
-/// one. (LemonLDAP::NG computes macros and local groups again then: not done yet.)
+/// one. (`crate::login::after_second_factor` then computes macros and groups again.)
 pub fn passed(s: &mut Session, f: &dyn Factor, module: &Module) {
     s.insert(PASSED_KEY.into(), json!(f.prefix()));
     if let Some(level) = module.authn_level {

@@ -216,3 +216,28 @@ fn llng_script_actions_answer_json() {
         "{ps}"
     );
 }
+
+#[test]
+fn the_level_after_the_factor_is_its_authn_level_and_macros_see_it() {
+    let p = start(&[
+        ("restSessionServer", json!(1)),
+        ("totp2fAuthnLevel", json!(5)),
+        ("macros", json!({"level_seen": "$authenticationLevel"})),
+        ("groups", json!({"strong": "$authenticationLevel >= 5"})),
+    ]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    let before = c.get_json(&format!("/sessions/global/{sid}")).json();
+    assert_eq!(before["level_seen"], "1", "{before}");
+    let secret = register(&p, &sid, "phone", 0);
+    let skew = next_step(&p);
+    let token = held(&c, "dwho");
+    let r = check(&c, &token, &pyotp(&secret, skew));
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let s = c.get_json(&format!("/sessions/global/{id}")).json();
+    assert_eq!(s["authenticationLevel"], 5, "{s}");
+    assert_eq!(s["_2f"], "totp", "{s}");
+    assert_eq!(s["level_seen"], "5", "{s}");
+    let groups = s["groups"].as_str().unwrap_or_default();
+    assert_eq!(groups.matches("strong").count(), 1, "{s}");
+}
