@@ -536,6 +536,11 @@ no such page)",
         "TOTP secrets as LemonLDAP::NG encrypts them",
     ),
     KeyInfo::new("totp2fTTL", Implemented, "TOTP devices' lifetime"),
+    KeyInfo::new(
+        "oidcServiceMetaDataAuthnContext",
+        Implemented,
+        "the acr of ID tokens by authentication level",
+    ),
 ];
 
 /// Keys Limette does not implement and whose absence would widen access or change what users
