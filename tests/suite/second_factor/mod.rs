@@ -7,6 +7,7 @@ use crate::common::{clock, Builder, Client, Portal, Resp};
 use serde_json::{json, Value};
 use std::process::Command;
 
+mod browser;
 mod console;
 mod llng;
 mod llng_node;
