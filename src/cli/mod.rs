@@ -11,6 +11,7 @@ pub mod out;
 mod reloader;
 pub mod sessions;
 pub mod users;
+pub mod users_2f;
 
 use crate::app::App;
 use crate::config::local::LocalConf;
@@ -29,7 +30,8 @@ const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--d
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE
        limette db init
        limette users add LOGIN [--hash] [COLUMN=VALUE...]|passwd LOGIN|lock LOGIN|unlock LOGIN|
-               delete LOGIN|list [SEARCH]|show LOGIN|import FILE|-  (passwords on standard input)";
+               delete LOGIN|list [SEARCH]|show LOGIN|import FILE|-  (passwords on standard input)
+       limette users 2f list USER|remove USER TYPE EPOCH";
 
 /// Parsed global options.
 #[derive(Debug, Default)]
@@ -149,6 +151,7 @@ enum AppCmd {
     Serve,
     Sessions(sessions::Cmd),
     Notifications(notifications::Cmd),
+    Users2f(users_2f::Cmd),
 }
 
 fn command(opts: &Options) -> Result<Cmd, String> {
@@ -161,6 +164,9 @@ fn command(opts: &Options) -> Result<Cmd, String> {
         Some("db") => db::parse(rest)
             .map(|_| Cmd::Db)
             .map_err(|e| in_context("db", e)),
+        Some("users") if rest.first().map(String::as_str) == Some("2f") => users_2f::parse(rest)
+            .map(|c| Cmd::App(AppCmd::Users2f(c)))
+            .map_err(|e| in_context("users", e)),
         Some("users") => users::parse(rest, opts.hash)
             .map(Cmd::Users)
             .map_err(|e| in_context("users", e)),
@@ -244,6 +250,7 @@ fn run(opts: Options) -> i32 {
             code
         }
         AppCmd::Notifications(c) => notifications::run(&app, &c),
+        AppCmd::Users2f(c) => users_2f::run(&app, &c),
     }
 }
 

@@ -17,11 +17,12 @@
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
 //! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
 //! versions, their differences, and the forms that save a new one), `users` (the DBI user
-//! table).
+//! table), `second_factors` (a user's devices).
 mod conf;
 mod conf_edit;
 mod conf_forms;
 mod notifications;
+mod second_factors;
 mod sessions;
 mod status;
 mod users;
@@ -41,6 +42,7 @@ enum Section {
     Status,
     Sessions,
     Notifications,
+    SecondFactors,
     Conf,
     Users,
 }
@@ -57,6 +59,7 @@ impl Section {
             None | Some("status") => Section::Status,
             Some("sessions") => Section::Sessions,
             Some("notifications") => Section::Notifications,
+            Some("2f") => Section::SecondFactors,
             Some("conf") => Section::Conf,
             Some("users") => Section::Users,
             Some(_) => return None,
@@ -74,6 +77,7 @@ impl Section {
             Section::Status => return "/".into(),
             Section::Sessions => "/sessions",
             Section::Notifications => "/notifications",
+            Section::SecondFactors => "/2ndfa",
             Section::Conf => "/confs",
             Section::Users => "/users",
         };
@@ -86,6 +90,7 @@ impl Section {
             Section::Status => "/manager/",
             Section::Sessions => "/manager/sessions",
             Section::Notifications => "/manager/notifications",
+            Section::SecondFactors => "/manager/2f",
             Section::Conf => "/manager/conf",
             Section::Users => "/manager/users",
         }
@@ -96,15 +101,17 @@ impl Section {
             Section::Status => "mgrStatus",
             Section::Sessions => "mgrSessions",
             Section::Notifications => "mgrNotifications",
+            Section::SecondFactors => "sfaManager",
             Section::Conf => "mgrConf",
             Section::Users => "mgrUsers",
         }
     }
 
-    const ALL: [Section; 5] = [
+    const ALL: [Section; 6] = [
         Section::Status,
         Section::Sessions,
         Section::Notifications,
+        Section::SecondFactors,
         Section::Conf,
         Section::Users,
     ];
@@ -214,6 +221,7 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
         Section::Status => status::page(&ctx),
         Section::Sessions => sessions::handle(&ctx, &rest),
         Section::Notifications => notifications::handle(&ctx, &rest),
+        Section::SecondFactors => second_factors::handle(&ctx, &rest),
         Section::Conf => conf_routes(&ctx, &rest),
         Section::Users => users::handle(&ctx, &rest),
     }

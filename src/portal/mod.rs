@@ -10,6 +10,7 @@ pub mod login;
 pub mod menu;
 pub mod pages;
 pub mod password;
+pub mod second_factor;
 pub mod session;
 pub mod settings;
 

@@ -39,6 +39,11 @@ pub struct Llng {
 impl Llng {
     /// Starts the three servers and waits until `/proxy/getUser` answers from LDAP.
     pub fn start() -> Llng {
+        Llng::start_with_ldap(json!({}))
+    }
+
+    /// [`Llng::start`] with `extra` keys in LemonLDAP::NG's configuration.
+    pub fn start_with_ldap(extra: Value) -> Llng {
         require_packages();
         let dir = TempDir::new("llng");
         let (ldap_port, port) = (free_port(), free_port());
@@ -48,7 +53,7 @@ impl Llng {
             dir,
         };
         node.start_slapd(ldap_port);
-        node.write_llng_files(ldap_port, &json!({}));
+        node.write_llng_files(ldap_port, &extra);
         node.spawn("llng-fastcgi-server", fastcgi_command(node.dir.path()));
         let mut nginx = Command::new("nginx");
         nginx.arg("-c").arg(node.dir.path().join("nginx.conf"));

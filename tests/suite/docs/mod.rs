@@ -77,6 +77,7 @@ pages! {
     oidc_page => "oidc.md",
     portal_page => "portal.md",
     protect_an_application_page => "protect-an-application.md",
+    second_factors_page => "second-factors.md",
     security_page => "security.md",
     sessions_page => "sessions.md",
     users_in_ldap_page => "users-in-ldap.md",

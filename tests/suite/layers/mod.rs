@@ -52,6 +52,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ctx",
             "login",
             "password",
+            "second_factor",
             "notifications",
         ],
     ),
