@@ -47,6 +47,14 @@ const TOP_LEVEL_RP_OPTIONS: &[&str] = &["oidcRPMetaDataOptionsExtraClaims"];
 /// Keys read under another name than a literal of their own: the key and the file that
 /// reads it, checked to exist.
 const READ_BY_NAME: &[(&str, &str)] = &[
+    // A second factor's generic keys, `<prefix>2f<Name>`, read for every factor listed.
+    ("totp2fActivation", "second_factor/settings.rs"),
+    ("totp2fSelfRegistration", "second_factor/settings.rs"),
+    ("totp2fAuthnLevel", "second_factor/settings.rs"),
+    ("totp2fLabel", "second_factor/settings.rs"),
+    ("totp2fLogo", "second_factor/settings.rs"),
+    ("totp2fUserCanRemoveKey", "second_factor/settings.rs"),
+    ("totp2fTTL", "second_factor/settings.rs"),
     // The relying parties' hashes beside their options: the options table's module reads them.
     ("oidcRPMetaDataMacros", "oidc/options.rs"),
     ("oidcRPMetaDataScopeRules", "oidc/options.rs"),

@@ -250,7 +250,8 @@ fn no_displayed_value_comes_out_as_markup() {
     let path = format!("/manager/conf/{num}");
     page("version", as_user(&p, &sid, &path), &e);
     // A refusal that echoes its input (the timeout must be a number).
-    let t = field(&conf, "token");
+    // The form's token, after the console's navigation (whose sign-out form has its own).
+    let t = field(conf.rsplit("</nav>").next().unwrap_or(&conf), "token");
     let f = [
         ("token", t.as_str()),
         ("action", "main"),
@@ -264,7 +265,7 @@ fn no_displayed_value_comes_out_as_markup() {
     // the payload, is refused as a notification's uid), listed there, then holding the next
     // login.
     let list = as_user(&p, &sid, &format!("/manager/notifications?uid={q}")).text();
-    let t = field(&list, "token");
+    let t = field(list.rsplit("</nav>").next().unwrap_or(&list), "token");
     let f = [
         ("token", t.as_str()),
         ("action", "create"),

@@ -33,7 +33,9 @@ fn an_administrator_lists_and_removes_a_users_device() {
         !html.contains("_secret") && !html.contains("llngcrypt"),
         "{html}"
     );
-    let (token, epoch) = (field(&html, "token"), field(&html, "epoch"));
+    // The form's token, after the console's navigation (whose sign-out form has its own).
+    let content = html.rsplit("</nav>").next().unwrap_or(&html);
+    let (token, epoch) = (field(content, "token"), field(content, "epoch"));
     let fields = [
         ("token", token.as_str()),
         ("action", "remove"),
