@@ -2,7 +2,7 @@
 # make bench-handler: the handler endpoint side by side with LemonLDAP::NG 2.16's own handler,
 # both behind nginx on this machine, protecting the same static answer with the same rules,
 # headers and session (docs/protect-an-application.md):
-#   - nginx alone (the application, no authorization): the ceiling of the rows below;
+#   - nginx proxying to the application without asking anyone: the ceiling of the rows below;
 #   - nginx with conf/nginx-protect.conf asking Limette's /lmauth over HTTP;
 #   - nginx with the same file, its /lmauth location asking LemonLDAP::NG's handler
 #     (Lemonldap::NG::Handler::Server::Nginx under llng-fastcgi-server, two processes, as its
@@ -39,7 +39,7 @@ wait_port() {
   done
   echo "bench-handler: nothing listens on $1 ($2):" >&2; cat "$W/$2.out" >&2; exit 1
 }
-LP=$(port) AP=$(port) NL=$(port) NO=$(port)
+LP=$(port) AP=$(port) NL=$(port) NO=$(port) NP=$(port)
 HOST=app.example.com
 
 # The site, for both: one virtual host, two exported headers, the users' port 80.
@@ -103,9 +103,9 @@ LLNG_DEFAULTCONFFILE="$W/llng/lemonldap-ng.ini" LLNG_DEFAULTLOGGER=Lemonldap::NG
 for _ in $(seq 600); do [ -S "$W/llng/llng.sock" ] && break; sleep 0.1; done
 
 # nginx: the application, and the shipped protection twice (the second asks LemonLDAP::NG).
-python3 - "$ROOT/conf/nginx-protect.conf" "$W" "$LP" "$AP" "$NO" "$NL" <<'EOF'
+python3 - "$ROOT/conf/nginx-protect.conf" "$W" "$LP" "$AP" "$NO" "$NL" "$NP" <<'EOF'
 import re, sys
-src, w, lp, ap, no, nl = sys.argv[1:]
+src, w, lp, ap, no, nl, np = sys.argv[1:]
 text = open(src).read()
 def ported(t, listen, handler):
     for a, b in (("listen 80;", f"listen 127.0.0.1:{listen};"),
@@ -127,7 +127,9 @@ fastcgi = f"""location = /lmauth {{
 theirs = re.sub(r"location = /lmauth \{.*?\n    \}", lambda m: fastcgi, ported(text, nl, lp), count=1, flags=re.S)
 theirs = theirs.replace("limette_handler", "limette_handler_unused")
 app = f"server {{ listen 127.0.0.1:{ap}; location / {{ return 200 \"ok\\n\"; }} }}\n"
-open(f"{w}/sites.conf", "w").write(app + ours + theirs)
+# The same way to the application, without asking anyone: the ceiling of both.
+bare = f"server {{ listen 127.0.0.1:{np}; location / {{ proxy_pass http://127.0.0.1:{ap}; }} }}\n"
+open(f"{w}/sites.conf", "w").write(app + bare + ours + theirs)
 open(f"{w}/nginx.conf", "w").write(f"""daemon off;
 user www-data;
 worker_processes auto;
@@ -155,7 +157,7 @@ check() {
   [ "$got" = "$want" ] || { echo "bench-handler: $label answered $got, not $want" >&2; cat "$W/llng.out" "$W/nginx-error.log" >&2; exit 1; }
 }
 C="Cookie: lemonldap=$SID"
-check "nginx alone" 200 "http://127.0.0.1:$AP/"
+check "nginx alone" 200 "http://127.0.0.1:$NP/"
 check "Limette behind nginx" 200 -H "Host: $HOST" -H "$C" "http://127.0.0.1:$NO/"
 check "Limette behind nginx, no cookie" 302 -H "Host: $HOST" "http://127.0.0.1:$NO/"
 check "LemonLDAP::NG behind nginx" 200 -H "Host: $HOST" -H "$C" "http://127.0.0.1:$NL/"
@@ -180,7 +182,7 @@ echo "- Limette: $BIN; LemonLDAP::NG: $(dpkg-query -W -f '${Version}' liblemonld
 echo
 echo "| row | req/s | p50 | p99 | non-2xx/3xx |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-row "nginx alone (the application, no authorization)" "http://127.0.0.1:$AP/"
+row "nginx to the application, no authorization (the ceiling)" "http://127.0.0.1:$NP/"
 row "nginx + Limette's /lmauth (HTTP), valid session" "http://127.0.0.1:$NO/" -H "Host: $HOST" -H "$C"
 row "nginx + LemonLDAP::NG's handler (FastCGI), valid session" "http://127.0.0.1:$NL/" -H "Host: $HOST" -H "$C"
 row "Limette's /lmauth asked directly, valid session" "http://127.0.0.1:$LP/lmauth" -H "Host: $HOST" -H "X-Original-URI: /" -H "$C"

@@ -90,18 +90,9 @@ pub fn decide(
             _ => Verdict::Login,
         });
     };
-    let need = location_level.or(v.options.authn_level).filter(|n| *n != 0);
-    if let Some(need) = need {
-        let have = session
-            .get("authenticationLevel")
-            .and_then(crate::config::as_i64)
-            .unwrap_or(0);
-        if have < need {
-            return Ok(Verdict::Forbidden(format!(
-                "authentication level {have} under the {need} {name}{} asks",
-                ask.uri
-            )));
-        }
+    let need = location_level.or(v.options.authn_level);
+    if let Some(why) = under_level(&session, need) {
+        return Ok(Verdict::Forbidden(format!("{why} {name}{} asks", ask.uri)));
     }
     let allowed = match access {
         Access::Rule(r) => r.eval_in(&session, ask.env, epoch),
@@ -149,6 +140,16 @@ fn granted(s: &Settings, v: &Vhost, session: &SsoSession, env: &Env, epoch: i64)
         custom,
         headers,
     })
+}
+
+/// Why the session's `authenticationLevel` is under the level asked (none asked: 0 or unset).
+fn under_level(session: &SsoSession, need: Option<i64>) -> Option<String> {
+    let need = need.filter(|n| *n != 0)?;
+    let have = session
+        .get("authenticationLevel")
+        .and_then(crate::config::as_i64)
+        .unwrap_or(0);
+    (have < need).then(|| format!("authentication level {have} under the {need}"))
 }
 
 /// The exported headers' names of a virtual host.

@@ -84,7 +84,7 @@ fn session(ctx: &Ctx, settings: &Settings) -> Result<Option<Arc<SsoSession>>> {
     };
     let s = Arc::new(s);
     if !settings.cache_ttl.is_zero() {
-        cache::put(&id, s.clone());
+        cache::put(&id, s.clone(), settings.cache_ttl);
     }
     Ok(Some(s))
 }

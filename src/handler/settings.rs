@@ -67,18 +67,11 @@ impl AreaSettings for Settings {
             ..Settings::default()
         };
         for (host, host_rules) in rules {
-            let lower = host.to_ascii_lowercase();
             let opts = vhost_options(host, options.get(host))?;
-            let v = vhost::compile(host, Some(host_rules), headers.get(host), opts);
-            for b in &v.broken {
-                let key = b.split(':').next().unwrap_or(host).to_string();
-                let line = format!("{b}: virtual host {host} denies every request");
-                s.findings.push((key, line));
-            }
-            if let Some(re) = wildcard(&lower) {
-                s.wildcards.push((re, lower.clone()));
-            }
-            s.vhosts.insert(lower, v);
+            s.add(
+                host,
+                vhost::compile(host, Some(host_rules), headers.get(host), opts),
+            );
         }
         s.wildcards.sort_by(|a, b| wildcard_order(&a.1, &b.1));
         for (host, o) in options {
@@ -94,6 +87,20 @@ impl AreaSettings for Settings {
 }
 
 impl Settings {
+    /// Keeps a compiled virtual host, its wildcard pattern and what closed it.
+    fn add(&mut self, host: &str, v: Vhost) {
+        let lower = host.to_ascii_lowercase();
+        for b in &v.broken {
+            let key = b.split(':').next().unwrap_or(host).to_string();
+            let line = format!("{b}: virtual host {host} denies every request");
+            self.findings.push((key, line));
+        }
+        if let Some(re) = wildcard(&lower) {
+            self.wildcards.push((re, lower.clone()));
+        }
+        self.vhosts.insert(lower, v);
+    }
+
     /// The virtual host a `Host` names (port dropped): an alias's, its own, or the first
     /// wildcard's that matches. The name is returned even when unknown (rules deny it).
     pub fn resolve(&self, host: &str) -> String {

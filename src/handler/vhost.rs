@@ -88,6 +88,33 @@ pub fn compile(
             &empty
         }
     };
+    let locations = compile_locations(host, rules, &mut broken);
+    let default = match rules.get("default").map(crate::config::value_string) {
+        None => Access::Rule(Rule::deny()),
+        Some(src) => parse_access(&src).unwrap_or_else(|e| {
+            broken.push(format!(
+                "locationRules/{host}/default: rule {src:?} does not parse ({e})"
+            ));
+            Access::Rule(Rule::deny())
+        }),
+    };
+    let headers = compile_headers(host, headers, &mut broken);
+    Vhost {
+        locations,
+        default,
+        headers,
+        options,
+        broken,
+    }
+}
+
+/// The keys other than `default`, in Perl's sorted order; each that does not compile is said
+/// in `broken`.
+fn compile_locations(
+    host: &str,
+    rules: &Map<String, Value>,
+    broken: &mut Vec<String>,
+) -> Vec<Location> {
     let mut keys: Vec<&String> = rules.keys().filter(|k| *k != "default").collect();
     keys.sort();
     let mut locations = Vec::new();
@@ -109,23 +136,7 @@ pub fn compile(
             )),
         }
     }
-    let default = match rules.get("default").map(crate::config::value_string) {
-        None => Access::Rule(Rule::deny()),
-        Some(src) => parse_access(&src).unwrap_or_else(|e| {
-            broken.push(format!(
-                "locationRules/{host}/default: rule {src:?} does not parse ({e})"
-            ));
-            Access::Rule(Rule::deny())
-        }),
-    };
-    let headers = compile_headers(host, headers, &mut broken);
-    Vhost {
-        locations,
-        default,
-        headers,
-        options,
-        broken,
-    }
+    locations
 }
 
 /// A rule's text as LemonLDAP::NG's `conditionSub` reads it: a trailing `(?#N)` dropped, the

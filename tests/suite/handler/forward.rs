@@ -105,4 +105,15 @@ fn traefik_forward_auth_protocol() {
         assert_eq!(traefik(sneaky, Some(&rose)).status, 403, "{sneaky}");
     }
     assert_eq!(traefik("/%ff", Some(&rose)).status, 400);
+    // skip: 200 with each header Traefik copies present and empty (Traefik removes what the
+    // client sent under those names and copies these).
+    let r = traefik("/static/x", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("auth-user"), Some(""));
+    assert_eq!(r.header("lm-remote-user"), Some(""));
+    // logout_sso: 302 to the portal's logout, then the session is gone.
+    let r = traefik("/logout", Some(&rose));
+    assert_eq!(r.status, 302);
+    assert!(r.header("location").unwrap().ends_with("&logout=1"));
+    assert_eq!(traefik("/", Some(&rose)).status, 302);
 }
