@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config::support",
             "config::gate",
             "config::stores",
+            "webauthn",
         ],
     ),
     ("storage", &["storage"]),
