@@ -1,7 +1,8 @@
 //! The checks against vectors made by an independent implementation of the authenticator
 //! (`tests/fixtures/webauthn/make_vectors.py`: keys and signatures from Python's
 //! `cryptography`; its ES256 and RS256 vectors also pass LemonLDAP::NG's own verifier,
-//! Authen::WebAuthn 0.001), then each refusal on a vector changed in one place.
+//! Authen::WebAuthn 0.001) and by Chromium (`chromium.json`), then each refusal on a vector
+//! changed in one place.
 use super::*;
 use serde_json::Value;
 
@@ -359,4 +360,30 @@ fn the_relying_party_comes_from_the_portal_url() {
     ] {
         assert_eq!(RelyingParty::from_portal(bad), None, "{bad}");
     }
+}
+
+#[test]
+fn a_registration_from_chromium_reads_as_kept() {
+    // Made by Chromium's virtual authenticator through static/webauthn.js
+    // (tests/fixtures/webauthn/chromium.json): ES256, format none, UV set, counter 1.
+    let v: Value =
+        serde_json::from_str(include_str!("../../tests/fixtures/webauthn/chromium.json")).unwrap();
+    let rp = rp(&v);
+    let e = exp(
+        &rp,
+        v["challenge"].as_str().unwrap(),
+        UserVerification::Required,
+    );
+    let r = RegistrationResponse::from_json(&v["registration"].to_string()).unwrap();
+    let got = verify_registration(&e, &r).unwrap();
+    assert_eq!(
+        (got.alg, got.attestation, got.sign_count),
+        (Alg::Es256, "none", 1)
+    );
+    assert_eq!(
+        B64.encode(&got.credential_id),
+        v["registration"]["id"].as_str().unwrap()
+    );
+    let wrong = exp(&rp, "AAAAAAAAAAAAAAAAAAAAAB", UserVerification::Required);
+    assert_eq!(verify_registration(&wrong, &r), Err(Refused::Challenge));
 }
