@@ -35,6 +35,10 @@ pub enum PortalCode {
     UnauthorizedPartner = 84,
     /// PE_OIDC_SERVICE_NOT_ALLOWED: `issuerDBOpenIDConnectRule` refuses this user.
     OidcServiceNotAllowed = 90,
+    /// PE_BADOTP: a wrong second-factor code.
+    BadOtp = 96,
+    /// PE_NO_SECOND_FACTORS: a service needs a second factor the user has none of.
+    NoSecondFactors = 103,
     /// PE_WAIT: the brute-force lock refuses the login for some seconds more.
     Wait = 86,
     /// PE_UPGRADESESSION: the session's authentication level is below the RP's.

@@ -187,6 +187,17 @@ impl Record {
         field(&self.0, "acr")
     }
 
+    /// The authentication methods (RFC 8176), as stored.
+    pub fn amr(&self) -> Option<&Value> {
+        self.0.get("amr")
+    }
+
+    /// The record with its authentication methods (RFC 8176).
+    pub fn with_amr(mut self, amr: &[&str]) -> Record {
+        self.0.insert("amr".into(), json!(amr));
+        self
+    }
+
     /// When the user authenticated, as stored.
     pub fn auth_time(&self) -> Option<&Value> {
         self.0.get("auth_time")
@@ -231,7 +242,8 @@ impl Record {
     /// authentication time and level, grant type, offline flag and claims request (no nonce,
     /// no redirect or PKCE).
     pub fn for_tokens(&self) -> Record {
-        const KEEP: [&str; 10] = [
+        const KEEP: [&str; 11] = [
+            "amr",
             "claims",
             "client_id",
             "scope",

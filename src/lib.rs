@@ -37,6 +37,7 @@ pub(crate) mod pause;
 pub(crate) mod portal;
 pub(crate) mod router;
 pub mod rules;
+pub(crate) mod second_factor;
 pub mod server;
 pub(crate) mod sessions;
 pub(crate) mod sso;

@@ -31,6 +31,9 @@ need_perl Email::Sender::Simple libemail-sender-perl
 need_perl GD::SecurityImage libgd-securityimage-perl
 need_perl Image::Magick libimage-magick-perl
 need_perl Lemonldap::NG::Portal::Auth::LDAP liblemonldap-ng-portal-perl
+# LemonLDAP::NG's TOTP (Common/TOTP.pm), which the second-factor tests run (tests/llng_totp.pl).
+need_perl Digest::HMAC_SHA1 libdigest-hmac-perl
+need_perl Convert::Base32 libconvert-base32-perl
 need_install
 # The FastCGI server refuses to run as root; the test drops it to www-data.
 id www-data >/dev/null

@@ -10,6 +10,7 @@ pub mod notifications;
 pub mod out;
 mod reloader;
 pub mod sessions;
+pub mod users_2f;
 
 use crate::app::App;
 use crate::config::local::LocalConf;
@@ -26,7 +27,8 @@ const USAGE: &str = "Usage: limette [serve] [-c FILE] [-l ADDR:PORT] [-t N] [--d
          limette config VERB --help: the usage of one verb
        limette sessions list|get ID|delete ID|purge|offline [USER]|offline-revoke ID
        limette notifications add FILE|-|list [UID]|delete UID REF|purge-done --before DATE
-       limette db init";
+       limette db init
+       limette users 2f list USER|remove USER TYPE EPOCH";
 
 /// Parsed global options.
 #[derive(Debug, Default)]
@@ -140,6 +142,7 @@ enum AppCmd {
     Serve,
     Sessions(sessions::Cmd),
     Notifications(notifications::Cmd),
+    Users2f(users_2f::Cmd),
 }
 
 fn command(opts: &Options) -> Result<Cmd, String> {
@@ -158,6 +161,9 @@ fn command(opts: &Options) -> Result<Cmd, String> {
         Some("notifications") => notifications::parse(rest, opts)
             .map(|c| Cmd::App(AppCmd::Notifications(c)))
             .map_err(|e| in_context("notifications", e)),
+        Some("users") if rest.first().map(String::as_str) == Some("2f") => users_2f::parse(rest)
+            .map(|c| Cmd::App(AppCmd::Users2f(c)))
+            .map_err(|e| in_context("users", e)),
         Some(other) => Err(format!("limette: unknown command {other}\n{USAGE}")),
     }
 }
@@ -231,6 +237,7 @@ fn run(opts: Options) -> i32 {
             code
         }
         AppCmd::Notifications(c) => notifications::run(&app, &c),
+        AppCmd::Users2f(c) => users_2f::run(&app, &c),
     }
 }
 

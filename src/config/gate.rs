@@ -434,10 +434,10 @@ mod tests {
     #[test]
     fn refused_keys_only_when_not_default() {
         assert!(refusals(&raw(json!({"singleSession": 0, "grantSessionRules": {}}))).is_empty());
-        let r = refusals(&raw(json!({"totp2fActivation": 1, "securedCookie": 2})));
+        let r = refusals(&raw(json!({"mail2fActivation": 1, "securedCookie": 2})));
         assert!(
             r.iter()
-                .any(|l| l.starts_with("totp2fActivation = 1 is not supported")),
+                .any(|l| l.starts_with("mail2fActivation = 1 is not supported")),
             "{r:?}"
         );
         assert!(

@@ -262,7 +262,9 @@ mod tests {
             UnauthorizedPartner,
             OidcServiceNotAllowed,
             Wait,
+            BadOtp,
             UpgradeSession,
+            NoSecondFactors,
             UnknownPartner,
             UnauthorizedUrl,
         ];
@@ -281,7 +283,9 @@ mod tests {
                 | UnauthorizedPartner
                 | OidcServiceNotAllowed
                 | Wait
+                | BadOtp
                 | UpgradeSession
+                | NoSecondFactors
                 | UnknownPartner
                 | UnauthorizedUrl => {}
             }

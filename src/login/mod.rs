@@ -78,6 +78,21 @@ pub fn without_browser(
     Ok(Some(s))
 }
 
+/// The rest of a login held by its second factor once the factor passed (the portal's
+/// `/<prefix>2fcheck`, a registration under `sfRequired`): grant, holds, release.
+pub fn after_second_factor(
+    app: &App,
+    conf: &Conf,
+    req: &Request,
+    s: &Session,
+    url: Option<&str>,
+) -> Result<Outcome> {
+    if let Some(held) = granted_or_held(app, conf, s, url)? {
+        return Ok(held);
+    }
+    Ok(Outcome::Released(release::release(app, conf, req, s, url)?))
+}
+
 /// Identify, authenticate, build the session, the lock: the session built, or the refusal.
 fn checked(
     app: &App,
@@ -105,9 +120,21 @@ fn checked(
 
 /// The second factor, the grant and the holds: what keeps a checked login back, if anything.
 fn held(app: &App, conf: &Conf, s: &Session, url: Option<&str>) -> Result<Option<Outcome>> {
-    if let Step::Hold(h) = second_factor::check(app, conf, s)? {
-        return Ok(Some(Outcome::Held(h)));
+    match second_factor::check(app, conf, s, url)? {
+        Step::Hold(h) => return Ok(Some(Outcome::Held(h))),
+        Step::Refused(code) => return Ok(Some(Outcome::Refused(code, 401))),
+        Step::Continue => {}
     }
+    granted_or_held(app, conf, s, url)
+}
+
+/// The grant and the holds: what keeps a login whose factors passed back, if anything.
+fn granted_or_held(
+    app: &App,
+    conf: &Conf,
+    s: &Session,
+    url: Option<&str>,
+) -> Result<Option<Outcome>> {
     if let Some((code, status)) = grant::check(conf, s) {
         return Ok(Some(Outcome::Refused(code, status)));
     }

@@ -1,11 +1,14 @@
-//! The second factor, the pipeline's third step: where a second factor (TOTP, WebAuthn, a
-//! code by mail) will be asked for once the first one passed. None is configured yet, so every
-//! login continues; a factor to ask answers `Step::Hold` with what its page shows, and the
-//! pipeline stops there as it does for a hold.
+//! The second factor, the pipeline's fifth step: the engine (`crate::second_factor::step`)
+//! says whether the login must prove a factor, choose one, or register one (`sfRequired`);
+//! then the login stops here as a pending login (`crate::second_factor::pending`) and the
+//! portal shows the page (`Step::Hold`). No SSO session is stored, no cookie set, before
+//! the factor passed; the portal's `/<prefix>2fcheck` then resumes the login with
+//! `crate::login::after_second_factor` (grant, holds, release).
 use super::holds::Held;
 use crate::app::App;
 use crate::config::Conf;
-use crate::error::Result;
+use crate::error::{PortalCode, Result};
+use crate::second_factor::step::{self, Ask, Why};
 use crate::storage::Session;
 
 /// What the second-factor step says of a login.
@@ -13,11 +16,16 @@ pub enum Step {
     /// Go on to the next step.
     Continue,
     /// Stop here: the login waits for the user, on the page of this hold.
-    #[allow(dead_code)] // No factor asks yet: the second-factor issues construct it.
     Hold(Held),
+    /// Refused with this portal error.
+    Refused(PortalCode),
 }
 
-/// Today: no second factor is configured, every login continues.
-pub fn check(_app: &App, _conf: &Conf, _s: &Session) -> Result<Step> {
-    Ok(Step::Continue)
+/// Asks the engine about the session built, going to `url` afterwards.
+pub fn check(app: &App, conf: &Conf, s: &Session, url: Option<&str>) -> Result<Step> {
+    Ok(match step::ask(app, conf, s, url, Why::Login)? {
+        Ask::Nothing => Step::Continue,
+        Ask::Asked(asked) => Step::Hold(Held::SecondFactor(asked)),
+        Ask::Refused(code) => Step::Refused(code),
+    })
 }

@@ -14,12 +14,13 @@
 //!    (`web::csrf::check_for`): missing or stale, 403.
 //!
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
-//! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
+//! Pages: `status` (the index), `sessions`, `notifications`, `second_factors`, `conf` (the configuration: its
 //! versions, their differences, and the forms that save a new one).
 mod conf;
 mod conf_edit;
 mod conf_forms;
 mod notifications;
+mod second_factors;
 mod sessions;
 mod status;
 
@@ -38,6 +39,7 @@ enum Section {
     Status,
     Sessions,
     Notifications,
+    SecondFactors,
     Conf,
 }
 
@@ -53,6 +55,7 @@ impl Section {
             None | Some("status") => Section::Status,
             Some("sessions") => Section::Sessions,
             Some("notifications") => Section::Notifications,
+            Some("2f") => Section::SecondFactors,
             Some("conf") => Section::Conf,
             Some(_) => return None,
         };
@@ -69,6 +72,7 @@ impl Section {
             Section::Status => return "/".into(),
             Section::Sessions => "/sessions",
             Section::Notifications => "/notifications",
+            Section::SecondFactors => "/2ndfa",
             Section::Conf => "/confs",
         };
         rest.iter()
@@ -80,6 +84,7 @@ impl Section {
             Section::Status => "/manager/",
             Section::Sessions => "/manager/sessions",
             Section::Notifications => "/manager/notifications",
+            Section::SecondFactors => "/manager/2f",
             Section::Conf => "/manager/conf",
         }
     }
@@ -89,14 +94,16 @@ impl Section {
             Section::Status => "mgrStatus",
             Section::Sessions => "mgrSessions",
             Section::Notifications => "mgrNotifications",
+            Section::SecondFactors => "sfaManager",
             Section::Conf => "mgrConf",
         }
     }
 
-    const ALL: [Section; 4] = [
+    const ALL: [Section; 5] = [
         Section::Status,
         Section::Sessions,
         Section::Notifications,
+        Section::SecondFactors,
         Section::Conf,
     ];
 }
@@ -190,6 +197,7 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
         Section::Status => status::page(&ctx),
         Section::Sessions => sessions::handle(&ctx, &rest),
         Section::Notifications => notifications::handle(&ctx, &rest),
+        Section::SecondFactors => second_factors::handle(&ctx, &rest),
         Section::Conf => conf_routes(&ctx, &rest),
     }
 }

@@ -56,8 +56,8 @@ pub fn configuration(conf: &Conf) -> Response {
         "code_challenge_methods_supported": ["plain", "S256"],
         "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
         "claims_supported": claims::supported(),
-        // The one level a login gives with the module in use.
-        "acr_values_supported": [format!("loa-{}", crate::directory::for_conf(conf).authn_level())],
+        // The names of levels (oidcServiceMetaDataAuthnContext), as LemonLDAP::NG lists them.
+        "acr_values_supported": conf.area::<crate::oidc::base::acr::AuthnContext>().names(),
         "prompt_values_supported": ["none", "login", "consent"],
         "claims_parameter_supported": true,
         "request_parameter_supported": true,

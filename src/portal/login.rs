@@ -1,5 +1,6 @@
 //! The portal's login entry points: `POST /` and `POST /oauth2/` (the form and JSON login)
-//! and `/notifback` (the answer to the notifications a login was held by). Each calls the
+//! and `/notifback` (the answer to the notifications a login was held by); `answer` encodes
+//! an outcome for them and for the second factor's check (`second_factor`). Each calls the
 //! login pipeline (`crate::login`) and encodes what it decided: the login page with its error,
 //! the lock's page, a hold's page, or the released login's cookie with its redirect or JSON.
 use super::{login_page, pages, pending_url, session, session::CookieState};
@@ -48,12 +49,19 @@ pub fn post(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         user: &user,
         password: &password,
     };
-    Ok(match login::run(app, conf, req, c, url.as_deref())? {
+    let outcome = login::run(app, conf, req, c, url.as_deref())?;
+    Ok(answer(conf, req, outcome))
+}
+
+/// The answer of a login's outcome: the login page with its error, the lock's page, a hold's
+/// page, or the released login's cookie with its redirect or JSON.
+pub fn answer(conf: &Conf, req: &Request, outcome: Outcome) -> Response {
+    match outcome {
         Outcome::Refused(code, status) => login_page(conf, req, code, status),
         Outcome::Locked(seconds) => locked_page(conf, req, seconds),
         Outcome::Held(held) => held_page(conf, req, held),
         Outcome::Released(r) => released(conf, req, &r),
-    })
+    }
 }
 
 /// `/notifback`: the answer to the notifications form of a held login (`?cancel=1` gives up).
@@ -126,6 +134,7 @@ fn held_page(conf: &Conf, req: &Request, held: Held) -> Response {
             };
             resp.with_cookie(&cookie)
         }
+        Held::SecondFactor(asked) => super::second_factor::held_page(conf, req, asked),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod cross_site;
 pub mod login;
 pub mod menu;
 pub mod pages;
+pub mod second_factor;
 pub mod session;
 pub mod settings;
 

@@ -108,6 +108,9 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::directory::Settings>(raw)?;
     areas.parse::<crate::config_proxy::Settings>(raw)?;
     areas.parse::<crate::status::Settings>(raw)?;
+    areas.parse::<crate::second_factor::Settings>(raw)?;
+    areas.parse::<crate::second_factor::totp::Settings>(raw)?;
+    areas.parse::<crate::oidc::base::acr::AuthnContext>(raw)?;
     Ok(())
 }
 
@@ -130,6 +133,9 @@ enum Area {
     NotificationServer,
     /// `/notifback`, `/mynotifications`: notifications at login and the explorer.
     NotificationPortal,
+    /// `/2fchoice`, `/<prefix>2fcheck`, `/2fregisters...`: second factors at login and their
+    /// registration (the portal's).
+    SecondFactor,
     /// `/static/...`: embedded assets.
     Static,
     /// `/portalStatus`, `/health`, `/metrics`: the node's state for operators and monitors.
@@ -159,6 +165,7 @@ impl Area {
                 notifications::explorer::handle
             }
             Area::NotificationPortal => portal::login::notifback,
+            Area::SecondFactor => portal::second_factor::handle,
             Area::Static => portal::assets::serve,
             Area::Status => crate::status::handle,
             Area::Manager => crate::manager::handle,
@@ -190,6 +197,7 @@ impl Area {
             Area::Login | Area::Oidc => M::Oidc,
             Area::NotificationServer => M::Notifications,
             Area::NotificationPortal => M::NotificationPortal,
+            Area::SecondFactor => M::Portal,
             Area::Static => M::Static,
             Area::Status => M::Status,
             Area::Manager => M::Manager,
@@ -230,6 +238,10 @@ fn area<'r>(app: &App, req: &'r Request) -> Option<(Area, &'r str)> {
         (
             Area::NotificationPortal,
             (under("/notifback") || under("/mynotifications")).then_some(path),
+        ),
+        (
+            Area::SecondFactor,
+            crate::portal::second_factor::owns(path).then_some(path),
         ),
         (Area::Static, under("/static").then_some(path)),
         (Area::Status, crate::status::owns(path).then_some(path)),

@@ -24,6 +24,7 @@ pub fn truth(e: &Expr, ctx: &Context) -> bool {
         Expr::Compare(op, a, b) => compare(*op, &text(a, ctx), &text(b, ctx)),
         Expr::Match { expr, re, negate } => re.is_match(&text(expr, ctx)) != *negate,
         Expr::InGroup(g) => in_group(ctx.attrs, g),
+        Expr::Has2f(t) => has2f(ctx.attrs, t.as_deref()),
         Expr::Cond(c, a, b) => {
             if truth(c, ctx) {
                 truth(a, ctx)
@@ -55,9 +56,11 @@ pub fn value<'a>(e: &'a Expr, ctx: &'a Context) -> Option<Cow<'a, str>> {
             parts.iter().map(|p| text(p, ctx)).collect::<String>(),
         )),
         Expr::Call(f, x) => Some(Cow::Owned(call(*f, &text(x, ctx)))),
-        Expr::Not(_) | Expr::Compare(..) | Expr::Match { .. } | Expr::InGroup(_) => {
-            Some(Cow::Borrowed(if truth(e, ctx) { "1" } else { "" }))
-        }
+        Expr::Not(_)
+        | Expr::Compare(..)
+        | Expr::Match { .. }
+        | Expr::InGroup(_)
+        | Expr::Has2f(_) => Some(Cow::Borrowed(if truth(e, ctx) { "1" } else { "" })),
     }
 }
 
@@ -155,6 +158,32 @@ pub fn number(s: &str) -> f64 {
         return 0.0;
     }
     t.get(..end).and_then(|n| n.parse().ok()).unwrap_or(0.0)
+}
+
+/// `has2f("T")`: the session's `_2fDevices` (a JSON text, or an array) holds a device whose
+/// `type` is `T` ignoring case; `has2f()`: any device. A value that does not parse is no device
+/// (LemonLDAP::NG's `has2f_internal`).
+fn has2f(attrs: &Map<String, Value>, kind: Option<&str>) -> bool {
+    let parsed;
+    let list = match attrs.get("_2fDevices") {
+        Some(Value::Array(a)) => a,
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Array(a)) => {
+                parsed = a;
+                &parsed
+            }
+            _ => return false,
+        },
+        _ => return false,
+    };
+    match kind {
+        None => !list.is_empty(),
+        Some(k) => list.iter().any(|d| {
+            d.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.eq_ignore_ascii_case(k))
+        }),
+    }
 }
 
 /// `inGroup("g")`: LemonLDAP::NG rewrites it to `listMatch($hGroups, "g", 1)`, a

@@ -6,7 +6,7 @@
 //! variables; `$ip` and `$vhost` as LemonLDAP::NG rewrites them), single-quoted strings,
 //! double-quoted strings with `$name` interpolation, numbers, `.`, `eq ne lt gt le ge`,
 //! `== != < > <= >=`, `=~ /re/flags` and `!~`, `and or not && || !`, `c ? a : b`,
-//! parentheses, `lc() uc() lcfirst() ucfirst()`, `inGroup("g")`, `date()` (now as
+//! parentheses, `lc() uc() lcfirst() ucfirst()`, `inGroup("g")`, `has2f("T")`, `date()` (now as
 //! `YYYYMMDDHHMMSS` UTC), and the words `accept` / `deny` for rules. A rule ([`Rule::parse`])
 //! or a value expression ([`Expression::parse`]) is parsed once when the configuration loads;
 //! evaluation walks a finite tree and cannot panic, loop or run code. This module knows

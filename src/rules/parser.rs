@@ -72,6 +72,9 @@ pub enum Expr {
     Call(Func, Box<Expr>),
     /// `inGroup("name")`.
     InGroup(String),
+    /// `has2f("TYPE")` or `has2f()`: the session's `_2fDevices` holds a device of that type
+    /// (any device without a type), as LemonLDAP::NG's `has2f_internal`.
+    Has2f(Option<String>),
     /// `date()`: now as `YYYYMMDDHHMMSS` UTC.
     Date,
 }
@@ -284,6 +287,17 @@ impl Parser<'_> {
                 };
                 self.expect(")")?;
                 return Ok(Expr::InGroup(g));
+            }
+            "has2f" => {
+                self.expect("(")?;
+                if self.eat(&[")"]) {
+                    return Ok(Expr::Has2f(None));
+                }
+                let Some(Token::Str(t)) = self.next() else {
+                    return Err("has2f expects one quoted device type".into());
+                };
+                self.expect(")")?;
+                return Ok(Expr::Has2f(Some(t)));
             }
             "date" => {
                 self.expect("(")?;

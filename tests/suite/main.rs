@@ -29,5 +29,6 @@ mod notif_login;
 mod notifications;
 mod oidc;
 mod portal;
+mod second_factor;
 mod sessions;
 mod tls;

@@ -35,7 +35,7 @@ pub fn issue(
         return Ok(out);
     }
     // Never offline: the authorization endpoint issues no refresh token.
-    let grant = super::request::grant_record(rp, ar, session, &ar.scope, false);
+    let grant = super::request::grant_record(conf, rp, ar, session, &ar.scope, false);
     let access = match ar.response_type.token {
         true => Some(access_token(app, conf, rp, &grant, session)?),
         false => None,

@@ -30,7 +30,7 @@ use crate::grants::{self as store, RecordType};
 use crate::http::response::Task;
 use crate::http::{Request, Response};
 use crate::log;
-use crate::oidc::base::access::{decide, level, Grant};
+use crate::oidc::base::access::{decide, Grant, Refusal as Denied};
 use crate::oidc::base::response::{deliver, Mode};
 use crate::oidc::base::{params, subject, Params};
 use crate::oidc::claims;
@@ -41,6 +41,7 @@ use crate::oidc::settings::{self, Rp};
 use crate::sso::CookieState;
 use crate::storage::Session;
 use crate::util;
+use base64::Engine;
 use request::grant_record;
 use serde_json::Value;
 use std::sync::Arc;
@@ -148,6 +149,17 @@ fn answer(
         &ar.scope,
     ) {
         Ok(scope) => scope,
+        // A level too low, with a second factor to raise it: the portal asks for it
+        // (`/upgradesession`) and comes back here, instead of portal error 102.
+        Err(Denied::Level) if crate::second_factor::can_upgrade(conf) && !req.wants_json() => {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(back()?);
+            let url = format!(
+                "{}upgradesession?url={}",
+                conf.portal,
+                crate::util::url_encode(&b64)
+            );
+            return Ok(Response::redirect(&url));
+        }
         Err(refusal) => {
             let code = refusal.portal_code();
             log::notice(&format!(
@@ -175,7 +187,7 @@ fn answer(
     let ignore = conf
         .area::<crate::oidc::settings::Settings>()
         .ignore_scope_for_claims;
-    let acr = format!("loa-{}", level(&session));
+    let acr = crate::oidc::base::acr::of(conf, &session);
     let settled = match ar.claims.take() {
         Some(c) => c.settle(rp, &session, &ar.scope, ignore, (&acr, &sub)),
         None => Ok((None, ar.scope.clone())),
@@ -226,7 +238,7 @@ fn refusal(r: Refusal, p: &Params) -> Result<Response> {
 /// Connect Core 3.1.2.5, 3.2.2.5, 3.3.2.5) and answers with them, `session_state` and `state`.
 fn grant(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, session: &Session) -> Result<Response> {
     let code = match ar.response_type.code {
-        true => Some(issue_code(app, rp, ar, session)?),
+        true => Some(issue_code(app, conf, rp, ar, session)?),
         false => None,
     };
     let issued = implicit::issue(app, conf, rp, ar, session, code.as_deref())?;
@@ -295,11 +307,11 @@ fn sign_in(back: String, clear: bool, aside: Option<String>) -> Error {
 }
 
 /// Stores the code with what the token endpoint needs.
-fn issue_code(app: &App, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
+fn issue_code(app: &App, conf: &Conf, rp: &Rp, ar: &AuthRequest, s: &Session) -> Result<String> {
     // OIDC Core 11 as LemonLDAP::NG: offline_access needs AllowOffline and consent.
     let consented = rp.bypass_consent || ar.prompt.iter().any(|p| p == "consent");
     let (scope, offline) = store::offline::requested(&ar.scope, rp.allow_offline, consented);
-    let grant = grant_record(rp, ar, s, &scope, offline);
+    let grant = grant_record(conf, rp, ar, s, &scope, offline);
     store::create(store::of(app), RecordType::Code, grant, rp.code_ttl)
 }
 

@@ -5,7 +5,6 @@
 //! in `authorize` asks for the user and answers.
 use crate::error::{OAuthCode, PortalCode};
 use crate::grants as store;
-use crate::oidc::base::access::level;
 use crate::oidc::base::claims_request::ClaimsRequest;
 use crate::oidc::base::response::{Flow, Mode, ResponseType};
 use crate::oidc::base::{self, Params};
@@ -166,6 +165,7 @@ fn request(
 /// client, redirect URI, `scope`, nonce, PKCE challenge) and the user (session, the subject
 /// this RP knows, authentication time and level).
 pub fn grant_record(
+    conf: &crate::config::Conf,
     rp: &Rp,
     ar: &AuthRequest,
     s: &Session,
@@ -186,10 +186,11 @@ pub fn grant_record(
             .get("_lastAuthnUTime")
             .cloned()
             .unwrap_or(json!(util::now())),
-        acr: format!("loa-{}", level(s)),
+        acr: base::acr::of(conf, s),
         offline,
         claims: ar.claims.as_ref().map(ClaimsRequest::to_json),
     })
+    .with_amr(&base::acr::amr(s))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! (`response`). It imports only `settings`, `keys`, `claims` and `options` of the provider,
 //! never an endpoint's folder.
 pub mod access;
+pub mod acr;
 pub mod claims_request;
 pub mod params;
 pub mod pkce;

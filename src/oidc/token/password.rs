@@ -70,7 +70,7 @@ pub fn grant(
         }
     };
     // 4. The tokens, in a family of their own, bound to the new session.
-    let rec = grant_record(rp, &scope, &session);
+    let rec = grant_record(conf, rp, &scope, &session);
     let how = Issue {
         refresh: rp.refresh,
         id_token: has_scope(Some(&scope), "openid"),
@@ -84,7 +84,7 @@ pub fn grant(
 
 /// What the tokens of a password grant carry: the client, scope, the session's subject, id,
 /// authentication time and level.
-fn grant_record(rp: &Rp, scope: &str, s: &Session) -> Record {
+fn grant_record(conf: &Conf, rp: &Rp, scope: &str, s: &Session) -> Record {
     let mut rec = Session::new();
     rec.insert("client_id".into(), json!(rp.client_id));
     rec.insert("scope".into(), json!(scope));
@@ -94,8 +94,7 @@ fn grant_record(rp: &Rp, scope: &str, s: &Session) -> Record {
     if let Some(t) = s.get("_lastAuthnUTime") {
         rec.insert("auth_time".into(), t.clone());
     }
-    let acr = format!("loa-{}", base::access::level(s));
-    rec.insert("acr".into(), json!(acr));
+    rec.insert("acr".into(), json!(base::acr::of(conf, s)));
     rec.insert("_grant".into(), json!("password"));
-    Record::from(rec)
+    Record::from(rec).with_amr(&base::acr::amr(s))
 }

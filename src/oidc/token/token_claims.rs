@@ -73,6 +73,9 @@ pub fn id_token_claims(
         grant.auth_time().cloned().unwrap_or(json!(now)),
     );
     c.insert("acr".into(), json!(grant.acr().unwrap_or("loa-1")));
+    if let Some(amr) = grant.amr() {
+        c.insert("amr".into(), amr.clone());
+    }
     if let Some(at) = access_token {
         c.insert("at_hash".into(), json!(jwt::at_hash_for(rp.id_alg, at)));
     }

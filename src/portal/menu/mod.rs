@@ -138,6 +138,8 @@ struct Consented {
 struct Menu {
     user: String,
     explorer: Option<String>,
+    /// The second-factor manager's link, when the user may register a factor.
+    sfa: Option<String>,
     sections: Vec<Section>,
     error: u16,
 }
@@ -196,9 +198,12 @@ fn page_with(app: &App, conf: &Conf, req: &Request, s: &Session, error: u16) -> 
         .or_else(|| s.get("_whatToTrace"))
         .map(value_string)
         .unwrap_or_default();
+    let sfa = crate::second_factor::offers_registration(conf, &attrs)
+        .then(|| format!("{}2fregisters", conf.portal));
     let menu = Menu {
         user,
         explorer,
+        sfa,
         sections,
         error,
     };

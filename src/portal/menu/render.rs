@@ -36,6 +36,9 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
         @if let Some(url) = &menu.explorer {
             p { a id="explorer" href=(url) { (page.say("notificationsExplorer")) } } "\n"
         }
+        @if let Some(url) = &menu.sfa {
+            p { a id="sfa" href=(url) { (page.say("sfaManager")) } } "\n"
+        }
         @if titled.len() > 1 {
             nav aria-label=(page.say("menu")) {
                 ul { @for (id, title) in &titled { li { a href={ "#" (id) } { (title) } } } }

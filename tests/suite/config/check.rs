@@ -174,7 +174,7 @@ fn refused_keys_stop_start_up_only_when_set() {
     let (dir, ini) = setup(&with(&[("singleSession", json!(0))]), "");
     assert_eq!(run(&ini, dir.path(), &["config", "check"]).code, Some(1));
     let conf = with(&[
-        ("totp2fActivation", json!(1)),
+        ("mail2fActivation", json!(1)),
         (
             "grantSessionRules",
             json!({"only dwho": "$uid eq \"dwho\""}),
@@ -185,7 +185,7 @@ fn refused_keys_stop_start_up_only_when_set() {
     assert_eq!(o.code, Some(2));
     assert!(
         o.stderr.contains(
-            "error: totp2fActivation = 1 is not supported (second factor: TOTP is not implemented)"
+            "error: mail2fActivation = 1 is not supported (second factor: mail is not implemented)"
         ),
         "{}",
         o.stderr

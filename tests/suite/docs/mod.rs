@@ -76,6 +76,7 @@ pages! {
     notifications_page => "notifications.md",
     oidc_page => "oidc.md",
     portal_page => "portal.md",
+    second_factors_page => "second-factors.md",
     security_page => "security.md",
     sessions_page => "sessions.md",
     users_in_ldap_page => "users-in-ldap.md",

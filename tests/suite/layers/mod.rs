@@ -52,6 +52,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "grants",
             "ctx",
             "login",
+            "second_factor",
             "notifications",
         ],
     ),

@@ -1,0 +1,166 @@
+//! TOTP end to end: registration from the portal (QR code and secret), a login held until a
+//! code computed by pyotp is posted to `/totp2fcheck`, the code refused when used again, wrong
+//! codes counted by the brute-force lock, the pending login ending with `sfLoginTimeout`, the
+//! browser's pages, the device listed and removed on the command line.
+use super::{check, field, held, login, next_step, pyotp, register, sso, start};
+use crate::common::{clock, portal_command};
+use serde_json::json;
+
+#[test]
+fn a_code_from_pyotp_passes_once_and_only_once() {
+    let p = start(&[]);
+    let c = p.client();
+    // Without a device, the password is enough.
+    let r = login(&c, "dwho");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let sid = r.json()["id"].as_str().unwrap().to_string();
+    let secret = register(&p, &sid, "My phone", 0);
+    let skew = next_step(&p);
+    let token = held(&c, "dwho");
+    let code = pyotp(&secret, skew);
+    let r = check(&c, &token, &code);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["result"], 1, "{}", r.text());
+    let new_sid = r.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(r.cookie("lemonldap").as_deref(), Some(new_sid.as_str()));
+    // The token is spent.
+    assert_eq!(check(&c, &token, &code).json()["error"], "82");
+    // The same code again, on a new login within its window: refused (RFC 6238 5.2).
+    let token = held(&c, "dwho");
+    let r = check(&c, &token, &code);
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert_eq!(r.json()["error"], "96", "{}", r.text());
+    assert!(r.cookie("lemonldap").is_none());
+    // The next step's code passes.
+    let skew = next_step(&p);
+    let token = held(&c, "dwho");
+    assert_eq!(check(&c, &token, &pyotp(&secret, skew)).json()["result"], 1);
+}
+
+#[test]
+fn wrong_codes_count_in_the_lock() {
+    let p = start(&[]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    let secret = register(&p, &sid, "phone", 0);
+    next_step(&p);
+    for _ in 0..3 {
+        let token = held(&c, "dwho");
+        let r = check(&c, &token, "000000x");
+        assert_eq!(r.json()["error"], "96", "{}", r.text());
+    }
+    // Locked now: the right code is refused with the lock's error, before any check.
+    let r = login(&c, "dwho");
+    assert_eq!(r.json()["error"], "86", "{}", r.text());
+    // After the lock, a right code passes again.
+    let skew = clock::advance(&p, 60);
+    let token = held(&c, "dwho");
+    let r = check(&c, &token, &pyotp(&secret, skew));
+    assert_eq!(r.json()["result"], 1, "{}", r.text());
+}
+
+#[test]
+fn the_pending_login_ends_with_sf_login_timeout() {
+    let p = start(&[("sfLoginTimeout", json!(60))]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    let secret = register(&p, &sid, "phone", 0);
+    let token = held(&c, "dwho");
+    let skew = clock::advance(&p, 61);
+    let r = check(&c, &token, &pyotp(&secret, skew));
+    assert_eq!(r.json()["error"], "82", "{}", r.text());
+    assert!(r.cookie("lemonldap").is_none());
+}
+
+#[test]
+fn a_browser_gets_the_form_then_its_session() {
+    let p = start(&[]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    let secret = register(&p, &sid, "phone", 0);
+    let skew = next_step(&p);
+    let page = c.get("/", &[]);
+    let token = field(&page.text(), "token");
+    let r = c.post_form(
+        "/",
+        &[("user", "dwho"), ("password", "dwho"), ("token", &token)],
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let html = r.text();
+    assert!(html.contains("action=\"/totp2fcheck\""), "{html}");
+    assert!(
+        r.cookie("lemonldap").is_none(),
+        "no SSO cookie before the factor"
+    );
+    let pending = field(&html, "token");
+    let r = c.post_form(
+        "/totp2fcheck",
+        &[("token", &pending), ("code", &pyotp(&secret, skew))],
+        &[],
+    );
+    assert_eq!(r.status, 302, "{}", r.text());
+    let new_sid = r
+        .cookie("lemonldap")
+        .expect("the SSO cookie once the code passed");
+    let menu = c.get("/", &[("Cookie", &sso(&new_sid))]);
+    assert_eq!(menu.status, 200);
+    assert!(
+        menu.text().contains("2fregisters\""),
+        "the manager's link: {}",
+        menu.text()
+    );
+    // French: the form's words.
+    let token = field(&c.get("/", &[]).text(), "token");
+    let r = c.post_form(
+        "/",
+        &[("user", "dwho"), ("password", "dwho"), ("token", &token)],
+        &[("Accept-Language", "fr")],
+    );
+    assert!(r.text().contains("Entrez le code TOTP"), "{}", r.text());
+}
+
+#[test]
+fn devices_are_listed_and_removed_on_the_command_line_and_the_page() {
+    let p = start(&[]);
+    let sid = p.login("dwho");
+    register(&p, &sid, "phone", 0);
+    let out = portal_command(&p, &["users", "2f", "list", "dwho"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = text
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("no device listed: {text}"));
+    let cols: Vec<&str> = line.split('\t').collect();
+    assert_eq!(&cols[..2], ["TOTP", "phone"], "{line}");
+    assert!(!text.to_lowercase().contains("secret"), "{text}");
+    // The page lists it with a removal form; the CLI removes it.
+    let page = p.client().get("/2fregisters", &[("Cookie", &sso(&sid))]);
+    assert!(
+        page.text().contains("phone") && page.text().contains("/2fregisters/totp/delete"),
+        "{}",
+        page.text()
+    );
+    let out = portal_command(&p, &["users", "2f", "remove", "dwho", "TOTP", cols[2]])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("removed TOTP phone"));
+    // No device any more: the password is enough again.
+    assert_eq!(login(&p.client(), "dwho").status, 200);
+    let out = portal_command(&p, &["users", "2f", "remove", "dwho", "TOTP", cols[2]])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
