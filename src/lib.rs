@@ -46,8 +46,6 @@ pub mod storage;
 pub(crate) mod upstream;
 pub mod util;
 pub(crate) mod web;
-#[allow(dead_code)] // Its users, the WebAuthn second factor and its pages, come next.
-pub(crate) mod webauthn;
 
 /// The redirect-target check's origin parser, for the fuzz targets.
 pub use portal::Origin;

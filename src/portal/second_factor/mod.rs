@@ -15,6 +15,7 @@
 mod check;
 mod register;
 mod totp;
+mod webauthn;
 
 use crate::config::Conf;
 use crate::ctx::Ctx;
@@ -45,7 +46,7 @@ pub trait FactorPages: Sync {
 }
 
 /// The factors' pages, one per factor of `crate::second_factor::FACTORS`.
-pub static PAGES: &[&dyn FactorPages] = &[&totp::TotpPages];
+pub static PAGES: &[&dyn FactorPages] = &[&totp::TotpPages, &webauthn::WebAuthnPages];
 
 /// The pages of the factor of that prefix.
 fn pages_of(prefix: &str) -> Option<&'static dyn FactorPages> {

@@ -38,7 +38,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config::support",
             "config::gate",
             "config::stores",
-            "webauthn",
         ],
     ),
     ("storage", &["storage"]),

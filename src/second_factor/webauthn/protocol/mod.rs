@@ -24,7 +24,7 @@ pub use credential::{AssertionResponse, RegistrationResponse};
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
-use base64::Engine;
+use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -209,6 +209,13 @@ pub fn verify_registration(
         .attested
         .as_ref()
         .ok_or_else(|| Refused::Malformed("authenticator data", "no attested credential".into()))?;
+    // The credential the browser names is the one the authenticator attested.
+    if B64.decode(&resp.id).ok().as_deref() != Some(acd.credential_id) {
+        return Err(Refused::Malformed(
+            "credential",
+            "id is not the attested one".into(),
+        ));
+    }
     // Steps 18 and 19: the attestation statement (step 16, the algorithm, is checked by
     // parsing the key: only the algorithms offered in pubKeyCredParams parse).
     let fmt = att.verify(att.auth_data, &client_data_hash, &acd.key)?;

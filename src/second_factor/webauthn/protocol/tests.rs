@@ -4,9 +4,10 @@
 //! Authen::WebAuthn 0.001) and by Chromium (`chromium.json`), then each refusal on a vector
 //! changed in one place.
 use super::*;
+use base64::Engine;
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../../tests/fixtures/webauthn/vectors.json");
+const VECTORS: &str = include_str!("../../../../tests/fixtures/webauthn/vectors.json");
 
 fn vectors() -> Value {
     serde_json::from_str(VECTORS).unwrap()
@@ -366,8 +367,10 @@ fn the_relying_party_comes_from_the_portal_url() {
 fn a_registration_from_chromium_reads_as_kept() {
     // Made by Chromium's virtual authenticator through static/webauthn.js
     // (tests/fixtures/webauthn/chromium.json): ES256, format none, UV set, counter 1.
-    let v: Value =
-        serde_json::from_str(include_str!("../../tests/fixtures/webauthn/chromium.json")).unwrap();
+    let v: Value = serde_json::from_str(include_str!(
+        "../../../../tests/fixtures/webauthn/chromium.json"
+    ))
+    .unwrap();
     let rp = rp(&v);
     let e = exp(
         &rp,
