@@ -103,9 +103,8 @@ def llng_to_limette(base, folder, origin):
         json.dump(ps, f)
     c = Client(base)
     status, held = c.post("/", {"user": "dwho", "password": "dwho"})
-    check(status == 401 and held.get("token"), "dwho's login is held: %s %r" % (status, held))
-    if "data" not in held:
-        status, held = c.post("/2fchoice", {"token": held["token"], "sf": "webauthn"})
+    check(status == 401 and held.get("token") and held.get("check") == "/webauthn2fcheck"
+          and "data" in held, "dwho's login is held for WebAuthn: %s %r" % (status, held))
     request = held["data"]["request"]
     check([a["id"] for a in request["allowCredentials"]] == [r["credential_id"]],
           "the LLNG device is offered: %r" % request)

@@ -93,7 +93,16 @@ pub fn held_page(conf: &Conf, req: &Request, asked: Asked) -> Response {
         Asked::Check(p, f, data) => {
             if req.wants_json() {
                 let check = format!("/{}2fcheck", f.prefix());
-                return asked_json(&p, &[f], &check, None);
+                let resp = asked_json(&p, &[f], &check, None);
+                // The factor's challenge (WebAuthn's request options), as `/2fchoice` gives it.
+                return match data {
+                    Some(d) => {
+                        let mut body = resp.json_body();
+                        body["data"] = d;
+                        Response::json(401, &body)
+                    }
+                    None => resp,
+                };
             }
             check::form_page(conf, req, &p, f, data.as_ref())
         }

@@ -16,7 +16,6 @@ mod menu;
 mod pending;
 mod redirects;
 mod skin;
-mod webauthn_llng;
 mod xss;
 
 use common::{Client, Portal, Resp};

@@ -11,6 +11,8 @@ mod llng;
 mod oidc;
 mod required;
 mod totp;
+mod webauthn_conf;
+mod webauthn_llng;
 
 /// The header of a JSON client.
 pub const JSON: (&str, &str) = ("Accept", "application/json");
