@@ -62,6 +62,29 @@ pub fn build(
     s
 }
 
+/// After a second factor raised the level (LemonLDAP::NG's `SecondFactor::_verify`): the
+/// macros and the configuration's groups computed again on the session, so that those that
+/// read `$authenticationLevel` see the new one; the groups de-duplicated.
+pub fn after_level_change(conf: &Conf, req: &Request, s: &mut Session) {
+    let env = super::macros::request_env(req);
+    let compiled = conf.area::<super::macros::Compiled>();
+    compiled.apply_macros(s, &env);
+    compiled.apply_groups(s, &env);
+    let sep = compiled.separator().to_string();
+    let groups = s
+        .get("groups")
+        .map(crate::config::value_string)
+        .unwrap_or_default();
+    let mut seen: Vec<&str> = Vec::new();
+    for g in groups.split(sep.as_str()).filter(|g| !g.is_empty()) {
+        if !seen.contains(&g) {
+            seen.push(g);
+        }
+    }
+    let joined = seen.join(&sep);
+    s.insert("groups".into(), json!(joined));
+}
+
 /// LemonLDAP::NG's order after the attributes: macros and the directory's groups (in the
 /// order `groupsBeforeMacros` says), then the configuration's `groups`.
 fn apply_macros_and_groups(

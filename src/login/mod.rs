@@ -87,10 +87,19 @@ pub fn after_second_factor(
     s: &Session,
     url: Option<&str>,
 ) -> Result<Outcome> {
-    if let Some(held) = granted_or_held(app, conf, s, url)? {
+    let mut s = s.clone();
+    // The factor set its own level (its AuthnLevel): macros and groups see it.
+    let base = crate::directory::for_conf(conf).authn_level();
+    let level = s.get("authenticationLevel").and_then(crate::config::as_i64);
+    if level.is_some_and(|l| l != base) {
+        build::after_level_change(conf, req, &mut s);
+    }
+    if let Some(held) = granted_or_held(app, conf, &s, url)? {
         return Ok(held);
     }
-    Ok(Outcome::Released(release::release(app, conf, req, s, url)?))
+    Ok(Outcome::Released(release::release(
+        app, conf, req, &s, url,
+    )?))
 }
 
 /// Identify, authenticate, build the session, the lock: the session built, or the refusal.

@@ -45,7 +45,7 @@ pub enum Ask {
     /// Nothing to ask: the login goes on.
     Nothing,
     /// The login waits for the user.
-    Asked(Asked),
+    Asked(Box<Asked>),
     /// Refused with this portal error (an upgrade with no factor to give).
     Refused(PortalCode),
 }
@@ -71,7 +71,7 @@ pub fn ask(app: &App, conf: &Conf, s: &Session, url: Option<&str>, why: Why) -> 
         {
             let ttl = settings.register_timeout;
             let p = pending::create(app, Purpose::Register, s.clone(), url, ttl)?;
-            return Ok(Ask::Asked(Asked::Register(p)));
+            return Ok(Ask::Asked(Box::new(Asked::Register(p))));
         }
         return Ok(match why {
             Why::Upgrade => Ask::Refused(PortalCode::NoSecondFactors),
@@ -83,20 +83,18 @@ pub fn ask(app: &App, conf: &Conf, s: &Session, url: Option<&str>, why: Why) -> 
     if let [only] = found.as_slice() {
         let data = only.challenge(app, conf, &mut p)?;
         pending::save(app, &p)?;
-        return Ok(Ask::Asked(Asked::Check(p, *only, data)));
+        return Ok(Ask::Asked(Box::new(Asked::Check(p, *only, data))));
     }
-    Ok(Ask::Asked(Asked::Choice(p, found)))
+    Ok(Ask::Asked(Box::new(Asked::Choice(p, found))))
 }
+
+/// A factor chosen: the pending login, the factor, its challenge data.
+pub type Chosen = (Pending, &'static dyn Factor, Option<Value>);
 
 /// `/2fchoice`: the factor `prefix` chosen for the pending login `token`: its check page's
 /// data, the pending login left in place. `None`: no such pending login, or a factor not
 /// offered to this user.
-pub fn choose(
-    app: &App,
-    conf: &Conf,
-    token: &str,
-    prefix: &str,
-) -> Result<Option<(Pending, &'static dyn Factor, Option<Value>)>> {
+pub fn choose(app: &App, conf: &Conf, token: &str, prefix: &str) -> Result<Option<Chosen>> {
     let Some(mut p) = pending::get(app, token, Purpose::Check)? else {
         return Ok(None);
     };
@@ -169,7 +167,7 @@ pub fn check(app: &App, conf: &Conf, prefix: &str, token: &str, form: Form) -> R
 
 /// Marks a session whose factor `f` passed (a check, or a registration under
 /// `sfRequired`): `_2f` is its prefix, and its level the factor's `AuthnLevel` if it has
-/// one. (LemonLDAP::NG computes macros and local groups again then: not done yet.)
+/// one. (`crate::login::after_second_factor` then computes macros and groups again.)
 pub fn passed(s: &mut Session, f: &dyn Factor, module: &Module) {
     s.insert(PASSED_KEY.into(), json!(f.prefix()));
     if let Some(level) = module.authn_level {

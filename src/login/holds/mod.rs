@@ -16,7 +16,7 @@ pub enum Held {
     /// Notifications to accept (`notifications`).
     Notifications(notifications::Due),
     /// The second factor to prove, or to register (`crate::second_factor::step`).
-    SecondFactor(crate::second_factor::step::Asked),
+    SecondFactor(Box<crate::second_factor::step::Asked>),
 }
 
 /// One kind of hold: given the app, the configuration, the session built and the URL the

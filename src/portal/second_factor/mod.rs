@@ -88,8 +88,8 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
 
 /// The answer of a login held by its second factor: the check form, the choice, or the
 /// redirect to registration (HTML), or the JSON above; never an SSO cookie.
-pub fn held_page(conf: &Conf, req: &Request, asked: Asked) -> Response {
-    match asked {
+pub fn held_page(conf: &Conf, req: &Request, asked: Box<Asked>) -> Response {
+    match *asked {
         Asked::Check(p, f, data) => {
             if req.wants_json() {
                 let check = format!("/{}2fcheck", f.prefix());

@@ -39,6 +39,11 @@ pub struct Llng {
 impl Llng {
     /// Starts the three servers and waits until `/proxy/getUser` answers from LDAP.
     pub fn start() -> Llng {
+        Llng::start_with(json!({}))
+    }
+
+    /// [`Llng::start`] with `extra` keys in LemonLDAP::NG's configuration.
+    pub fn start_with(extra: Value) -> Llng {
         require_packages();
         let dir = TempDir::new("llng");
         let (ldap_port, port) = (free_port(), free_port());
@@ -48,7 +53,7 @@ impl Llng {
             dir,
         };
         node.start_slapd(ldap_port);
-        node.write_llng_files(ldap_port);
+        node.write_llng_files(ldap_port, &extra);
         node.spawn("llng-fastcgi-server", fastcgi_command(node.dir.path()));
         let mut nginx = Command::new("nginx");
         nginx.arg("-c").arg(node.dir.path().join("nginx.conf"));
@@ -119,12 +124,15 @@ impl Llng {
         }
     }
 
-    fn write_llng_files(&self, ldap_port: u16) {
+    fn write_llng_files(&self, ldap_port: u16, extra: &Value) {
         let d = self.dir.path();
         for sub in ["conf", "sessions/lock", "psessions/lock", "cache", "nginx"] {
             std::fs::create_dir_all(d.join(sub)).unwrap();
         }
-        let conf = llng_conf(d, ldap_port, self.port);
+        let mut conf = llng_conf(d, ldap_port, self.port);
+        if let (Some(c), Some(more)) = (conf.as_object_mut(), extra.as_object()) {
+            c.extend(more.clone());
+        }
         std::fs::write(
             d.join("conf/lmConf-1.json"),
             serde_json::to_vec_pretty(&conf).unwrap(),

@@ -72,7 +72,11 @@ fn the_rp_authentication_level_is_compared_with_the_demo_level() {
         .client()
         .get("/.well-known/openid-configuration", &JSON)
         .json();
-    assert_eq!(d["acr_values_supported"], json!(["loa-1"]));
+    // The names of oidcServiceMetaDataAuthnContext, as LemonLDAP::NG's discovery lists them.
+    assert_eq!(
+        d["acr_values_supported"],
+        json!(["loa-1", "loa-2", "loa-3", "loa-4", "loa-5"])
+    );
 }
 
 #[test]

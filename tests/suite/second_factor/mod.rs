@@ -3,11 +3,13 @@
 //! the brute-force lock, the pending login's timeout, `sfRequired` sending a user without a
 //! device to registration before any session exists, a malformed `_2fDevices`, the command
 //! line and the console.
-use crate::common::{clock, Client, Portal, Resp};
+use crate::common::{clock, Builder, Client, Portal, Resp};
 use serde_json::{json, Value};
 use std::process::Command;
 
+mod console;
 mod llng;
+mod llng_node;
 mod oidc;
 mod required;
 mod totp;
@@ -20,6 +22,11 @@ pub const JSON: (&str, &str) = ("Accept", "application/json");
 /// A portal with TOTP enabled (and self-registration), the brute-force lock and test hooks,
 /// plus `extra`.
 pub fn start(extra: &[(&str, Value)]) -> Portal {
+    builder(extra).start()
+}
+
+/// The builder of [`start`].
+pub fn builder(extra: &[(&str, Value)]) -> Builder {
     let mut b = Portal::builder()
         .portal_url_matches()
         .conf("totp2fActivation", json!(1))
@@ -30,7 +37,7 @@ pub fn start(extra: &[(&str, Value)]) -> Portal {
     for (k, v) in extra {
         b = b.conf(k, v.clone());
     }
-    b.start()
+    b
 }
 
 /// The TOTP code of `secret` at the portal's clock (the real one plus `skew`), computed by

@@ -164,3 +164,80 @@ fn devices_are_listed_and_removed_on_the_command_line_and_the_page() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn llng_script_actions_answer_json() {
+    let p = start(&[("restSessionServer", json!(1))]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    let cookie = sso(&sid);
+    let script = [
+        ("Cookie", cookie.as_str()),
+        ("X-CSRF-Check", "1"),
+        ("Accept", "application/json"),
+    ];
+    // Without LemonLDAP::NG's header (or the page's token), nothing is made.
+    let r = c.post_form("/2fregisters/totp/getkey", &[], &[("Cookie", &cookie)]);
+    assert_eq!(r.status, 400, "{}", r.text());
+    let r = c.post_form("/2fregisters/totp/getkey", &[], &script);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let k = r.json();
+    assert_eq!(
+        (
+            k["user"].clone(),
+            k["digits"].clone(),
+            k["interval"].clone()
+        ),
+        (json!("dwho"), json!(6), json!(30)),
+        "{k}"
+    );
+    let secret = k["secret"].as_str().unwrap();
+    let token = k["token"].as_str().unwrap();
+    let bad = c.post_form(
+        "/2fregisters/totp/verify",
+        &[("token", token), ("code", "123")],
+        &script,
+    );
+    assert_eq!(bad.json()["error"], "badCode", "{}", bad.text());
+    let fields = [
+        ("token", token),
+        ("code", &pyotp(secret, 0)),
+        ("TOTPName", "app"),
+    ];
+    let r = c.post_form("/2fregisters/totp/verify", &fields, &script);
+    assert_eq!(r.json(), json!({"result": 1}), "{}", r.text());
+    let again = c.post_form("/2fregisters/totp/getkey", &[], &script);
+    assert_eq!(again.json()["error"], "totpExistingKey", "{}", again.text());
+    // The REST session server hides the devices (hiddenAttributes), as LemonLDAP::NG does.
+    let id = super::required::psession_id("dwho");
+    let ps = c.get_json(&format!("/sessions/persistent/{id}")).json();
+    assert!(
+        ps.get("_loginHistory").is_some() && ps.get("_2fDevices").is_none(),
+        "{ps}"
+    );
+}
+
+#[test]
+fn the_level_after_the_factor_is_its_authn_level_and_macros_see_it() {
+    let p = start(&[
+        ("restSessionServer", json!(1)),
+        ("totp2fAuthnLevel", json!(5)),
+        ("macros", json!({"level_seen": "$authenticationLevel"})),
+        ("groups", json!({"strong": "$authenticationLevel >= 5"})),
+    ]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    let before = c.get_json(&format!("/sessions/global/{sid}")).json();
+    assert_eq!(before["level_seen"], "1", "{before}");
+    let secret = register(&p, &sid, "phone", 0);
+    let skew = next_step(&p);
+    let token = held(&c, "dwho");
+    let r = check(&c, &token, &pyotp(&secret, skew));
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let s = c.get_json(&format!("/sessions/global/{id}")).json();
+    assert_eq!(s["authenticationLevel"], 5, "{s}");
+    assert_eq!(s["_2f"], "totp", "{s}");
+    assert_eq!(s["level_seen"], "5", "{s}");
+    let groups = s["groups"].as_str().unwrap_or_default();
+    assert_eq!(groups.matches("strong").count(), 1, "{s}");
+}
