@@ -18,7 +18,6 @@ node sharing the store would read and write.
 Exits non-zero on any failure, naming the step.
 """
 import hashlib
-import http.cookiejar
 import json
 import os
 import subprocess
@@ -64,22 +63,48 @@ def perl(args):
     return json.loads(out.stdout)
 
 
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Answers are read as sent (a redirect's cookies with it), never followed."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
 class Client:
+    """A client of one portal keeping its cookies by name (whatever their domain says)."""
+
     def __init__(self, base):
         self.base = base
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.cookies = {}
+        self.opener = urllib.request.build_opener(NoRedirect)
+
+    def send(self, path, fields, headers):
+        req = urllib.request.Request(self.base + path, urllib.parse.urlencode(fields).encode(),
+                                     headers)
+        if self.cookies:
+            req.add_header("Cookie", "; ".join("%s=%s" % kv for kv in self.cookies.items()))
+        try:
+            r = self.opener.open(req)
+        except urllib.error.HTTPError as e:
+            r = e
+        with r:
+            for h in r.headers.get_all("Set-Cookie") or []:
+                name, _, rest = h.partition("=")
+                self.cookies[name.strip()] = rest.split(";")[0]
+            return r.getcode(), r.read()
 
     def post(self, path, fields, csrf=False):
-        req = urllib.request.Request(self.base + path, urllib.parse.urlencode(fields).encode())
-        req.add_header("Accept", "application/json")
+        headers = {"Accept": "application/json"}
         if csrf:
-            req.add_header("X-CSRF-Check", "1")
+            headers["X-CSRF-Check"] = "1"
+        status, body = self.send(path, fields, headers)
         try:
-            with self.opener.open(req) as r:
-                return r.status, json.loads(r.read() or b"{}")
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"{}")
+            return status, json.loads(body or b"{}")
+        except ValueError:
+            return status, {"body": body[:500].decode(errors="replace")}
+
+    def post_html(self, path, fields):
+        return self.send(path, fields, {})[1].decode(errors="replace")
 
 
 def psession(folder, uid):
