@@ -7,7 +7,7 @@
 //! LemonLDAP::NG's fields. A registration abandoned halfway leaves only its record, which
 //! expires. The user handle (`_webAuthnUserHandle`) is made on the first registration.
 use super::protocol::{
-    self, device::Device as Record, options, Expected, RegistrationResponse, B64,
+    self, device::Device as Record, options, Expected, Registered, RegistrationResponse, B64,
 };
 use super::{Settings, USER_HANDLE_KEY};
 use crate::app::App;
@@ -104,21 +104,9 @@ pub fn confirm(
     let Some(challenge) = take_record(app, trace, state_id)? else {
         return Ok(Err(Refused::Expired));
     };
-    let settings = conf.area::<Settings>();
-    let Some(rp) = settings.rp() else {
-        return Ok(Err(Refused::Failed("the portal URL has no host".into())));
-    };
-    let verified = RegistrationResponse::from_json(credential).and_then(|resp| {
-        let exp = Expected {
-            rp,
-            challenge: &challenge,
-            user_verification: settings.user_verification,
-        };
-        protocol::verify_registration(&exp, &resp)
-    });
-    let reg = match verified {
+    let reg = match verified(conf, &challenge, credential) {
         Ok(reg) => reg,
-        Err(why) => return Ok(Err(Refused::Failed(why.to_string()))),
+        Err(refused) => return Ok(Err(refused)),
     };
     let sf = conf.area::<crate::second_factor::Settings>();
     let name = if name.trim().is_empty() {
@@ -141,13 +129,13 @@ pub fn confirm(
         return Ok(Err(Refused::Failed("record".into())));
     };
     let device = Device(fields);
-    let id = record.credential_id.clone();
+    let id = record.credential_id;
     let added = devices::update(app, trace, |list| {
-        let known = list
+        if list
             .iter()
             .filter_map(super::record)
-            .any(|r| r.credential_id == id);
-        if known {
+            .any(|r| r.credential_id == id)
+        {
             return (false, Err(Refused::Exists));
         }
         if list.len() >= sf.max_devices {
@@ -157,6 +145,26 @@ pub fn confirm(
         (true, Ok(()))
     })?;
     Ok(added.map(|()| device))
+}
+
+/// §7.1 on the answer `credential` to the registration whose challenge was `challenge`.
+fn verified(
+    conf: &Conf,
+    challenge: &str,
+    credential: &str,
+) -> std::result::Result<Registered, Refused> {
+    let settings = conf.area::<Settings>();
+    let rp = settings
+        .rp()
+        .ok_or_else(|| Refused::Failed("the portal URL has no host".into()))?;
+    let exp = Expected {
+        rp,
+        challenge,
+        user_verification: settings.user_verification,
+    };
+    RegistrationResponse::from_json(credential)
+        .and_then(|resp| protocol::verify_registration(&exp, &resp))
+        .map_err(|why| Refused::Failed(why.to_string()))
 }
 
 /// The user's handle, made and kept on first use.

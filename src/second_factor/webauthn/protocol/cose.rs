@@ -75,49 +75,7 @@ impl CoseKey {
     pub fn parse_prefix(bytes: &[u8]) -> Result<(CoseKey, usize), Refused> {
         let mut d = Decoder::new(bytes);
         let m = read_members(&mut d)?;
-        let key = match (m.kty, m.alg) {
-            (Some(2), Some(-7)) => {
-                // EC2: crv 1 is P-256; x and y are 32 bytes each.
-                if m.ints[0] != Some(1) {
-                    return Err(Refused::Algorithm("ES256 key not on P-256".into()));
-                }
-                let (x, y) = (m.bytes[1], m.bytes[2]);
-                match (x, y) {
-                    (Some(x), Some(y)) if x.len() == 32 && y.len() == 32 => {
-                        let mut point = vec![4u8];
-                        point.extend_from_slice(x);
-                        point.extend_from_slice(y);
-                        CoseKey::Es256(point)
-                    }
-                    _ => return Err(malformed("EC2 key without 32-byte x and y".into())),
-                }
-            }
-            (Some(3), Some(-257)) => match (m.bytes[0], m.bytes[1]) {
-                (Some(n), Some(e)) => CoseKey::Rs256 {
-                    n: strip_zeros(n),
-                    e: strip_zeros(e),
-                },
-                _ => return Err(malformed("RSA key without n and e".into())),
-            },
-            (Some(1), Some(-8)) => {
-                // OKP: crv 6 is Ed25519.
-                if m.ints[0] != Some(6) {
-                    return Err(Refused::Algorithm("EdDSA key not on Ed25519".into()));
-                }
-                match m.bytes[1] {
-                    Some(x) if x.len() == 32 => CoseKey::EdDsa(x.to_vec()),
-                    _ => return Err(malformed("OKP key without a 32-byte x".into())),
-                }
-            }
-            (kty, alg) => {
-                return Err(Refused::Algorithm(format!(
-                    "kty {} alg {}",
-                    opt(kty),
-                    opt(alg)
-                )))
-            }
-        };
-        Ok((key, d.position()))
+        Ok((key_of(&m)?, d.position()))
     }
 
     /// The key's algorithm.
@@ -143,6 +101,47 @@ impl CoseKey {
             ),
         };
         ok.map_err(|_| Refused::Signature)
+    }
+}
+
+/// The key the members describe: the key type and algorithm pairs accepted, with their own
+/// parameters (RFC 9053 §7.1 EC2, §7.2 OKP; RFC 8230 §4 RSA).
+fn key_of(m: &Members) -> Result<CoseKey, Refused> {
+    match (m.kty, m.alg) {
+        (Some(2), Some(-7)) => {
+            // EC2: crv 1 is P-256; x and y are 32 bytes each.
+            if m.ints[0] != Some(1) {
+                return Err(Refused::Algorithm("ES256 key not on P-256".into()));
+            }
+            match (m.bytes[1], m.bytes[2]) {
+                (Some(x), Some(y)) if x.len() == 32 && y.len() == 32 => {
+                    Ok(CoseKey::Es256([&[4u8][..], x, y].concat()))
+                }
+                _ => Err(malformed("EC2 key without 32-byte x and y".into())),
+            }
+        }
+        (Some(3), Some(-257)) => match (m.bytes[0], m.bytes[1]) {
+            (Some(n), Some(e)) => Ok(CoseKey::Rs256 {
+                n: strip_zeros(n),
+                e: strip_zeros(e),
+            }),
+            _ => Err(malformed("RSA key without n and e".into())),
+        },
+        (Some(1), Some(-8)) => {
+            // OKP: crv 6 is Ed25519.
+            if m.ints[0] != Some(6) {
+                return Err(Refused::Algorithm("EdDSA key not on Ed25519".into()));
+            }
+            match m.bytes[1] {
+                Some(x) if x.len() == 32 => Ok(CoseKey::EdDsa(x.to_vec())),
+                _ => Err(malformed("OKP key without a 32-byte x".into())),
+            }
+        }
+        (kty, alg) => Err(Refused::Algorithm(format!(
+            "kty {} alg {}",
+            opt(kty),
+            opt(alg)
+        ))),
     }
 }
 
@@ -198,9 +197,10 @@ fn read_members<'b>(d: &mut Decoder<'b>) -> Result<Members<'b>, Refused> {
     Ok(m)
 }
 
+/// A big-endian integer without its leading zero bytes (`ring` reads minimal encodings).
 fn strip_zeros(b: &[u8]) -> Vec<u8> {
     let start = b.iter().position(|&x| x != 0).unwrap_or(b.len());
-    b[start..].to_vec()
+    b.get(start..).unwrap_or_default().to_vec()
 }
 
 fn opt(v: Option<i64>) -> String {
