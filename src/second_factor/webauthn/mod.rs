@@ -92,7 +92,14 @@ impl Factor for WebAuthn {
     }
 
     fn usable(&self, _conf: &Conf, device: &Device) -> bool {
-        record(device).is_some()
+        match read(device) {
+            Ok(_) => true,
+            Err(why) => {
+                let name = shown(&device.name());
+                crate::log::warn(&format!("webauthn2f: device {name:?} is not usable: {why}"));
+                false
+            }
+        }
     }
 
     fn challenge(&self, app: &App, conf: &Conf, p: &mut Pending) -> Result<Option<Value>> {
@@ -162,9 +169,14 @@ pub fn field(form: Form, name: &str) -> String {
 
 /// The WebAuthn record of a device, when it reads as one and its key parses.
 pub fn record(d: &Device) -> Option<Record> {
-    let r = Record::from_value(&Value::Object(d.0.clone())).ok()?;
-    protocol::CoseKey::parse(&r.public_key).ok()?;
-    Some(r)
+    read(d).ok()
+}
+
+/// The WebAuthn record of a device, or what is wrong with it.
+fn read(d: &Device) -> std::result::Result<Record, String> {
+    let r = Record::from_value(&Value::Object(d.0.clone()))?;
+    protocol::CoseKey::parse(&r.public_key).map_err(|e| e.to_string())?;
+    Ok(r)
 }
 
 /// §7.2 for the pending login `p`: the credential named must be one offered (step 5) and the
