@@ -31,6 +31,7 @@
 //! login. The pending login's `token` is the form field the check posts back (JSON clients
 //! get it as `"token"`).
 pub mod devices;
+pub mod expiry;
 pub mod factor;
 pub mod pending;
 pub mod settings;

@@ -28,6 +28,21 @@ pub struct Settings {
     pub max_name_len: usize,
     /// The factors enabled (`<prefix>2fActivation` not off), in `FACTORS` order.
     pub modules: Vec<Module>,
+    /// `sfRemovedMsgRule` with its notification (`None`: nobody is told).
+    pub removed: Option<Removed>,
+}
+
+/// The notification of expired devices removed (`sfRemoved*`).
+#[derive(Debug, Clone)]
+pub struct Removed {
+    /// `sfRemovedMsgRule`: who is told.
+    pub rule: Rule,
+    /// `sfRemovedNotifRef` (`RemoveSF`).
+    pub reference: String,
+    /// `sfRemovedNotifTitle`.
+    pub title: String,
+    /// `sfRemovedNotifMsg`, with `_removedSF_` and `_nameSF_`.
+    pub message: String,
 }
 
 /// What a factor's activation rule is.
@@ -102,8 +117,39 @@ impl crate::config::AreaSettings for Settings {
             max_devices: count(raw, "max2FDevices", 10)?,
             max_name_len: count(raw, "max2FDevicesNameLength", 20)?,
             modules,
+            removed: removed(raw)?,
         })
     }
+}
+
+/// `sfRemovedMsgRule` and its notification keys. LemonLDAP::NG's information page (without
+/// `sfRemovedUseNotif`, or without notifications) is not implemented: refused.
+fn removed(raw: &Map<String, Value>) -> Result<Option<Removed>, String> {
+    let Some(rule) = rule(raw, "sfRemovedMsgRule", "0")? else {
+        return Ok(None);
+    };
+    if !truthy(raw.get("sfRemovedUseNotif")) || !truthy(raw.get("notification")) {
+        return Err(
+            "sfRemovedMsgRule: only told by a notification (sfRemovedUseNotif = 1 and \
+                    notification = 1); the information page is not implemented"
+                .into(),
+        );
+    }
+    let text = |k: &str, default: &str| {
+        raw.get(k)
+            .map(value_string)
+            .filter(|v| !v.trim().is_empty())
+            .unwrap_or_else(|| default.to_string())
+    };
+    Ok(Some(Removed {
+        rule,
+        reference: text("sfRemovedNotifRef", "RemoveSF"),
+        title: text("sfRemovedNotifTitle", "Second factor notification"),
+        message: text(
+            "sfRemovedNotifMsg",
+            "_removedSF_ expired second factor(s) has/have been removed (_nameSF_)!",
+        ),
+    }))
 }
 
 /// A factor's generic keys; `None` when its activation is off.
@@ -204,5 +250,26 @@ mod tests {
             .unwrap()
             .module("totp")
             .is_none());
+    }
+
+    #[test]
+    fn removed_devices_are_told_by_notification_only() {
+        assert!(parse(json!({"sfRemovedMsgRule": 0}))
+            .unwrap()
+            .removed
+            .is_none());
+        let page = parse(json!({"sfRemovedMsgRule": 1})).unwrap_err();
+        assert!(page.contains("sfRemovedMsgRule"), "{page}");
+        assert!(parse(json!({"sfRemovedMsgRule": 1, "sfRemovedUseNotif": 1})).is_err());
+        let s = parse(
+            json!({"sfRemovedMsgRule": "$uid eq 'dwho'", "sfRemovedUseNotif": 1,
+            "notification": 1, "sfRemovedNotifRef": "Gone"}),
+        )
+        .unwrap();
+        let r = s.removed.unwrap();
+        assert_eq!(
+            (r.reference.as_str(), r.title.as_str()),
+            ("Gone", "Second factor notification")
+        );
     }
 }

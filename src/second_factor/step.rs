@@ -60,7 +60,7 @@ pub fn ask(app: &App, conf: &Conf, s: &Session, url: Option<&str>, why: Why) -> 
         });
     }
     let trace = trace(s);
-    let list = expire(app, &settings, &trace)?;
+    let list = super::expiry::expire(app, &settings, s, &trace)?;
     let found = authorized(conf, &settings, s, &list);
     if found.is_empty() {
         let raw = raw_devices(&list);
@@ -223,29 +223,6 @@ pub fn usable(conf: &Conf, f: &dyn Factor, list: &[Device]) -> Vec<Device> {
         .filter(|d| d.kind().eq_ignore_ascii_case(f.kind()) && f.usable(conf, d))
         .cloned()
         .collect()
-}
-
-/// Removes the devices older than their factor's TTL; the devices left.
-fn expire(app: &App, settings: &Settings, trace: &str) -> Result<Vec<Device>> {
-    let now = crate::util::now();
-    let old = |d: &Device| {
-        settings
-            .module_of_kind(d.kind())
-            .and_then(|m| m.ttl)
-            .is_some_and(|ttl| now - d.epoch() > ttl)
-    };
-    devices::update(app, trace, |list| {
-        let before = list.len();
-        list.retain(|d| !old(d));
-        if list.len() < before {
-            crate::log::notice(&format!(
-                "{} expired second factor(s) of {} removed",
-                before - list.len(),
-                shown(trace)
-            ));
-        }
-        (list.len() < before, list.clone())
-    })
 }
 
 /// The devices as `_2fDevices` holds them, for rules (`None`: none).

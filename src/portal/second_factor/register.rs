@@ -18,8 +18,9 @@ use crate::second_factor::devices::{self, Device};
 use crate::second_factor::pending::{self, Pending, Purpose};
 use crate::second_factor::{by_prefix, step, Factor, Settings};
 use crate::storage::Session;
+use crate::web::Page;
 use crate::web::{cookies, csrf};
-use maud::html;
+use maud::{html, Markup};
 use serde_json::json;
 
 /// Who registers: the user, the session whose attributes the rules see, and the held login
@@ -91,7 +92,7 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
         .trim_matches('/');
     if rest.is_empty() {
         return match req.method {
-            Method::Get | Method::Head => Ok(list_page(ctx, &reg, None)),
+            Method::Get | Method::Head => Ok(list_page(ctx, &reg)),
             _ => Err(Error::MethodNotAllowed),
         };
     }
@@ -178,7 +179,7 @@ fn delete(ctx: &Ctx, reg: &Registering, f: &dyn Factor) -> Result<Response> {
 
 /// The list page: the factors to register, the devices held. One factor and nothing held
 /// goes straight to its page (LemonLDAP::NG).
-fn list_page(ctx: &Ctx, reg: &Registering, notice: Option<&str>) -> Response {
+fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
     let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let settings = conf.area::<Settings>();
     let offered: Vec<&dyn Factor> = crate::second_factor::FACTORS
@@ -195,17 +196,9 @@ fn list_page(ctx: &Ctx, reg: &Registering, notice: Option<&str>) -> Response {
         ));
     }
     let page = pages::frame(conf, req, Some(&reg.session));
-    let token = reg.token(conf);
-    let removable = |d: &Device| {
-        settings.module_of_kind(d.kind()).is_some_and(|m| {
-            m.user_can_remove
-                && by_prefix(m.prefix).is_some_and(|f| may_register(&settings, f, reg))
-        }) && reg.pending.is_none()
-    };
     let body = html! {
         h1 { (page.say("sfaManager")) } "\n"
         @if reg.pending.is_some() { div.message role="status" #msg { p { (page.say("2fRegRequired")) } } "\n" }
-        @if let Some(n) = notice { div.error role="alert" #msg { p { (page.say(n)) } } "\n" }
         @if !offered.is_empty() {
             ul #sf-modules {
                 @for f in &offered {
@@ -214,27 +207,42 @@ fn list_page(ctx: &Ctx, reg: &Registering, notice: Option<&str>) -> Response {
             } "\n"
         }
         @if held.is_empty() { p #sf-nodevice { (page.say("sfNoDevice")) } } @else {
-            table #sf-devices {
-                thead { tr { th { (page.say("type")) } th { (page.say("name")) } th { (page.say("date")) } th {} } }
-                tbody {
-                    @for d in &held {
-                        tr {
-                            td { (d.kind()) } td { (d.name()) } td { (page.time_markup(d.epoch())) }
-                            td {
-                                @if let Some(m) = settings.module_of_kind(d.kind()).filter(|_| removable(d)) {
-                                    form method="post" action={ "/2fregisters/" (m.prefix) "/delete" } {
-                                        input type="hidden" name="csrf" value=(token);
-                                        input type="hidden" name="epoch" value=(d.epoch());
-                                        button type="submit" { (page.say("sfRemove")) }
-                                    }
+            (devices_table(&page, &settings, reg, &held))
+        }
+        p { a.button.secondary href="/" { (page.say("goToPortal")) } }
+    };
+    Response::html(200, page.render_markup(&page.raw("sfaManager"), body))
+}
+
+/// The devices held: type, name, date, and a removal form for those the user may remove.
+fn devices_table(page: &Page, settings: &Settings, reg: &Registering, held: &[Device]) -> Markup {
+    let token = reg.token(page.conf());
+    let removable = |d: &Device| {
+        settings.module_of_kind(d.kind()).filter(|m| {
+            m.user_can_remove
+                && reg.pending.is_none()
+                && by_prefix(m.prefix).is_some_and(|f| may_register(settings, f, reg))
+        })
+    };
+    html! {
+        table #sf-devices {
+            thead { tr { th { (page.say("type")) } th { (page.say("name")) } th { (page.say("date")) } th { (page.say("mgrActions")) } } }
+            tbody {
+                @for d in held {
+                    tr {
+                        td { (d.kind()) } td { (d.name()) } td { (page.time_markup(d.epoch())) }
+                        td {
+                            @if let Some(m) = removable(d) {
+                                form method="post" action={ "/2fregisters/" (m.prefix) "/delete" } {
+                                    input type="hidden" name="csrf" value=(token);
+                                    input type="hidden" name="epoch" value=(d.epoch());
+                                    button type="submit" { (page.say("sfRemove")) }
                                 }
                             }
                         }
                     }
                 }
-            } "\n"
-        }
-        p { a.button.secondary href="/" { (page.say("goToPortal")) } }
-    };
-    Response::html(200, page.render_markup(&page.raw("sfaManager"), body))
+            }
+        } "\n"
+    }
 }

@@ -7,6 +7,7 @@ use crate::common::{clock, Builder, Client, Portal, Resp};
 use serde_json::{json, Value};
 use std::process::Command;
 
+mod browser;
 mod console;
 mod llng;
 mod llng_node;
@@ -138,4 +139,47 @@ pub fn check(c: &Client, token: &str, code: &str) -> Resp {
 /// Moves the portal's clock one TOTP step on; the total skew.
 pub fn next_step(p: &Portal) -> i64 {
     clock::advance(p, 30)
+}
+
+/// `limette config check` on a configuration with LemonLDAP::NG's TOTP keys set says nothing
+/// of them: every one is read and honoured.
+#[test]
+fn config_check_knows_every_totp_key() {
+    let keys = [
+        ("totp2fAuthnLevel", json!(5)),
+        ("totp2fIssuer", json!("Example")),
+        ("totp2fInterval", json!(30)),
+        ("totp2fRange", json!(2)),
+        ("totp2fDigits", json!(8)),
+        ("totp2fUserCanRemoveKey", json!(0)),
+        ("totp2fEncryptSecret", json!(1)),
+        ("totp2fTTL", json!(86400)),
+        ("totp2fLabel", json!("Phone")),
+        ("totp2fLogo", json!("totp.png")),
+        ("sfRequired", json!("$uid eq \"dwho\"")),
+        ("sfOnlyUpgrade", json!(1)),
+        ("sfManagerRule", json!("inGroup(\"timelords\")")),
+        ("sfLoginTimeout", json!(300)),
+        ("sfRegisterTimeout", json!(600)),
+        ("max2FDevices", json!(3)),
+        ("max2FDevicesNameLength", json!(30)),
+        (
+            "oidcServiceMetaDataAuthnContext",
+            json!({"pwd": 1, "mfa": 5}),
+        ),
+    ];
+    let p = start(&keys);
+    let out = crate::common::config::cli(&p, &["check"]);
+    for (k, _) in keys.iter().chain(&[
+        ("totp2fActivation", json!(1)),
+        ("totp2fSelfRegistration", json!(1)),
+    ]) {
+        assert!(
+            !out.stdout.lines().any(|l| l.contains(&format!(" {k} "))),
+            "{k}: {}{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+    assert!(!out.stdout.contains("error:"), "{}", out.stdout);
 }

@@ -241,3 +241,37 @@ fn the_level_after_the_factor_is_its_authn_level_and_macros_see_it() {
     let groups = s["groups"].as_str().unwrap_or_default();
     assert_eq!(groups.matches("strong").count(), 1, "{s}");
 }
+
+#[test]
+fn an_expired_device_is_removed_and_the_user_told() {
+    let p = start(&[
+        ("totp2fTTL", json!(3600)),
+        ("notification", json!(1)),
+        ("sfRemovedMsgRule", json!(1)),
+        ("sfRemovedUseNotif", json!(1)),
+    ]);
+    let c = p.client();
+    let sid = p.login("dwho");
+    register(&p, &sid, "old phone", 0);
+    held(&c, "dwho");
+    clock::advance(&p, 3700);
+    // The device is gone: no code asked; the notification holds the login instead.
+    let r = login(&c, "dwho");
+    assert_eq!(r.json()["error"], "36", "{}", r.text());
+    let token = field(&c.get("/", &[]).text(), "token");
+    let r = c.post_form(
+        "/",
+        &[("user", "dwho"), ("password", "dwho"), ("token", &token)],
+        &[],
+    );
+    assert!(
+        r.text()
+            .contains("1 expired second factor(s) has/have been removed (old phone)!"),
+        "{}",
+        r.text()
+    );
+    let out = portal_command(&p, &["users", "2f", "list", "dwho"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).trim().is_empty());
+}
