@@ -672,6 +672,23 @@ OidcConsents, Logout",
         Implemented,
         "the acr of ID tokens by authentication level",
     ),
+    KeyInfo::new("webauthn2fActivation", Implemented, "second factor: WebAuthn"),
+    KeyInfo::new("webauthn2fSelfRegistration", Implemented, "WebAuthn registration"),
+    KeyInfo::new("webauthn2fAuthnLevel", Implemented, "level after WebAuthn"),
+    KeyInfo::new("webauthn2fLabel", Implemented, "WebAuthn"),
+    KeyInfo::new("webauthn2fLogo", Implemented, "WebAuthn"),
+    KeyInfo::new(
+        "webauthn2fUserVerification",
+        Implemented,
+        "WebAuthn: discouraged, preferred or required",
+    ),
+    KeyInfo::new("webauthn2fUserCanRemoveKey", Implemented, "WebAuthn"),
+    KeyInfo::new("webauthnRpName", Implemented, "WebAuthn: the name browsers show"),
+    KeyInfo::new(
+        "webauthnDisplayNameAttr",
+        Implemented,
+        "WebAuthn: the account's display name",
+    ),
 ];
 
 /// Keys Limette does not implement and whose absence would widen access or change what users
@@ -707,7 +724,6 @@ pub const REFUSED: &[KeyInfo] = &[
     KeyInfo::new("sfExtra", Refused, "extra second-factor modules"),
     KeyInfo::new("utotp2fActivation", Refused, "second factor: TOTP or U2F"),
     KeyInfo::new("u2fActivation", Refused, "second factor: U2F"),
-    KeyInfo::new("webauthn2fActivation", Refused, "second factor: WebAuthn"),
     KeyInfo::new("yubikey2fActivation", Refused, "second factor: Yubikey"),
     KeyInfo::new("mail2fActivation", Refused, "second factor: mail"),
     KeyInfo::new("ext2fActivation", Refused, "second factor: external"),

@@ -113,6 +113,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::handler::Settings>(raw)?;
     areas.parse::<crate::second_factor::Settings>(raw)?;
     areas.parse::<crate::second_factor::totp::Settings>(raw)?;
+    areas.parse::<crate::second_factor::webauthn::Settings>(raw)?;
     areas.parse::<crate::oidc::base::acr::AuthnContext>(raw)?;
     Ok(())
 }

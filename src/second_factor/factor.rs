@@ -64,7 +64,7 @@ pub trait Factor: Sync {
 /// The factors Limette has, in LemonLDAP::NG's `available2F` order of those it implements.
 /// A new factor adds itself here (and its pages to `crate::portal::second_factor::PAGES`);
 /// its `<prefix>2fActivation` key must then leave the refused keys of `config::support`.
-pub static FACTORS: &[&dyn Factor] = &[&super::totp::Totp];
+pub static FACTORS: &[&dyn Factor] = &[&super::totp::Totp, &super::webauthn::WebAuthn];
 
 /// The factor of that prefix.
 pub fn by_prefix(prefix: &str) -> Option<&'static dyn Factor> {

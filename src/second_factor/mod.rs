@@ -1,6 +1,6 @@
 //! Second factors, LemonLDAP::NG 2.16's way: the engine (`step`), the devices of the
 //! persistent session (`devices`), the pending login between the two factors (`pending`), the
-//! settings (`settings`), and the factors themselves (`totp`; `FACTORS` lists them). Domain
+//! settings (`settings`), and the factors themselves (`totp`, `webauthn`; `FACTORS` lists them). Domain
 //! code: plain values in and out, no HTTP; the pages and paths are the portal's
 //! (`crate::portal::second_factor`).
 //!
@@ -37,6 +37,7 @@ pub mod pending;
 pub mod settings;
 pub mod step;
 pub mod totp;
+pub mod webauthn;
 
 pub use factor::{by_prefix, Factor, FACTORS};
 pub use settings::Settings;

@@ -15,6 +15,7 @@
 mod check;
 mod register;
 mod totp;
+mod webauthn;
 
 use crate::config::Conf;
 use crate::ctx::Ctx;
@@ -45,7 +46,7 @@ pub trait FactorPages: Sync {
 }
 
 /// The factors' pages, one per factor of `crate::second_factor::FACTORS`.
-pub static PAGES: &[&dyn FactorPages] = &[&totp::TotpPages];
+pub static PAGES: &[&dyn FactorPages] = &[&totp::TotpPages, &webauthn::WebAuthnPages];
 
 /// The pages of the factor of that prefix.
 fn pages_of(prefix: &str) -> Option<&'static dyn FactorPages> {
@@ -92,7 +93,16 @@ pub fn held_page(conf: &Conf, req: &Request, asked: Box<Asked>) -> Response {
         Asked::Check(p, f, data) => {
             if req.wants_json() {
                 let check = format!("/{}2fcheck", f.prefix());
-                return asked_json(&p, &[f], &check, None);
+                let resp = asked_json(&p, &[f], &check, None);
+                // The factor's challenge (WebAuthn's request options), as `/2fchoice` gives it.
+                return match data {
+                    Some(d) => {
+                        let mut body = resp.json_body();
+                        body["data"] = d;
+                        Response::json(401, &body)
+                    }
+                    None => resp,
+                };
             }
             check::form_page(conf, req, &p, f, data.as_ref())
         }

@@ -14,6 +14,9 @@ mod llng_node;
 mod oidc;
 mod required;
 mod totp;
+mod webauthn_conf;
+mod webauthn_llng;
+mod webauthn_llng_node;
 
 /// The header of a JSON client.
 pub const JSON: (&str, &str) = ("Accept", "application/json");
