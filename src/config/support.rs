@@ -134,6 +134,11 @@ pub const IMPLEMENTED: &[KeyInfo] = &[
         "evaluated at login with the rules language; see config check",
     ),
     KeyInfo::new(
+        "portalUserAttr",
+        Implemented,
+        "the account name a WebAuthn registration gives the authenticator when webauthnDisplayNameAttr is empty (the menu names the user by cn)",
+    ),
+    KeyInfo::new(
         "groupsBeforeMacros",
         Implemented,
         "groups computed before the macros, which may then read them",

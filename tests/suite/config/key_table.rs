@@ -55,6 +55,12 @@ const READ_BY_NAME: &[(&str, &str)] = &[
     ("totp2fLogo", "second_factor/settings.rs"),
     ("totp2fUserCanRemoveKey", "second_factor/settings.rs"),
     ("totp2fTTL", "second_factor/settings.rs"),
+    ("webauthn2fActivation", "second_factor/settings.rs"),
+    ("webauthn2fSelfRegistration", "second_factor/settings.rs"),
+    ("webauthn2fAuthnLevel", "second_factor/settings.rs"),
+    ("webauthn2fLabel", "second_factor/settings.rs"),
+    ("webauthn2fLogo", "second_factor/settings.rs"),
+    ("webauthn2fUserCanRemoveKey", "second_factor/settings.rs"),
     // The relying parties' hashes beside their options: the options table's module reads them.
     ("oidcRPMetaDataMacros", "oidc/options.rs"),
     ("oidcRPMetaDataScopeRules", "oidc/options.rs"),

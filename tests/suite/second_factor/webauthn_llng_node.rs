@@ -27,7 +27,7 @@ fn limette_on(node: &Llng) -> Portal {
 
 #[test]
 fn a_webauthn_device_moves_between_lemonldap_ng_and_limette() {
-    let node = Llng::start_with(json!({
+    let node = Llng::start_with_ldap(json!({
         "key": KEY, "webauthn2fActivation": 1, "webauthn2fSelfRegistration": 1,
         "restSessionServer": 1, "restExportSecretKeys": 1, "requireToken": 0,
     }));
