@@ -2,7 +2,7 @@
 //! list, `router::area_settings`): what the menu shows and where the portal may send a browser.
 //! The login's settings are the directory's (`directory::Settings`) and the form token's
 //! `Conf::require_token`; the notification explorer itself is the notifications area's.
-use super::menu::Tabs;
+use super::menu::tabs::Tabs;
 use crate::config::{truthy, value_string, AreaSettings};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The trait every second factor implements, and the list of them (`FACTORS`). A factor is
+//! The trait every second factor implements (the list of them is `list::FACTORS`). A factor is
 //! the domain half of LemonLDAP::NG's `2F/<Name>.pm` (checking) plus `2F/Register/<Name>.pm`
 //! (registering): plain values in, a verdict out, no HTTP. Its pages are the portal's
 //! (`crate::portal::second_factor`, one `FactorPages` per prefix).
@@ -61,14 +61,11 @@ pub trait Factor: Sync {
     ) -> Result<Verdict>;
 }
 
-/// The factors Limette has, in LemonLDAP::NG's `available2F` order of those it implements.
-/// A new factor adds itself here (and its pages to `crate::portal::second_factor::PAGES`);
-/// its `<prefix>2fActivation` key must then leave the refused keys of `config::support`.
-pub static FACTORS: &[&dyn Factor] = &[&super::totp::Totp, &super::webauthn::WebAuthn];
-
-/// The factor of that prefix.
-pub fn by_prefix(prefix: &str) -> Option<&'static dyn Factor> {
-    FACTORS.iter().copied().find(|f| f.prefix() == prefix)
+/// The session's `_whatToTrace`: the user a factor's devices belong to.
+pub fn trace(s: &Session) -> String {
+    s.get("_whatToTrace")
+        .map(crate::config::value_string)
+        .unwrap_or_default()
 }
 
 /// The session attributes a factor's activation rule is evaluated on: the session built,

@@ -33,13 +33,15 @@
 pub mod devices;
 pub mod expiry;
 pub mod factor;
+pub mod list;
 pub mod pending;
 pub mod settings;
 pub mod step;
 pub mod totp;
 pub mod webauthn;
 
-pub use factor::{by_prefix, Factor, FACTORS};
+pub use factor::Factor;
+pub use list::{by_prefix, FACTORS};
 pub use settings::Settings;
 
 /// The audit line of a removed device (`by`: `user`, `admin:<name>`, `cli`).

@@ -7,7 +7,8 @@
 //! in the brute-force lock, and on success sets the session's `_2f` and, when the factor has
 //! one, its `authenticationLevel`. It decides; the portal renders.
 use super::devices::{self, Device};
-use super::factor::{by_prefix, rule_attrs, Factor, Form, Verdict};
+use super::factor::{rule_attrs, Factor, Form, Verdict};
+use super::list::by_prefix;
 use super::pending::{self, Pending, Purpose};
 use super::settings::{Activation, Module, Settings};
 use crate::app::App;
@@ -230,12 +231,7 @@ fn raw_devices(list: &[Device]) -> Option<Value> {
     (!list.is_empty()).then(|| devices::encode(list))
 }
 
-/// The session's `_whatToTrace`.
-pub fn trace(s: &Session) -> String {
-    s.get("_whatToTrace")
-        .map(crate::config::value_string)
-        .unwrap_or_default()
-}
+pub use super::factor::trace;
 
 /// A user name fit for a log line.
 fn shown(s: &str) -> String {

@@ -115,7 +115,7 @@ impl Factor for Totp {
             return Ok(Verdict::Empty);
         }
         let settings = conf.area::<Settings>();
-        let trace = super::step::trace(&p.session);
+        let trace = super::factor::trace(&p.session);
         for d in devices {
             let Some(key) = secret_of(&settings, conf, d) else {
                 continue;

@@ -104,7 +104,7 @@ impl Factor for WebAuthn {
 
     fn challenge(&self, app: &App, conf: &Conf, p: &mut Pending) -> Result<Option<Value>> {
         let settings = conf.area::<Settings>();
-        let trace = super::step::trace(&p.session);
+        let trace = super::factor::trace(&p.session);
         let ids: Vec<String> = super::devices::load(app, &trace)?
             .iter()
             .filter_map(record)
@@ -131,7 +131,7 @@ impl Factor for WebAuthn {
         if credential.is_empty() {
             return Ok(Verdict::Empty);
         }
-        let trace = super::step::trace(&p.session);
+        let trace = super::factor::trace(&p.session);
         match check(app, conf, p, devices, &credential) {
             Ok((record, sign_count)) => {
                 store_count(app, &trace, &record.credential_id, sign_count)?;
@@ -205,7 +205,7 @@ fn check(
         .filter(|_| offered)
         .ok_or(Refused::UnknownCredential)?;
     if let Some(handle) = &resp.user_handle {
-        let trace = super::step::trace(&p.session);
+        let trace = super::factor::trace(&p.session);
         let mine = user_handle(app, &trace).ok().flatten();
         if mine.as_deref() != Some(handle.as_str()) {
             return Err(Refused::Context("a user handle of another account"));
