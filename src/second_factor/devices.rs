@@ -139,6 +139,36 @@ pub fn load(app: &App, trace: &str) -> Result<Vec<Device>> {
     Ok(of(&ps))
 }
 
+/// Why [`add_unless`] added nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotAdded {
+    /// A device like it is there already.
+    Exists,
+    /// The user has `sfMaxDevices`-many devices already (`max`).
+    TooMany,
+}
+
+/// Adds `device` to the user's devices unless one of them is `like` it or there are `max`
+/// already: a registration's last step, one write under the devices' lock.
+pub fn add_unless(
+    app: &App,
+    trace: &str,
+    device: &Device,
+    max: usize,
+    like: impl Fn(&Device) -> bool,
+) -> Result<std::result::Result<(), NotAdded>> {
+    update(app, trace, |list| {
+        if list.iter().any(&like) {
+            return (false, Err(NotAdded::Exists));
+        }
+        if list.len() >= max {
+            return (false, Err(NotAdded::TooMany));
+        }
+        list.push(device.clone());
+        (true, Ok(()))
+    })
+}
+
 /// Changes the user's devices atomically in this process: `change` gets the devices and says
 /// whether to write them; returns what it returned.
 pub fn update<T>(

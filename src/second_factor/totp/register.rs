@@ -123,16 +123,13 @@ pub fn confirm(
     let mut fields = Map::new();
     fields.insert("_secret".into(), json!(storable(&settings, conf, &secret)));
     let device = Device::new(KIND, &name, now, fields);
-    let added = devices::update(app, trace, |list| {
-        if list.iter().any(|d| d.kind().eq_ignore_ascii_case(KIND)) {
-            return (false, Err(Refused::Exists));
-        }
-        if list.len() >= sf.max_devices {
-            return (false, Err(Refused::TooMany));
-        }
-        list.push(device.clone());
-        (true, Ok(()))
-    })?;
+    let added = devices::add_unless(app, trace, &device, sf.max_devices, |d| {
+        d.kind().eq_ignore_ascii_case(KIND)
+    })?
+    .map_err(|why| match why {
+        devices::NotAdded::Exists => Refused::Exists,
+        devices::NotAdded::TooMany => Refused::TooMany,
+    });
     if added.is_ok() {
         app.sessions(Kind::Pending).delete(Kind::Pending, token)?;
     }

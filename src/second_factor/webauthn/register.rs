@@ -130,20 +130,13 @@ pub fn confirm(
     };
     let device = Device(fields);
     let id = record.credential_id;
-    let added = devices::update(app, trace, |list| {
-        if list
-            .iter()
-            .filter_map(super::record)
-            .any(|r| r.credential_id == id)
-        {
-            return (false, Err(Refused::Exists));
-        }
-        if list.len() >= sf.max_devices {
-            return (false, Err(Refused::TooMany));
-        }
-        list.push(device.clone());
-        (true, Ok(()))
-    })?;
+    let added = devices::add_unless(app, trace, &device, sf.max_devices, |d| {
+        super::record(d).is_some_and(|r| r.credential_id == id)
+    })?
+    .map_err(|why| match why {
+        devices::NotAdded::Exists => Refused::Exists,
+        devices::NotAdded::TooMany => Refused::TooMany,
+    });
     Ok(added.map(|()| device))
 }
 
