@@ -9,6 +9,7 @@
 //! module knows no area. The raw accessor (`get_str`) is for keys named at run time only (the
 //! command line's findings by key name).
 pub mod access;
+pub mod catalogue;
 pub mod cookie_domain;
 pub mod defaults;
 pub mod diff;
