@@ -95,6 +95,9 @@ pub enum Input {
     Password,
     /// Several lines of text (a list, a template).
     Lines,
+    /// A structured value (nested objects: per host, per relying party, the menu's
+    /// categories), edited as JSON text and checked on save.
+    Json,
 }
 
 /// A label and a one-line help, in one language.
