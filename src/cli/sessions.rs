@@ -99,7 +99,7 @@ fn offline_revoke(app: &App, id: &str) -> Result<(), String> {
 fn list(app: &App) -> Result<(), String> {
     let store = app.sessions(Kind::Global);
     let mut ids = store.ids(Kind::Global).map_err(|e| e.to_string())?;
-    ids.sort();
+    crate::util::sort::sort(&mut ids);
     for id in ids {
         if let Some(s) = store.get(Kind::Global, &id).map_err(|e| e.to_string())? {
             let field = |k: &str| s.get(k).map(value_string).unwrap_or_default();

@@ -48,7 +48,7 @@ pub fn diff(old: &Map<String, Value>, new: &Map<String, Value>, skip: &[&str]) -
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     walk(&old, &new, "", false, &mut out);
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    crate::util::sort::sort_by(&mut out, |a, b| a.path.cmp(&b.path));
     out
 }
 
@@ -60,7 +60,7 @@ fn walk(
     out: &mut Vec<Line>,
 ) {
     let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
-    keys.sort();
+    crate::util::sort::sort(&mut keys);
     keys.dedup();
     for k in keys {
         let path = if at.is_empty() {

@@ -178,7 +178,7 @@ fn unknown(key: &str) -> Error {
 /// `[{"id":"macros/UA","title":"UA","type":"keyText","data":..}]`, sorted by key.
 fn simple_hash_list(key: &str, m: &Map<String, Value>) -> Value {
     let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
+    crate::util::sort::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
     let items: Vec<Value> = entries
         .into_iter()
         .map(|(k, v)| json!({ "id": format!("{key}/{k}"), "title": k, "type": "keyText", "data": v }))
@@ -190,7 +190,7 @@ fn simple_hash_list(key: &str, m: &Map<String, Value>) -> Value {
 fn double_hash_list(m: &Map<String, Value>) -> Value {
     let sorted = |m: &Map<String, Value>| {
         let mut v: Vec<(String, Value)> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::util::sort::sort_by(&mut v, |a, b| a.0.cmp(&b.0));
         v
     };
     let items: Vec<Value> = sorted(m)
@@ -228,7 +228,7 @@ fn node_answer(
             .filter_map(|h| conf.get(*h).and_then(Value::as_object))
             .flat_map(|m| m.keys().cloned())
             .collect();
-        members.sort();
+        crate::util::sort::sort(&mut members);
         members.dedup();
         let items: Vec<Value> = members
             .iter()

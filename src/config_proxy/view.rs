@@ -109,7 +109,7 @@ pub fn sort_keys(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
+            crate::util::sort::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
             Value::Object(
                 entries
                     .into_iter()

@@ -69,7 +69,7 @@ pub fn list(store: &dyn SessionStore, user: Option<&str>) -> Result<Vec<OfflineG
             id,
         });
     }
-    out.sort_by(|a, b| (&a.user, &a.id).cmp(&(&b.user, &b.id)));
+    crate::util::sort::sort_by(&mut out, |a, b| (&a.user, &a.id).cmp(&(&b.user, &b.id)));
     Ok(out)
 }
 

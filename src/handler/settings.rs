@@ -73,7 +73,7 @@ impl AreaSettings for Settings {
                 vhost::compile(host, Some(host_rules), headers.get(host), opts),
             );
         }
-        s.wildcards.sort_by(|a, b| wildcard_order(&a.1, &b.1));
+        crate::util::sort::sort_by(&mut s.wildcards, |a, b| wildcard_order(&a.1, &b.1));
         for (host, o) in options {
             vhost_options(host, Some(o))?;
             let aliases = o.get("vhostAliases").map(value_string).unwrap_or_default();

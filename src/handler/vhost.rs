@@ -116,7 +116,7 @@ fn compile_locations(
     broken: &mut Vec<String>,
 ) -> Vec<Location> {
     let mut keys: Vec<&String> = rules.keys().filter(|k| *k != "default").collect();
-    keys.sort();
+    crate::util::sort::sort(&mut keys);
     let mut locations = Vec::new();
     for key in keys {
         let src = crate::config::value_string(&rules[key.as_str()]);
@@ -196,7 +196,7 @@ fn compile_headers(
             )),
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::util::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 

@@ -157,7 +157,7 @@ fn compile_table<T>(
             )),
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::util::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 

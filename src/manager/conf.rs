@@ -239,7 +239,7 @@ fn flatten(
     out: &mut Vec<(String, Option<String>)>,
 ) {
     let mut entries: Vec<(&String, &Value)> = doc.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
+    crate::util::sort::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
     for (k, v) in entries {
         let path = if at.is_empty() {
             k.clone()

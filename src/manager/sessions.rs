@@ -99,7 +99,9 @@ fn search(ctx: &Ctx) -> Result<Response> {
             break;
         }
     }
-    found.sort_by_key(|(_, s)| std::cmp::Reverse(s.get("_utime").and_then(crate::config::as_i64)));
+    crate::util::sort::sort_by_key(&mut found, |(_, s)| {
+        std::cmp::Reverse(s.get("_utime").and_then(crate::config::as_i64))
+    });
     let user = filter.user.trim();
     let body = html! {
         (form)
@@ -144,7 +146,7 @@ fn view(ctx: &Ctx, id: &str) -> Result<Response> {
     let st = ctx.conf.area::<crate::sessions::Settings>();
     let shown = crate::sessions::export::without_secrets(&s, &st.hidden, st.export_secret);
     let mut keys: Vec<&String> = shown.keys().collect();
-    keys.sort();
+    crate::util::sort::sort(&mut keys);
     let body = html! {
         h2 { (page.say("mgrAttributes")) } "\n"
         table id="attributes" {

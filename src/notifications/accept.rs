@@ -26,7 +26,7 @@ pub fn due(
         .filter(|n| !persistent.contains_key(&accepted_key(&n.reference)))
         .filter(|n| condition_holds(n, session))
         .collect();
-    out.sort_by(|a, b| {
+    crate::util::sort::sort_by(&mut out, |a, b| {
         (a.date.as_str(), a.reference.as_str()).cmp(&(b.date.as_str(), b.reference.as_str()))
     });
     out.dedup_by(|a, b| a.reference == b.reference);

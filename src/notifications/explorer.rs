@@ -57,7 +57,7 @@ pub fn accepted(persistent: &Map<String, Value>, max: usize) -> Vec<(String, i64
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix("notification_")?.to_string(), as_i64(v)?)))
         .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    crate::util::sort::sort_by(&mut out, |a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     out.truncate(max);
     out
 }

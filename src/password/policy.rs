@@ -97,7 +97,7 @@ impl Policy {
             Some(s) if s == "__ALL__" => Special::All,
             Some(s) => {
                 let mut chars: Vec<char> = s.chars().collect();
-                chars.sort_unstable();
+                crate::util::sort::sort(&mut chars);
                 chars.dedup();
                 Special::Only(chars)
             }

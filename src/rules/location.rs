@@ -98,7 +98,7 @@ pub fn compile_all(raw: Option<&Value>) -> HashMap<String, VhostRules> {
 
 fn compile(host: &str, rules: &Map<String, Value>) -> VhostRules {
     let mut keys: Vec<&String> = rules.keys().filter(|k| *k != "default").collect();
-    keys.sort();
+    crate::util::sort::sort(&mut keys);
     let text = |v: &Value| crate::config::value_string(v);
     let entries = keys
         .into_iter()

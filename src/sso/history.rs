@@ -123,7 +123,7 @@ impl Lock {
             .map(perl_lock_time)
             .filter(|t| *t < max_lock_time)
             .collect();
-        steps.sort_unstable();
+        crate::util::sort::sort(&mut steps);
         if steps.is_empty() {
             steps = vec![15, 30, 60, 300, 600];
         }

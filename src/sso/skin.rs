@@ -21,7 +21,7 @@ impl AreaSettings for SkinRules {
             return Ok(SkinRules::default());
         };
         let mut texts: Vec<(&String, &Value)> = m.iter().collect();
-        texts.sort_by(|a, b| a.0.cmp(b.0));
+        crate::util::sort::sort_by(&mut texts, |a, b| a.0.cmp(b.0));
         let mut rules = Vec::new();
         for (text, skin) in texts {
             let skin = crate::config::value_string(skin).trim().to_string();

@@ -162,7 +162,7 @@ fn create_all_writes_all_or_none() {
         // The store still works after a refused batch (no transaction left open).
         assert!(st.create_all(Kind::Oidc, &[("t7", &a)]).unwrap(), "{name}");
         let mut ids = st.ids(Kind::Oidc).unwrap();
-        ids.sort();
+        crate::util::sort::sort(&mut ids);
         assert_eq!(ids, ["f1", "t1", "t2", "t4", "t7"], "{name}");
     });
 }
@@ -210,9 +210,9 @@ fn ids_lists_one_kind() {
         st.put(Kind::Persistent, &pid, &session("p")).unwrap();
         st.put(Kind::Oidc, "code1", &session("o")).unwrap();
         let mut ids = st.ids(Kind::Global).unwrap();
-        ids.sort();
+        crate::util::sort::sort(&mut ids);
         let mut want = sso.clone();
-        want.sort();
+        crate::util::sort::sort(&mut want);
         assert_eq!(ids, want, "{name}");
         assert_eq!(st.ids(Kind::Persistent).unwrap(), vec![pid], "{name}");
         assert_eq!(st.ids(Kind::Oidc).unwrap(), vec!["code1"], "{name}");

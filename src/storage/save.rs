@@ -187,7 +187,7 @@ mod tests {
                 })
                 .collect();
             let mut nums: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-            nums.sort_unstable();
+            crate::util::sort::sort(&mut nums);
             assert_eq!(nums, (2..=9).collect::<Vec<u64>>(), "{}", store.describe());
             assert_eq!(store.numbers().unwrap(), (1..=9).collect::<Vec<u64>>());
             let mut logs: Vec<String> = (2..=9)
@@ -198,7 +198,7 @@ mod tests {
                     c["cfgLog"].as_str().unwrap().to_string()
                 })
                 .collect();
-            logs.sort();
+            crate::util::sort::sort(&mut logs);
             assert_eq!(
                 logs,
                 (0..8).map(|i| format!("thread {i}")).collect::<Vec<_>>()

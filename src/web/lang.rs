@@ -72,7 +72,7 @@ pub fn accept_language(header: &str) -> Option<&'static str> {
             (!tag.is_empty() && q > 0).then_some((q, i, tag))
         })
         .collect();
-    ranges.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    crate::util::sort::sort_by(&mut ranges, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     ranges.iter().find_map(|(_, _, tag)| match *tag {
         "*" => Some(messages::DEFAULT),
         tag => messages::shipped(tag),

@@ -135,7 +135,7 @@ pub fn findings(local: &LocalConf, conf: &Conf) -> Vec<Finding> {
     ignored_and_unknown(conf, &mut out);
     security(conf, &mut out);
     console(local, conf, &mut out);
-    out.sort_by_key(|f| f.level);
+    crate::util::sort::sort_by_key(&mut out, |f| f.level);
     out
 }
 
@@ -277,7 +277,7 @@ fn console(local: &LocalConf, conf: &Conf, out: &mut Vec<Finding>) {
         None => {
             let mut hosts: Vec<&String> =
                 rules.0.keys().filter(|h| h.starts_with("manager.")).collect();
-            hosts.sort();
+            crate::util::sort::sort(&mut hosts);
             if let Some(host) = hosts.first() {
                 out.push(finding(
                     Level::Warning,

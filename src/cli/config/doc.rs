@@ -62,7 +62,7 @@ fn table(d: &mut String, title: &str, text: &str, rows: &[KeyInfo]) {
         "\n## {title}\n\n{text}\n\n| key | Limette | note |\n|---|---|---|\n"
     ));
     let mut rows: Vec<&KeyInfo> = rows.iter().collect();
-    rows.sort_by_key(|k| k.key);
+    crate::util::sort::sort_by_key(&mut rows, |k| k.key);
     for k in rows {
         let what = match k.support {
             Support::Implemented => "honoured",

@@ -106,7 +106,7 @@ pub fn ctime(epoch: i64) -> String {
 
 fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
     let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort();
+    crate::util::sort::sort(&mut keys);
     keys
 }
 

@@ -30,7 +30,7 @@ impl crate::config::AreaSettings for AuthnContext {
             Some(v) if value_string(v).trim().is_empty() => Vec::new(),
             Some(_) => return Err(format!("{key}: expected names and levels")),
         };
-        names.sort();
+        crate::util::sort::sort(&mut names);
         Ok(AuthnContext(names))
     }
 }

@@ -197,7 +197,7 @@ pub fn rps(doc: &Map<String, Value>) -> Vec<(String, Map<String, Value>)> {
             .collect(),
         _ => Vec::new(),
     };
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::util::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 

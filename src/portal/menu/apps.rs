@@ -138,7 +138,9 @@ fn children<'a>(
             (k, v, order)
         })
         .collect();
-    out.sort_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(b.0)));
+    crate::util::sort::sort_by(&mut out, |a, b| {
+        a.2.total_cmp(&b.2).then_with(|| a.0.cmp(b.0))
+    });
     out.into_iter().map(|(k, v, _)| (k, v)).collect()
 }
 

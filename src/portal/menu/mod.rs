@@ -195,7 +195,7 @@ fn section(
         Tab::LoginHistory => return None,
         Tab::OidcConsents => {
             let mut list = consents::of(ps);
-            list.sort_by(|a, b| a.rp.cmp(&b.rp));
+            crate::util::sort::sort_by(&mut list, |a, b| a.rp.cmp(&b.rp));
             let rows = list
                 .into_iter()
                 .map(|c| Consented {

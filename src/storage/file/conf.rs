@@ -44,7 +44,7 @@ impl FileConf {
                     .ok()
             })
             .collect();
-        nums.sort_unstable();
+        crate::util::sort::sort(&mut nums);
         Ok(nums)
     }
 

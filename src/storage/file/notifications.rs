@@ -168,7 +168,7 @@ impl FileNotifications {
                 done,
             });
         }
-        out.sort_by_key(Record::sort_key);
+        crate::util::sort::sort_by_key(&mut out, Record::sort_key);
         Ok(out)
     }
 
@@ -303,7 +303,7 @@ impl NotificationStore for FileNotifications {
     fn get(&self, uid: &str, reference: &str) -> Result<Option<Record>> {
         let r64 = B64.encode(reference);
         let mut list = self.load(|e| e.uid() == uid && e.reference_b64() == r64)?;
-        list.sort_by_key(|r| r.done.is_some());
+        crate::util::sort::sort_by_key(&mut list, |r| r.done.is_some());
         Ok(list.into_iter().next())
     }
 

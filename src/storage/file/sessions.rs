@@ -145,7 +145,7 @@ impl SessionStore for FileSessions {
                 out.push(name);
             }
         }
-        out.sort();
+        crate::util::sort::sort(&mut out);
         Ok(out)
     }
 

@@ -52,7 +52,7 @@ fn configurations_are_numbered_once_across_savers() {
         })
         .collect();
     let mut nums: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    nums.sort();
+    crate::util::sort::sort(&mut nums);
     assert_eq!(nums, (1..=8).collect::<Vec<_>>());
     assert_eq!(b.latest().unwrap(), Some(8));
     assert_eq!(a.numbers().unwrap(), (1..=8).collect::<Vec<_>>());

@@ -115,7 +115,7 @@ impl NotificationStore for SqliteNotifications {
 
     fn get(&self, uid: &str, reference: &str) -> Result<Option<Record>> {
         let mut list = self.query("uid = ?1 AND ref = ?2", &[&uid, &reference])?;
-        list.sort_by_key(|r| r.done.is_some());
+        crate::util::sort::sort_by_key(&mut list, |r| r.done.is_some());
         Ok(list.into_iter().next())
     }
 

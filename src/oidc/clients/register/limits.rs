@@ -81,7 +81,7 @@ pub fn prune(store: &dyn ConfStore, keep: usize) -> usize {
     let Ok(mut nums) = store.numbers() else {
         return 0;
     };
-    nums.sort_unstable();
+    crate::util::sort::sort(&mut nums);
     // The newest version is the one just saved (or a newer one): never removed.
     nums.pop();
     let by_registration: Vec<u64> = nums

@@ -1,5 +1,7 @@
 //! Small pure helpers used everywhere: randomness from the OS, time, constant-time comparison,
 //! percent-encoding, HTML escaping. Nothing here knows about HTTP requests or storage.
+pub mod sort;
+
 use std::io::Read;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::OnceLock;
