@@ -30,7 +30,7 @@ pub fn bin_dir() -> Option<PathBuf> {
         .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
         .filter(|p| p.join("initdb").exists() && p.join("pg_ctl").exists())
         .collect();
-    crate::util::sort::sort_by_key(&mut found, |p| {
+    found.sort_by_key(|p| {
         p.parent()
             .and_then(|v| v.file_name())
             .and_then(|v| v.to_str())
