@@ -93,11 +93,21 @@ fn upload(from: &str, port: u16, path: &str) -> Option<u16> {
         .map(|r| r.status)
 }
 
+/// These tests measure what the server holds, not what the allocator keeps for later. The test
+/// build runs on glibc's allocator, whose threshold for giving a large buffer its own mapping
+/// rises to the largest buffer freed so far (up to 32 MiB): after the first 8 MB body, the
+/// others come from the heap, and up to twice that threshold of freed memory may stay there
+/// by design, which put a run a few hundred KiB over the bound one time in ten. A fixed
+/// threshold (the allocator's documented tunable) gives every large buffer back when it is
+/// freed, as the static build's allocator does.
+const BIG_BUFFERS_MAPPED: &str = "glibc.malloc.mmap_threshold=131072";
+
 #[test]
 fn a_flood_of_8_mb_uploads_leaves_no_memory_behind() {
     let p = Portal::builder()
         .conf("restSessionServer", json!(1))
         .ini("sessionsAllowFrom = 127.0.0.1")
+        .env("GLIBC_TUNABLES", BIG_BUFFERS_MAPPED)
         .start();
     let pid = p.child.as_ref().unwrap().id();
     super::assert_serving(&p);
@@ -139,6 +149,7 @@ fn a_flood_of_8_mb_uploads_a_rule_lets_in_is_bounded_and_given_back() {
     // The session server's rule lets in the whole loopback block (its default).
     let p = Portal::builder()
         .conf("restSessionServer", json!(1))
+        .env("GLIBC_TUNABLES", BIG_BUFFERS_MAPPED)
         .start();
     let pid = p.child.as_ref().unwrap().id();
     super::assert_serving(&p);
