@@ -5,6 +5,8 @@
 //! LemonLDAP::NG 2.16 are `support::llng_keys`; this table adds only what a person editing the
 //! key needs. One file a group; `ENTRIES` lists them all.
 mod general;
+mod portal;
+mod variables;
 
 /// Where the editor shows a key: LemonLDAP::NG's manager's groups, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -160,7 +162,7 @@ pub const fn entry(
 }
 
 /// Every group file's entries.
-pub const ENTRIES: &[&[Entry]] = &[general::ENTRIES];
+pub const ENTRIES: &[&[Entry]] = &[general::ENTRIES, variables::ENTRIES, portal::ENTRIES];
 
 /// Every entry, in the group files' order.
 pub fn all() -> impl Iterator<Item = &'static Entry> {
