@@ -6,7 +6,9 @@
 //! key needs. One file a group; `ENTRIES` lists them all.
 mod auth;
 mod general;
+mod oidc;
 mod portal;
+mod rp;
 mod second_factors;
 mod variables;
 
@@ -170,6 +172,8 @@ pub const ENTRIES: &[&[Entry]] = &[
     portal::ENTRIES,
     auth::ENTRIES,
     second_factors::ENTRIES,
+    oidc::ENTRIES,
+    rp::ENTRIES,
 ];
 
 /// Every entry, in the group files' order.
