@@ -4,13 +4,17 @@
 //! words). What Limette does with a key is `support`'s table; its type and default in
 //! LemonLDAP::NG 2.16 are `support::llng_keys`; this table adds only what a person editing the
 //! key needs. One file a group; `ENTRIES` lists them all.
+mod advanced;
 mod auth;
 mod general;
+mod notifications;
 mod oidc;
 mod portal;
 mod rp;
 mod second_factors;
+mod sessions;
 mod variables;
+mod vhosts;
 
 /// Where the editor shows a key: LemonLDAP::NG's manager's groups, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -174,6 +178,10 @@ pub const ENTRIES: &[&[Entry]] = &[
     second_factors::ENTRIES,
     oidc::ENTRIES,
     rp::ENTRIES,
+    vhosts::ENTRIES,
+    notifications::ENTRIES,
+    sessions::ENTRIES,
+    advanced::ENTRIES,
 ];
 
 /// Every entry, in the group files' order.
