@@ -14,8 +14,8 @@ const SECONDS: super::Input = Int {
 #[rustfmt::skip]
 pub const ENTRIES: &[Entry] = &[
     entry("key", Advanced, Password,
-        ("Encryption key", "The secret the nodes share: it encrypts stored secrets and signs the REST session protocol."),
-        ("Clé de chiffrement", "Le secret partagé par les nœuds : il chiffre les secrets stockés et signe le protocole de sessions REST.")),
+        ("Encryption key", "The secret the nodes share: it encrypts stored secrets and the REST session protocol's proofs."),
+        ("Clé de chiffrement", "Le secret partagé par les nœuds : il chiffre les secrets stockés et les preuves du protocole de sessions REST.")),
     entry("userControl", Advanced, Text,
         ("Username control", "The pattern a login name must match before anything checks it."),
         ("Contrôle du nom d'utilisateur", "Le motif qu'un identifiant doit respecter avant toute vérification.")),

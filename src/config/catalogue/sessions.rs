@@ -41,6 +41,6 @@ pub const ENTRIES: &[Entry] = &[
         ("Persistent storage parameters", "The persistent storage's parameters, as those of the session storage."),
         ("Paramètres du stockage persistant", "Les paramètres du stockage persistant, comme ceux du stockage des sessions.")),
     entry("hiddenAttributes", Sessions, Text,
-        ("Hidden attributes", "Session attributes the session server never shows, separated by spaces or commas."),
-        ("Attributs masqués", "Attributs de session que le serveur de sessions ne montre jamais, séparés par des espaces ou virgules.")),
+        ("Hidden attributes", "Session attributes the REST session server leaves out unless secret attributes are exported."),
+        ("Attributs masqués", "Attributs de session que le serveur REST omet, sauf si les attributs secrets sont exportés.")),
 ];
