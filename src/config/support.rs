@@ -379,6 +379,11 @@ OidcConsents, Logout",
         "REST directory bridge: user data",
     ),
     KeyInfo::new(
+        "restTimeout",
+        Implemented,
+        "Limette's: seconds a REST directory call may take (10)",
+    ),
+    KeyInfo::new(
         "restAuthnLevel",
         Implemented,
         "authentication level of the REST module",
@@ -476,6 +481,26 @@ OidcConsents, Logout",
         "oidcServiceAllowDynamicRegistration",
         Implemented,
         "dynamic registration at /oauth2/register (RFC 7591), open to anyone: off by default",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationRate",
+        Implemented,
+        "Limette's: registrations a minute from one address (5)",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationMaxClients",
+        Implemented,
+        "Limette's: most self-registered relying parties (100)",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationMaxSize",
+        Implemented,
+        "Limette's: largest registration request, in bytes (8192)",
+    ),
+    KeyInfo::new(
+        "oidcServiceDynamicRegistrationKeptVersions",
+        Implemented,
+        "Limette's: configuration versions made by registrations that are kept (10)",
     ),
     KeyInfo::new(
         "oidcServiceDynamicRegistrationExportedVars",
@@ -648,6 +673,11 @@ OidcConsents, Logout",
     KeyInfo::new("max2FDevices", Implemented, "devices a user may hold"),
     KeyInfo::new("max2FDevicesNameLength", Implemented, "device names"),
     KeyInfo::new("totp2fActivation", Implemented, "second factor: TOTP"),
+    KeyInfo::new(
+        "totp2fKey",
+        Implemented,
+        "later versions' key encrypting TOTP secrets; unset: key",
+    ),
     KeyInfo::new("totp2fSelfRegistration", Implemented, "TOTP registration"),
     KeyInfo::new("totp2fAuthnLevel", Implemented, "level after TOTP"),
     KeyInfo::new("totp2fLabel", Implemented, "TOTP"),
@@ -754,6 +784,11 @@ pub const REFUSED: &[KeyInfo] = &[
     KeyInfo::new("impersonationRule", Refused, "impersonation"),
     KeyInfo::new("contextSwitchingRule", Refused, "context switching"),
     KeyInfo::new("stayConnected", Refused, "stay-connected devices"),
+    KeyInfo::new(
+        "disablePersistentStorage",
+        Refused,
+        "Limette always keeps persistent sessions (consents, devices, notifications done)",
+    ),
 ];
 
 /// LemonLDAP::NG 2.16's keys with their type and default, as its manager and
@@ -828,6 +863,7 @@ pub fn is_secret(key: &str) -> bool {
         || lower.contains("secret")
         || lower.contains("privatekey")
         || lower.ends_with("pwd")
+        || key == "totp2fKey"
 }
 
 /// Every key LemonLDAP::NG 2.16 knows.
@@ -976,7 +1012,9 @@ mod tests {
                 || k.key == "dbiMailCol"
                 || k.key.starts_with("oidcServiceEc")
                 || k.key.starts_with("oidcServiceEd")
-                || k.key == "oidcServiceRetiredKeysSig";
+                || k.key == "oidcServiceRetiredKeysSig"
+                || k.key == "totp2fKey"
+                || crate::config::defaults::defaults().contains_key(k.key);
             assert!(keys.get(k.key).is_some() || limette_only, "{}", k.key);
         }
         assert_eq!(keys.get("timeout").unwrap().default(), Some(json!(72000)));

@@ -1,6 +1,6 @@
 //! Second factors: the common settings, TOTP, WebAuthn, and the notice of removed devices.
 use super::Group::SecondFactors;
-use super::Input::{Bool, Int, Rule, Select, Text};
+use super::Input::{Bool, Int, Password, Rule, Select, Text};
 use super::{entry, Entry};
 
 /// An authentication level (0: unchanged).
@@ -68,6 +68,9 @@ pub const ENTRIES: &[Entry] = &[
     entry("totp2fEncryptSecret", SecondFactors, Bool,
         ("Encrypt TOTP secrets", "Store TOTP secrets encrypted, as LemonLDAP::NG does."),
         ("Chiffrer les secrets TOTP", "Stocke les secrets TOTP chiffrés, comme LemonLDAP::NG.")),
+    entry("totp2fKey", SecondFactors, Password,
+        ("TOTP encryption key", "The key that encrypts TOTP secrets; unset: the configuration's key."),
+        ("Clé de chiffrement TOTP", "La clé qui chiffre les secrets TOTP ; vide : la clé de la configuration.")),
     entry("totp2fTTL", SecondFactors, Int { min: 0, max: 315_360_000 },
         ("TOTP device lifetime", "Seconds a TOTP device lives before it is removed at login; 0 or unset: for ever."),
         ("Durée de vie TOTP", "Secondes avant qu'un équipement TOTP soit supprimé à la connexion ; 0 ou absent : sans limite.")),
