@@ -70,7 +70,7 @@ fn users_and_sessions_on_a_database_that_asks_for_a_password() {
     let (status, body, _) = login(&p, "alice", "wonderland");
     assert_eq!(status, 200, "{body}\n{}", p.log());
     let id = body["id"].as_str().unwrap();
-    // The session is a row of the database, read back over the same TCP connection's role.
+    // The session is a row of the database (read here over the trusted socket).
     let cn = cluster.psql(&format!(
         "SELECT a_session::json->>'cn' FROM sessions WHERE id = '{id}'"
     ));
