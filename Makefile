@@ -4,7 +4,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 # The Python virtual environment of the tests (Selenium, Authlib), made by test-tools.
 VENV ?= target/venv
 
-.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-tools bench-handler soak fuzz clean conformance conformance-logout screenshots startup-order
+.PHONY: build test test-tools lint audit run static static-minimal musl-tools bench bench-hostile bench-dbi bench-tools bench-handler soak fuzz clean conformance conformance-logout screenshots startup-order
 
 # The release and static builds carry the PostgreSQL stores (the postgres feature).
 FEATURES ?= postgres
@@ -129,7 +129,7 @@ conformance-logout: test-tools
 # Benchmarks against the bare tiny_http ceiling, the glibc build and the static one side by
 # side (bench/run.sh; docs/benchmarks.md).
 bench: bench-tools static static-minimal
-	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette --example ceiling --example head_parsers
+	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette --example ceiling --example head_parsers --example hash_cost
 	bash bench/run.sh
 	BENCH_APPEND=1 bash bench/two_nodes.sh
 
@@ -144,6 +144,12 @@ bench-handler: bench-tools
 bench-hostile: bench-tools
 	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette
 	BENCH_ONLY=hostile bash bench/run.sh
+
+# The logins on the DBI user store alone, one row a hash family on SQLite and on PostgreSQL,
+# against each hash alone (bench/dbi.sh); writes bench/RESULTS-dbi.md.
+bench-dbi: bench-tools
+	$(LINK_ENV) $(CARGO) build --release --features "$(FEATURES)" --bin limette --example hash_cost
+	BENCH_ONLY=dbi bash bench/run.sh
 
 # 64 connections of mixed traffic for 60 s, then the hostile scenario: slow bodies, slow
 # headers and idle connections from 127.0.0.2 and .3 while a user at 127.0.0.1 is timed

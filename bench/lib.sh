@@ -115,6 +115,9 @@ EOF
   "$bin" -c "$dir/limette.ini" --data "$dir" config -yes 1 addKey "${args[@]}" 2>/dev/null
   read -r -a extra <<<"${BENCH_SET:-}"
   [ ${#extra[@]} -eq 0 ] || "$bin" -c "$dir/limette.ini" --data "$dir" config -yes 1 set "${extra[@]}" >/dev/null
+  # BENCH_PREPARE: a function run here with BINARY and the data folder, before the start (the
+  # DBI rows configure their user table and add their users, bench/dbi.sh).
+  [ -z "${BENCH_PREPARE:-}" ] || "$BENCH_PREPARE" "$bin" "$dir"
   start "$name-keys" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0
   stop "$PID"
   start "$name" "$bin" -c "$dir/limette.ini" --data "$dir" -l 127.0.0.1:0

@@ -5,7 +5,9 @@
 # tiny_http ceiling. Also: idle and peak RSS, binary sizes, time to first answer, 10,000
 # notifications in one request, and the hostile part (bench/attack.py: 10,000 idle
 # keep-alive connections, slow headers from 16 addresses, 128 anonymous 8 MB bodies, each
-# while a user at 127.0.0.1 is timed). Writes bench/RESULTS.md.
+# while a user at 127.0.0.1 is timed), and logins on the DBI user store, one user a hash
+# family on SQLite and on PostgreSQL, against each hash alone (bench/dbi.sh; BENCH_ONLY=dbi runs
+# that part alone, into bench/RESULTS-dbi.md). Writes bench/RESULTS.md.
 # Then the build comparison: every File row again on the glibc build and on each static
 # build (the static musl binary of `make static` by default, or the builds named in
 # BENCH_STATIC), side by side in alternating rounds, with their data in memory (see
@@ -17,7 +19,7 @@
 # BENCH_STATIC ("NAME=BINARY ...", static builds to compare, e.g. one per allocator),
 # BENCH_ROUNDS (rounds of the comparison, 7), BENCH_ROUND_DURATION (seconds per run in
 # the comparison, 3), BENCH_MEMORY (folder for the comparison's data,
-# /dev/shm when it is a tmpfs).
+# /dev/shm when it is a tmpfs), BENCH_HASH_SECONDS (seconds of each hash alone, 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -50,8 +52,9 @@ trap cleanup EXIT
 # 10,000 idle connections on both sides of the loopback: raise the soft limit of open files.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 for tool in wrk curl python3; do command -v $tool >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }; done
-[ -x "$BIN" ] && { [ -x "$CEIL" ] || [ "${BENCH_ONLY:-}" = hostile ]; } || { echo "bench: build first (make bench does)" >&2; exit 1; }
+[ -x "$BIN" ] && { [ -x "$CEIL" ] || [[ "${BENCH_ONLY:-}" =~ ^(hostile|dbi)$ ]]; } || { echo "bench: build first (make bench does)" >&2; exit 1; }
 . bench/lib.sh
+. bench/dbi.sh
 HZ=$(getconf CLK_TCK)
 
 # ticks PID: the CPU time the process has used so far (user + system), in clock ticks.
@@ -292,6 +295,24 @@ if [ "${BENCH_ONLY:-}" = hostile ]; then
   exit 0
 fi
 
+# With BENCH_ONLY=dbi, the logins on the DBI user store alone (bench/dbi.sh: the hash alone,
+# then SQLite, then PostgreSQL on a cluster of its own), into bench/RESULTS-dbi.md
+# (make bench-dbi).
+if [ "${BENCH_ONLY:-}" = dbi ]; then
+  hash_alone
+  dbi_rows SQLite
+  if pg_start; then
+    trap 'pg_stop; cleanup' EXIT
+    dbi_rows PostgreSQL
+    pg_stop
+  else echo "  PostgreSQL rows: PostgreSQL's server is not installed: .ci/setup.d/postgres.sh"; fi
+  {
+    echo "# make bench-dbi: $(git log -1 --format='%h, %cs' 2>/dev/null || echo 'commit unknown'), $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    dbi_table
+  } | tee bench/RESULTS-dbi.md
+  exit 0
+fi
+
 # Every row of the table and both ceilings are the best of BEST_OF runs (3; BENCH_BEST_OF): every
 # ratio divides by a ceiling, and one run taken at a slow moment of this shared machine (it
 # measured 59,000 req/s where the run before had 73,700) flattered every row of the table; a
@@ -340,6 +361,9 @@ SQL_IDLE=$IDLE_KIB
 endpoints SQLite 0
 SQL_PEAK=$(proc "$PID" VmHWM)
 stop "$PID"
+# Logins on the DBI user store (bench/dbi.sh), against each hash alone measured here.
+hash_alone
+dbi_rows SQLite
 
 # The same rows on PostgreSQL (docs/cluster.md): a local cluster of the distribution's
 # server on its Unix socket, sessions in the PgJSON table, notifications in the DBI table.
@@ -351,6 +375,7 @@ if pg_start; then
   endpoints PostgreSQL 0
   PG_PEAK=$(proc "$PID" VmHWM)
   stop "$PID"
+  dbi_rows PostgreSQL
   pg_stop
 else
   skip "PostgreSQL rows" "PostgreSQL's server is not installed: .ci/setup.d/postgres.sh"
@@ -431,6 +456,7 @@ EOF
   printf '%s' "$STATIC_FACTS" >>"$WORK/facts"
 }
 BENCH_DATA_DIR=$(dirname "$WORK") BENCH_MEMORY_DIR=$(dirname "$MEM") BENCH_ROUNDS=${BENCH_ROUNDS:-7} BENCH_BEST_OF=$BEST_OF bash bench/table.sh "$WORK/rows" "$WORK/facts" "$DUR" "$THREADS" "$WORK/compare" "${STATIC_NAMES[*]}" | tee bench/RESULTS.md
+dbi_table | tee -a bench/RESULTS.md
 # The request-head parser against httparse (examples/head_parsers.rs; docs/benchmarks.md).
 if [ -x "$ROOT/target/release/examples/head_parsers" ]; then
   { echo; echo "## Request-head parsers"; echo; "$ROOT/target/release/examples/head_parsers"; } | tee -a bench/RESULTS.md

@@ -49,5 +49,8 @@ pub(crate) mod upstream;
 pub mod util;
 pub(crate) mod web;
 
+/// The DBI user store's password schemes (`parse`, `hash_new`, `verify`), for the example that
+/// times each scheme's check alone (the floor of `make bench`'s DBI login rows).
+pub use directory::dbi::scheme::Hashing;
 /// The redirect-target check's origin parser, for the fuzz targets.
 pub use portal::Origin;

@@ -1,7 +1,9 @@
 //! A throw-away PostgreSQL cluster for the tests, from the distribution's server: `initdb`
 //! once a machine into a template folder (reused by later runs), then a copy of it a test in a
 //! temporary folder, started by `pg_ctl` with its Unix socket in that folder and no TCP
-//! listener, stopped and removed on drop. The server refuses to run as root: as root (CI), the
+//! listener, stopped and removed on drop; or, with `start_with_password`, a cluster that
+//! listens on 127.0.0.1 too and asks its role's password there (scram-sha-256), as a
+//! production database does. The server refuses to run as root: as root (CI), the
 //! commands run as the `postgres` user the package creates (`runuser`). Shared by the
 //! library's storage contract suite and the integration tests (which include it by path as
 //! `common::pg`), so it uses std only.
@@ -21,6 +23,8 @@ pub const DB: &str = "postgres";
 pub struct Cluster {
     dir: PathBuf,
     bin: PathBuf,
+    /// The TCP port on 127.0.0.1 (`start_with_password`), also the socket's number.
+    port: Option<u16>,
 }
 
 /// The folder of the server's binaries (the highest version installed).
@@ -131,6 +135,31 @@ fn template(bin: &Path) -> PathBuf {
 impl Cluster {
     /// Starts a new cluster; panics (naming the setup script) when the server is missing.
     pub fn start() -> Cluster {
+        let cluster = Cluster::fresh(None, "");
+        cluster.up();
+        cluster
+    }
+
+    /// Starts a new cluster that also listens on 127.0.0.1 (a free port) and there asks the
+    /// role `USER` for `password` (scram-sha-256, the server's default encryption); its Unix
+    /// socket stays trusted (`psql`).
+    pub fn start_with_password(password: &str) -> Cluster {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        // The first line that matches decides: TCP from loopback asks for the password.
+        let cluster = Cluster::fresh(Some(port), "host all all 127.0.0.1/32 scram-sha-256\n");
+        cluster.up();
+        cluster.psql(&format!(
+            "ALTER ROLE {USER} PASSWORD '{}'",
+            password.replace('\'', "''")
+        ));
+        cluster
+    }
+
+    /// A copy of the template, `hba` before its pg_hba.conf lines, not started.
+    fn fresh(port: Option<u16>, hba: &str) -> Cluster {
         let bin = bin_dir()
             .expect("PostgreSQL's server is not installed (.ci/setup.d/postgres.sh installs it)");
         let template = template(&bin);
@@ -150,10 +179,19 @@ impl Cluster {
             },
             "copy of the template cluster",
         );
+        if !hba.is_empty() {
+            let path = dir.join("data/pg_hba.conf");
+            let old = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, format!("{hba}{old}")).unwrap();
+        }
         give(&dir);
-        let cluster = Cluster { dir, bin };
-        cluster.up();
-        cluster
+        Cluster { dir, bin, port }
+    }
+
+    /// The `DBI:Pg:` chain of the test database over TCP (`start_with_password`).
+    pub fn tcp_chain(&self) -> String {
+        let port = self.port.expect("a cluster of start_with_password");
+        format!("DBI:Pg:dbname={DB};host=127.0.0.1;port={port}")
     }
 
     /// The socket folder (`host=` of a chain).
@@ -163,7 +201,8 @@ impl Cluster {
 
     /// The `DBI:Pg:` chain of the test database.
     pub fn chain(&self) -> String {
-        format!("DBI:Pg:dbname={DB};host={}", self.dir.display())
+        let port = self.port.map(|p| format!(";port={p}")).unwrap_or_default();
+        format!("DBI:Pg:dbname={DB};host={}{port}", self.dir.display())
     }
 
     /// Starts the server (again), waiting until it accepts connections.
@@ -175,8 +214,10 @@ impl Cluster {
             .arg(self.dir.join("log"))
             .args(["-w", "-t", "60", "-o"])
             .arg(format!(
-                "-k {} -c listen_addresses='' -c fsync=off -c max_connections=200",
-                self.dir.display()
+                "-k {} -c listen_addresses='{}' -c port={} -c fsync=off -c max_connections=200",
+                self.dir.display(),
+                if self.port.is_some() { "127.0.0.1" } else { "" },
+                self.port.unwrap_or(5432)
             ))
             .arg("start");
         run(c, "pg_ctl start");
@@ -196,6 +237,7 @@ impl Cluster {
         let out = Command::new("psql")
             .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h"])
             .arg(&self.dir)
+            .args(["-p", &self.port.unwrap_or(5432).to_string()])
             .args(["-U", USER, "-d", DB, "-c", sql])
             .stdin(Stdio::null())
             .output()

@@ -9,8 +9,9 @@
 //! worker never waits for a connection another store holds idle). Connections open lazily
 //! with a connect timeout and a server-side statement timeout; one found closed (a database
 //! restart) is dropped and the statement retried once on a new one, so a restart needs no
-//! restart of Limette. A database out of reach is `Error::Unavailable` (503, the driver's text
-//! in the log only); any other database error is `Error::Storage`.
+//! restart of Limette. A database out of reach, or one refusing the configured role or its
+//! password, is `Error::Unavailable` (503, the driver's text in the log only); any other
+//! database error is `Error::Storage`.
 pub mod conf;
 pub mod notifications;
 pub mod schema;
@@ -168,6 +169,18 @@ impl Pool {
         match e.code() {
             None => Error::Unavailable(detail),
             Some(c) if is_unavailable(c) => Error::Unavailable(detail),
+            // A wrong password or a role the server does not let in: the store is out of
+            // reach until the settings or the server change (a login answers 503, never
+            // "wrong password"); the line says which settings, never their values.
+            Some(c)
+                if *c == SqlState::INVALID_PASSWORD
+                    || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
+            {
+                Error::Unavailable(format!(
+                    "{detail}: the database refused the role or its password (dbiAuthUser and \
+                     dbiAuthPassword, dbiUser and dbiPassword, or UserName and Password)"
+                ))
+            }
             Some(c) if *c == SqlState::UNDEFINED_TABLE => Error::Storage(format!(
                 "{detail}: create the tables with `limette db init`"
             )),

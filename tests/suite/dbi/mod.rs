@@ -3,11 +3,13 @@
 //! cluster), the real binary's `db init` and `users ...` verbs run on them, and the real
 //! server started on them and logged in through HTTP. `cli` covers the verbs and imports,
 //! `login` the keys, the 503 and the logs, `schemes` every hash family against LemonLDAP::NG's
-//! own code, `timing` unknown users, `pg` the PostgreSQL table.
+//! own code, `timing` unknown users, `pg` the PostgreSQL table, `pg_password` a database that
+//! asks for a password.
 mod cli;
 mod llng;
 mod login;
 mod pg;
+mod pg_password;
 mod schemes;
 mod timing;
 
