@@ -23,6 +23,8 @@ pub struct Page<'a> {
     skin: String,
     /// The path and query the language switch goes to, without any language parameter.
     here: String,
+    /// The time zone of the page's dates (`zone::chosen`).
+    zone: String,
 }
 
 impl<'a> Page<'a> {
@@ -33,6 +35,10 @@ impl<'a> Page<'a> {
             lang: super::lang::of(req),
             skin: conf.area::<Skin>().skin.clone(),
             here: here(req),
+            zone: super::zone::chosen(
+                req.cookie(super::zone::COOKIE).as_deref(),
+                &conf.area::<super::zone::Settings>().default,
+            ),
         }
     }
 
@@ -85,29 +91,26 @@ impl<'a> Page<'a> {
         messages::word(self.lang, key)
     }
 
-    /// An epoch as a date and time in the page's language, in UTC (the browser's time zone is
-    /// not known to the server; the text says UTC).
+    /// An epoch as a date and time in the page's language and time zone (the browser's when it
+    /// told, else `portalTimezone`), the zone's abbreviation or offset after the time.
     pub fn date_text(&self, epoch: i64) -> Word {
-        let day = util::date10(epoch);
-        let mut parts = day.splitn(3, '-');
-        let (y, m, d) = (parts.next(), parts.next(), parts.next());
-        let month_no: usize = m.and_then(|m| m.parse().ok()).unwrap_or(1);
+        let local = super::zone::local(&self.zone, epoch);
+        let (y, m, d) = super::zone::rule::civil(local.epoch);
         let months = messages::word(self.lang, "months");
+        let month_no = usize::try_from(m).unwrap_or(1);
         let month = months
             .split(',')
             .nth(month_no.saturating_sub(1))
             .unwrap_or("");
-        let secs = epoch.rem_euclid(86_400);
+        let secs = local.epoch.rem_euclid(86_400);
         let time = format!("{:02}:{:02}", secs / 3600, (secs / 60) % 60);
-        let day_no = d
-            .and_then(|d| d.parse::<u32>().ok())
-            .unwrap_or(1)
-            .to_string();
+        let (day_no, year) = (d.to_string(), y.to_string());
         let values = [
             ("month", month),
             ("day", day_no.as_str()),
-            ("year", y.unwrap_or("")),
+            ("year", year.as_str()),
             ("time", time.as_str()),
+            ("zone", local.label.as_str()),
         ];
         self.say_fill("dateFormat", &values)
     }
@@ -161,6 +164,7 @@ impl<'a> Page<'a> {
                     title { (Word(title.to_string())) " – " (self.say("authPortal")) } "\n"
                     link rel="icon" href=(skin.favicon); "\n"
                     link rel="stylesheet" href="/static/limette.css"; "\n"
+                    script src="/static/timezone.js" defer {} "\n"
                     @for css in extra.iter().flatten() {
                         link rel="stylesheet" href=(css); "\n"
                     }
