@@ -202,28 +202,16 @@ fn is_leap(y: i64) -> bool {
     y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
 }
 
-/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// Days since 1970-01-01 of a civil date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let m = u32::try_from(m).unwrap_or(1);
+    crate::util::days_from_civil(y, m, 1) + d - 1
 }
 
 /// The civil year, month and day of an epoch.
 pub fn civil(epoch: i64) -> (i64, i64, i64) {
-    let z = epoch.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    let (y, m, d) = crate::util::civil_from_days(epoch.div_euclid(86_400));
+    (y, i64::from(m), i64::from(d))
 }
 
 #[cfg(test)]
