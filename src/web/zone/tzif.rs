@@ -2,7 +2,8 @@
 //! of the 64-bit block (version 2 and later; a version 1 file is read from its 32-bit block),
 //! and the footer's rule (`rule::Rule`) for the instants after the last transition. It refuses
 //! what it does not understand (a bad magic, counts beyond the data, a type index out of range)
-//! rather than guess an offset. Leap seconds are skipped: the portal shows civil time.
+//! rather than guess an offset, and a zone that counts leap seconds (`right/...`): the portal
+//! shows civil time.
 use super::rule::Rule;
 
 /// The largest TZif file read (the biggest shipped zones are a few kilobytes).
@@ -36,6 +37,10 @@ impl Zone {
         }
         let second_at = 44 + first.block_len(4);
         let second = Header::read(data.get(second_at..)?)?;
+        // A zone counting leap seconds (`right/...`) is not civil time: refused, not shifted.
+        if second.leapcnt > 0 {
+            return None;
+        }
         let body = data.get(second_at + 44..)?;
         let mut zone = Zone::block(body, &second, 8)?;
         let footer = body.get(second.block_len(8)..)?;
@@ -248,6 +253,17 @@ mod tests {
         assert!(Zone::parse(&bad_rule).is_none());
         bad_rule.truncate(10);
         assert!(Zone::parse(&bad_rule).is_none());
+    }
+
+    #[test]
+    fn zones_counting_leap_seconds_are_refused() {
+        let mut f = sample("");
+        // The second header's leapcnt (third count), one record of 12 bytes before the footer.
+        let second = 44 + 2 * 6 + 9;
+        f[second + 28..second + 32].copy_from_slice(&1u32.to_be_bytes());
+        let footer = f.len() - 2;
+        f.splice(footer..footer, [0u8; 12]);
+        assert!(Zone::parse(&f).is_none());
     }
 
     #[test]
