@@ -303,5 +303,15 @@ mod tests {
         assert!(en
             .render_markup("T", html! {})
             .contains("href=\"/?lang=fr\""));
+        // The browser's zone from its cookie; a malformed one is ignored.
+        let zoned = |cookie: &str| {
+            let req = Request::new(Method::Get, "/?lang=fr").with_header("Cookie", cookie);
+            Page::new(&c, &req).date_text(1_709_629_622).0
+        };
+        assert_eq!(zoned("limette_tz=Europe/Paris"), "5 mars 2024 à 10:07 CET");
+        assert_eq!(
+            zoned("limette_tz=../Europe/Paris"),
+            "5 mars 2024 à 09:07 UTC"
+        );
     }
 }

@@ -241,3 +241,58 @@ fn notifications_are_listed_by_title() {
         );
     }
 }
+
+#[test]
+fn the_version_list_is_paged_newest_first() {
+    let p = console().start();
+    let sid = p.login("dwho");
+    // Versions 2..=23 beside the first, each with its own log message.
+    let dir = p.data().join("conf");
+    let first: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("lmConf-1.json")).unwrap()).unwrap();
+    for n in 2..=23 {
+        let mut c = first.clone();
+        c["cfgNum"] = json!(n);
+        c["cfgLog"] = json!(format!("Change number {n}"));
+        c["cfgDate"] = json!(SUMMER + n);
+        std::fs::write(dir.join(format!("lmConf-{n}.json")), c.to_string()).unwrap();
+    }
+    let list = |page: &str| {
+        let html = conf_page(&p, &sid, "", page);
+        let v = html
+            .split("id=\"versions\"")
+            .nth(1)
+            .expect("the list")
+            .to_string();
+        v.split("</nav>").next().unwrap_or_default().to_string()
+    };
+    let one = list("");
+    let shown = one.matches("href=\"/manager/conf/").count();
+    assert_eq!(shown, 20, "{one}");
+    assert!(
+        one.contains("Change number 23") && one.contains("Change number 4"),
+        "{one}"
+    );
+    assert!(!one.contains("Change number 3<"), "{one}");
+    assert!(
+        one.find("Change number 23") < one.find("Change number 22"),
+        "newest first"
+    );
+    assert!(
+        one.contains("Page 1 of 2") && one.contains("href=\"/manager/conf?versions=2#versions\""),
+        "{one}"
+    );
+    let two = list("?versions=2");
+    assert!(
+        two.contains("Change number 3<") && two.contains("href=\"/manager/conf/1\""),
+        "{two}"
+    );
+    assert!(!two.contains("Change number 4<"), "{two}");
+    assert!(
+        two.contains("Page 2 of 2") && two.contains("Newer versions"),
+        "{two}"
+    );
+    // A page beyond the last, or not a number: the nearest page.
+    assert!(list("?versions=99").contains("Page 2 of 2"));
+    assert!(list("?versions=x").contains("Page 1 of 2"));
+}
