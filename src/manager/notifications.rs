@@ -202,7 +202,7 @@ fn row(ctx: &Ctx, page: &Page, r: &Record) -> Markup {
                 @if let Some(t) = r.title() { (t) br; }
                 small.reference { (r.reference) }
             }
-            td { (r.date) }
+            td { (page.day_markup(&r.date)) }
             td {
                 @match r.done {
                     Some(t) => { (page.say("mgrAccepted")) " " (page.time_markup(t)) },

@@ -115,6 +115,28 @@ impl<'a> Page<'a> {
         self.say_fill("dateFormat", &values)
     }
 
+    /// A calendar day (`YYYY-MM-DD`, a notification's date) as the page's language writes it,
+    /// in a `<time>` element; anything else as it is.
+    pub fn day_markup(&self, day: &str) -> Markup {
+        let mut parts = day.splitn(3, '-').map(|p| p.parse::<usize>().ok());
+        let (Some(Some(y)), Some(Some(m)), Some(Some(d))) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return html! { (day) };
+        };
+        let months = messages::word(self.lang, "months");
+        let Some(month) = months
+            .split(',')
+            .nth(m.wrapping_sub(1))
+            .filter(|_| (1..=31).contains(&d))
+        else {
+            return html! { (day) };
+        };
+        let (d, y) = (d.to_string(), y.to_string());
+        let text = self.say_fill("dayFormat", &[("month", month), ("day", &d), ("year", &y)]);
+        html! { time datetime=(day) { (text) } }
+    }
+
     /// An epoch as `date_text` writes it, in a `<time>` element with its machine-readable value
     /// (`YYYY-MM-DDTHH:MM:SSZ`).
     pub fn time_markup(&self, epoch: i64) -> Markup {
