@@ -225,7 +225,10 @@ fn notifications_are_listed_by_title() {
         ],
     );
     assert_eq!(created.status, 302, "{}", created.text());
-    for (lang, head) in [("en", "Title"), ("fr", "Titre")] {
+    for (lang, head, day) in [
+        ("en", "Title", "January 2, 2024"),
+        ("fr", "Titre", "2 janvier 2024"),
+    ] {
         let page = get(&p, &admin, &format!("/manager/notifications?lang={lang}")).text();
         let table = page
             .split("id=\"notifications\"")
@@ -239,6 +242,8 @@ fn notifications_are_listed_by_title() {
             table.contains("Terms of use<br><small class=\"reference\">cgu-2024</small>"),
             "{table}"
         );
+        let day = format!("<time datetime=\"2024-01-02\">{day}</time>");
+        assert!(table.contains(&day), "{table}");
     }
 }
 
