@@ -63,6 +63,7 @@ const DEFAULTS: &str = r#"{
   "portalDisplayOidcConsents": "$_oidcConsents && $_oidcConsents =~ /\\w+/",
   "portalDisplayLogout": 1,
   "portalSkin": "bootstrap",
+  "portalTimezone": "UTC",
   "restAuthUrl": "",
   "restUserDBUrl": "",
   "restTimeout": 10,

@@ -652,6 +652,11 @@ OidcConsents, Logout",
         Implemented,
         "one more stylesheet under /static/",
     ),
+    KeyInfo::new(
+        "portalTimezone",
+        Implemented,
+        "Limette's own: the IANA time zone of the pages' dates when the browser does not tell its own (default UTC)",
+    ),
     KeyInfo::new("fileNameSeparator", Implemented, "notification file names"),
     KeyInfo::new(
         "sfRequired",
@@ -1009,6 +1014,7 @@ mod tests {
         }
         for k in IMPLEMENTED.iter().chain(REFUSED) {
             let limette_only = k.key == "fileNameSeparator"
+                || k.key == "portalTimezone"
                 || k.key == "dbiMailCol"
                 || k.key.starts_with("oidcServiceEc")
                 || k.key.starts_with("oidcServiceEd")

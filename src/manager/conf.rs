@@ -40,7 +40,7 @@ pub fn index(ctx: &Ctx, top: Markup) -> Result<Response> {
         h2 { (page.say("mgrLatest")) } "\n"
         (metadata(ctx, num, &doc))
         h2 { (page.say("mgrVersions")) } "\n"
-        ul id="versions" { @for n in &nums { li { a href={ "/manager/conf/" (n) } { (n) } } } } "\n"
+        (super::conf_versions::table(ctx, &nums)?)
         (diff_form(ctx, &nums))
         h2 { (page.say("mgrRps")) } "\n"
         table id="rps" {

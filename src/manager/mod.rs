@@ -21,8 +21,10 @@
 mod conf;
 mod conf_edit;
 mod conf_forms;
+mod conf_versions;
 mod notifications;
 mod second_factors;
+mod session_values;
 mod sessions;
 mod status;
 mod users;

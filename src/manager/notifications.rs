@@ -170,7 +170,7 @@ fn list(ctx: &Ctx, refused: Option<&Refused>) -> Response {
         table id="notifications" {
             thead { tr {
                 th scope="col" { (page.say("mgrUid")) }
-                th scope="col" { (page.say("mgrReference")) }
+                th scope="col" { (page.say("mgrTitle")) }
                 th scope="col" { (page.say("mgrDate")) }
                 th scope="col" { (page.say("mgrState")) }
                 th scope="col" { (page.say("mgrActions")) }
@@ -182,7 +182,7 @@ fn list(ctx: &Ctx, refused: Option<&Refused>) -> Response {
     ctx.render("mgrNotifications", body)
 }
 
-/// One notification of the table, with its actions.
+/// One notification of the table (by its title, the reference below), with its actions.
 fn row(ctx: &Ctx, page: &Page, r: &Record) -> Markup {
     let action = |what: &str, word: &str| {
         html! {
@@ -198,8 +198,11 @@ fn row(ctx: &Ctx, page: &Page, r: &Record) -> Markup {
     html! {
         tr {
             td { (r.uid) }
-            td { (r.reference) }
-            td { (r.date) }
+            td.notif-title {
+                @if let Some(t) = r.title() { (t) br; }
+                small.reference { (r.reference) }
+            }
+            td { (page.day_markup(&r.date)) }
             td {
                 @match r.done {
                     Some(t) => { (page.say("mgrAccepted")) " " (page.time_markup(t)) },

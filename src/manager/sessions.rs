@@ -1,9 +1,10 @@
 //! The console's sessions page: SSO sessions searched by user (`_whatToTrace`), address
 //! (`ipAddr`) or day of start (`_startTime`); one session's keys, the secret ones hidden as the
-//! REST session server hides them (`hiddenAttributes`, `restExportSecretKeys`); deletion of one
+//! REST session server hides them (`hiddenAttributes`, `restExportSecretKeys`), the others
+//! readable (`session_values`: dates, durations, lists) below when the session ends; deletion of one
 //! session or of all of a user's, through `sso::end`, which tells the relying parties (the
 //! session-end hook: back-channel logout where configured).
-use super::{done, Ctx};
+use super::{done, session_values, Ctx};
 use crate::config::value_string;
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
@@ -153,8 +154,12 @@ fn view(ctx: &Ctx, id: &str) -> Result<Response> {
             thead { tr { th scope="col" { (page.say("mgrKey")) } th scope="col" { (page.say("mgrValue")) } } }
             tbody {
                 "\n"
-                @for k in keys {
-                    tr { th scope="row" { (k) } td.value { (shown.get(k).map(value_string).unwrap_or_default()) } } "\n"
+                (ends_row(ctx, &s))
+                @for (k, v) in keys.iter().filter_map(|k| Some((k, shown.get(*k)?))) {
+                    tr {
+                        th scope="row" { (k) }
+                        td.value { (session_values::markup(&page, &session_values::classify(k, v))) }
+                    } "\n"
                 }
             }
         } "\n"
@@ -164,6 +169,35 @@ fn view(ctx: &Ctx, id: &str) -> Result<Response> {
         } "\n"
     };
     Ok(ctx.render("mgrSessions", body))
+}
+
+/// When the session ends (`timeout` after `_utime`, or `timeoutActivity` after `_lastSeen`),
+/// and how long is left.
+fn ends_row(ctx: &Ctx, s: &Session) -> Markup {
+    let page = ctx.page();
+    let Some(utime) = s.get("_utime").and_then(crate::config::as_i64) else {
+        return html! {};
+    };
+    let mut end = utime + ctx.conf.timeout;
+    if ctx.conf.timeout_activity > 0 {
+        let last = s
+            .get("_lastSeen")
+            .and_then(crate::config::as_i64)
+            .unwrap_or(utime);
+        end = end.min(last + ctx.conf.timeout_activity);
+    }
+    let left = end - crate::util::now();
+    html! {
+        tr #ends {
+            th scope="row" { (page.say("mgrSessionEnds")) }
+            td {
+                (page.time_markup(end)) " ("
+                @if left > 0 { (page.say_fill("mgrEndsIn", &[("duration", &session_values::duration(&page, left))])) }
+                @else { (page.say("mgrEnded")) }
+                ")"
+            }
+        } "\n"
+    }
 }
 
 fn fetch(ctx: &Ctx, id: &str) -> Result<Session> {

@@ -13,12 +13,7 @@ pub fn page(ctx: &Ctx) -> Result<Response> {
     let health = crate::status::health::check(ctx.app, ctx.conf);
     let m = crate::metrics::summary();
     let up = crate::metrics::uptime().as_secs();
-    let uptime = format!(
-        "{}d {:02}h {:02}m",
-        up / 86_400,
-        (up / 3600) % 24,
-        (up / 60) % 60
-    );
+    let uptime = super::session_values::duration(&page, i64::try_from(up).unwrap_or(i64::MAX));
     let count = |kind| {
         crate::status::session_count(ctx.app, kind).map_or_else(|| "-".into(), |n| n.to_string())
     };

@@ -1,7 +1,8 @@
 //! The notification explorer (`notificationsExplorer`): `/mynotifications` lists the connected
-//! user's accepted notifications (persistent-session keys `notification_<ref>`), most recent
-//! first, at most `notificationsMaxRetrieve`; `/mynotifications/<ref>?epoch=<epoch>` shows one
-//! with its boxes checked and disabled. Without a session: to the login page, then back.
+//! user's accepted notifications (persistent-session keys `notification_<ref>`) by title with
+//! the reference below, most recent first, at most `notificationsMaxRetrieve`;
+//! `/mynotifications/<ref>?epoch=<epoch>` shows one with its boxes checked and disabled.
+//! Without a session: to the login page, then back.
 use super::form::frame;
 use super::store::{readable, trace};
 use crate::app::App;
@@ -38,14 +39,11 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     let (_, persistent) = crate::sso::persistent(app, &trace(&s))?;
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
-        [] => Ok(list(
-            &frame(conf, req, &s),
-            req,
-            &accepted(
-                &persistent,
-                conf.area::<crate::notifications::Settings>().max_retrieve,
-            ),
-        )),
+        [] => {
+            let max = conf.area::<crate::notifications::Settings>().max_retrieve;
+            let items = titled(app, conf, &s, accepted(&persistent, max));
+            Ok(list(&frame(conf, req, &s), req, &items))
+        }
         [reference] => one(app, conf, req, &s, &persistent, reference),
         _ => Err(Error::not_found("Not found")),
     }
@@ -62,7 +60,34 @@ pub fn accepted(persistent: &Map<String, Value>, max: usize) -> Vec<(String, i64
     out
 }
 
-fn list(page: &crate::web::Page, req: &Request, items: &[(String, i64)]) -> Response {
+/// An accepted notification of the list: reference, epoch and the stored notification's title.
+type Item = (String, i64, Option<String>);
+
+/// The accepted references with the titles of their notifications (the user's own, else the
+/// all-users one); no title when neither is stored any more.
+fn titled(
+    app: &App,
+    conf: &Conf,
+    s: &crate::storage::Session,
+    items: Vec<(String, i64)>,
+) -> Vec<Item> {
+    let uid = trace(s);
+    let wildcard = &conf.area::<crate::notifications::Settings>().wildcard;
+    let title = |r: &str| -> Option<String> {
+        let own = app.notifications.get(&uid, r).ok().flatten();
+        let record = own.or_else(|| app.notifications.get(wildcard, r).ok().flatten())?;
+        record.title()
+    };
+    items
+        .into_iter()
+        .map(|(r, e)| {
+            let t = title(&r);
+            (r, e, t)
+        })
+        .collect()
+}
+
+fn list(page: &crate::web::Page, req: &Request, items: &[Item]) -> Response {
     let msg = match items.len() {
         0 => "noNotification",
         1 => "myNotification",
@@ -71,7 +96,7 @@ fn list(page: &crate::web::Page, req: &Request, items: &[(String, i64)]) -> Resp
     if req.wants_json() {
         let list: Vec<Value> = items
             .iter()
-            .map(|(r, e)| json!({"reference": r, "epoch": e}))
+            .map(|(r, e, _)| json!({"reference": r, "epoch": e}))
             .collect();
         let result = if items.is_empty() { 0 } else { 1 };
         return Response::json(
@@ -85,15 +110,18 @@ fn list(page: &crate::web::Page, req: &Request, items: &[(String, i64)]) -> Resp
             table class="table" {
                 thead { tr {
                     th scope="col" { (page.say("date")) }
-                    th scope="col" { (page.say("reference")) }
+                    th scope="col" { (page.say("notificationTitle")) }
                     th scope="col" { (page.say("actions")) }
                 } } "\n"
                 tbody {
                     "\n"
-                    @for (r, e) in items {
+                    @for (r, e, title) in items {
                         tr {
                             td class="data-epoch" data-epoch=(e) { (page.date_text(*e)) }
-                            td { (r) }
+                            td.notif-title {
+                                @if let Some(t) = title { (t) br; }
+                                small.reference { (r) }
+                            }
                             td { a class="button" href={ "/mynotifications/" (crate::util::url_encode(r)) "?epoch=" (e) } {
                                 (page.say_fill("verifyRef", &[("ref", r)]))
                             } }

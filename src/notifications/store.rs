@@ -1,6 +1,6 @@
 //! The notification store as the notifications area sees it: the trait, the record and the
 //! openers are storage's (`storage::notifications`, re-exported here); this file adds what
-//! needs the model (a record from a notification and back, `insert_all`, `readable`), whose
+//! needs the model (a record from a notification and back, its title, `insert_all`, `readable`), whose
 //! notifications a session sees (`trace`) and the opener from the area's `Settings`.
 use super::model::{Invalid, Notification};
 use super::Settings;
@@ -28,6 +28,14 @@ impl Record {
     /// The notification held by the document.
     pub fn notification(&self) -> Result<Notification, Invalid> {
         Notification::from_document(&self.doc)
+    }
+
+    /// The notification's title (its titles joined, tags removed), `None` when it has none or
+    /// its document cannot be read: the lists show it with the reference beside it.
+    pub fn title(&self) -> Option<String> {
+        let n = self.notification().ok()?;
+        let t = n.title.join(" ").trim().to_string();
+        (!t.is_empty()).then_some(t)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Static files: those compiled into the binary (the stylesheet, Limette's logo, the language
-//! files, the scripts of the OpenID Connect form-post answer and check-session page, and of the
-//! WebAuthn ceremonies), the generated `portal.css` of the
+//! files, the scripts of the OpenID Connect form-post answer and check-session page, of the
+//! WebAuthn ceremonies and of the browser's time zone), the generated `portal.css` of the
 //! skin's background (`web::skin`), and the skin's own files (logo, favicon, background,
 //! stylesheets named by `portalMainLogo`, `portalFavicon`, `portalSkinBackground`,
 //! `portalSkin`, `portalCustomCss`), read at each request from the `static` folder of the data
@@ -51,6 +51,10 @@ pub fn serve(ctx: &Ctx) -> Result<Response> {
         "/static/check_session.js" => (
             "text/javascript; charset=utf-8",
             include_str!("../../static/check_session.js").into(),
+        ),
+        "/static/timezone.js" => (
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/timezone.js").into(),
         ),
         "/static/webauthn.js" => (
             "text/javascript; charset=utf-8",

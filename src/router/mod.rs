@@ -103,6 +103,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::web::headers::Policy>(raw)?;
     areas.parse::<crate::sso::history::Settings>(raw)?;
     areas.parse::<crate::web::skin::Skin>(raw)?;
+    areas.parse::<crate::web::zone::Settings>(raw)?;
     areas.parse::<crate::sso::skin::SkinRules>(raw)?;
     areas.parse::<crate::rules::location::Rules>(raw)?;
     areas.parse::<crate::directory::Settings>(raw)?;

@@ -11,6 +11,7 @@ pub mod lang;
 pub mod messages;
 pub mod page;
 pub mod skin;
+pub mod zone;
 
 pub use page::Page;
 

@@ -23,6 +23,8 @@ pub struct Page<'a> {
     skin: String,
     /// The path and query the language switch goes to, without any language parameter.
     here: String,
+    /// The time zone of the page's dates (`zone::chosen`).
+    zone: String,
 }
 
 impl<'a> Page<'a> {
@@ -33,6 +35,10 @@ impl<'a> Page<'a> {
             lang: super::lang::of(req),
             skin: conf.area::<Skin>().skin.clone(),
             here: here(req),
+            zone: super::zone::chosen(
+                req.cookie(super::zone::COOKIE).as_deref(),
+                &conf.area::<super::zone::Settings>().default,
+            ),
         }
     }
 
@@ -85,31 +91,50 @@ impl<'a> Page<'a> {
         messages::word(self.lang, key)
     }
 
-    /// An epoch as a date and time in the page's language, in UTC (the browser's time zone is
-    /// not known to the server; the text says UTC).
+    /// An epoch as a date and time in the page's language and time zone (the browser's when it
+    /// told, else `portalTimezone`), the zone's abbreviation or offset after the time.
     pub fn date_text(&self, epoch: i64) -> Word {
-        let day = util::date10(epoch);
-        let mut parts = day.splitn(3, '-');
-        let (y, m, d) = (parts.next(), parts.next(), parts.next());
-        let month_no: usize = m.and_then(|m| m.parse().ok()).unwrap_or(1);
+        let local = super::zone::local(&self.zone, epoch);
+        let (y, m, d) = super::zone::rule::civil(local.epoch);
         let months = messages::word(self.lang, "months");
+        let month_no = usize::try_from(m).unwrap_or(1);
         let month = months
             .split(',')
             .nth(month_no.saturating_sub(1))
             .unwrap_or("");
-        let secs = epoch.rem_euclid(86_400);
+        let secs = local.epoch.rem_euclid(86_400);
         let time = format!("{:02}:{:02}", secs / 3600, (secs / 60) % 60);
-        let day_no = d
-            .and_then(|d| d.parse::<u32>().ok())
-            .unwrap_or(1)
-            .to_string();
+        let (day_no, year) = (d.to_string(), y.to_string());
         let values = [
             ("month", month),
             ("day", day_no.as_str()),
-            ("year", y.unwrap_or("")),
+            ("year", year.as_str()),
             ("time", time.as_str()),
+            ("zone", local.label.as_str()),
         ];
         self.say_fill("dateFormat", &values)
+    }
+
+    /// A calendar day (`YYYY-MM-DD`, a notification's date) as the page's language writes it,
+    /// in a `<time>` element; anything else as it is.
+    pub fn day_markup(&self, day: &str) -> Markup {
+        let mut parts = day.splitn(3, '-').map(|p| p.parse::<usize>().ok());
+        let (Some(Some(y)), Some(Some(m)), Some(Some(d))) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return html! { (day) };
+        };
+        let months = messages::word(self.lang, "months");
+        let Some(month) = months
+            .split(',')
+            .nth(m.wrapping_sub(1))
+            .filter(|_| (1..=31).contains(&d))
+        else {
+            return html! { (day) };
+        };
+        let (d, y) = (d.to_string(), y.to_string());
+        let text = self.say_fill("dayFormat", &[("month", month), ("day", &d), ("year", &y)]);
+        html! { time datetime=(day) { (text) } }
     }
 
     /// An epoch as `date_text` writes it, in a `<time>` element with its machine-readable value
@@ -161,6 +186,7 @@ impl<'a> Page<'a> {
                     title { (Word(title.to_string())) " – " (self.say("authPortal")) } "\n"
                     link rel="icon" href=(skin.favicon); "\n"
                     link rel="stylesheet" href="/static/limette.css"; "\n"
+                    script src="/static/timezone.js" defer {} "\n"
                     @for css in extra.iter().flatten() {
                         link rel="stylesheet" href=(css); "\n"
                     }
@@ -299,5 +325,15 @@ mod tests {
         assert!(en
             .render_markup("T", html! {})
             .contains("href=\"/?lang=fr\""));
+        // The browser's zone from its cookie; a malformed one is ignored.
+        let zoned = |cookie: &str| {
+            let req = Request::new(Method::Get, "/?lang=fr").with_header("Cookie", cookie);
+            Page::new(&c, &req).date_text(1_709_629_622).0
+        };
+        assert_eq!(zoned("limette_tz=Europe/Paris"), "5 mars 2024 à 10:07 CET");
+        assert_eq!(
+            zoned("limette_tz=../Europe/Paris"),
+            "5 mars 2024 à 09:07 UTC"
+        );
     }
 }

@@ -173,12 +173,17 @@ def sessions_tasks(k, lang):
     check(not search(k, lang, "sessions-user-none", user=TARGET), "none left in the store")
 
 
+def reference_of(cell):
+    """The reference of a notification's cell (its title above it)."""
+    return cell.find_element(By.CSS_SELECTOR, "small.reference").text
+
+
 def notification_rows(k):
     """{reference: (state text, whether it can be marked done)} of the listed notifications."""
     out = {}
     for r in k.rows("notifications"):
         cells = r.find_elements(By.TAG_NAME, "td")
-        out[cells[1].text] = (cells[3].text,
+        out[reference_of(cells[1])] = (cells[3].text,
                               bool(r.find_elements(By.CSS_SELECTOR, "input[value=done]")))
     return out
 
@@ -197,7 +202,7 @@ def create(k, lang, name, reference, condition):
 def act(k, reference, action):
     """Clicks the `action` button (done, delete) of a notification's row."""
     for r in k.rows("notifications"):
-        if r.find_elements(By.TAG_NAME, "td")[1].text == reference:
+        if reference_of(r.find_elements(By.TAG_NAME, "td")[1]) == reference:
             loaded(k.d, r.find_element(
                 By.XPATH, ".//form[input[@name='action' and @value='%s']]//button" % action).click)
             return
@@ -259,6 +264,10 @@ def admin_tour(k, lang):
     if not d.current_url.startswith(k.base + "/manager"):
         go(d, k.base + "/manager/")
     check(d.find_elements(By.ID, "status"), "the status page: " + d.page_source[:1500])
+    # The pages' script told the portal the browser's time zone (static/timezone.js).
+    zone = d.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
+    tz = d.get_cookie("limette_tz")
+    check(tz is not None and tz["value"] == zone, "the zone cookie: %r for %r" % (tz, zone))
     for name, href, tasks in PAGES:
         k.nav(href)
         k.page(lang, name)

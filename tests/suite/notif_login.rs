@@ -256,6 +256,15 @@ fn full_flow(p: &Portal) {
     assert_eq!(wrong, json!({"result": 0, "notification": "0"}));
     let html = jar.get("/mynotifications").text();
     assert!(html.contains("REFA") && html.contains("GLOBAL1"));
+    // By title, the reference below (the wildcard one's title too).
+    assert!(
+        html.contains("Title A<br><small class=\"reference\">REFA</small>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("For timelords<br><small class=\"reference\">GLOBAL1</small>"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -308,7 +317,7 @@ fn notification_text_is_escaped_once_and_the_pages_carry_the_policy() {
         "the text's own entity is text, escaped once: {html}"
     );
     assert!(html.contains(">I read it</label>"), "{html}");
-    for never in ["<b>", "<i>", "<script", "&amp;amp;", "&amp;quot;"] {
+    for never in ["<b>", "<i>", "<script>", "&amp;amp;", "&amp;quot;"] {
         assert!(!html.contains(never), "{never} in {html}");
     }
     let csp = form.header("content-security-policy").unwrap_or_default();

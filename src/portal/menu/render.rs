@@ -1,6 +1,7 @@
 //! The menu's HTML: headings, lists, tables and forms in the portal's frame (`web::Page`),
 //! every dynamic value escaped, every text from the language files in the page's language.
-//! Dates are UTC, written as the language writes them, with a machine-readable `datetime`.
+//! Dates are in the user's time zone (`web::zone`), written as the language writes them, with a
+//! machine-readable `datetime`.
 use super::{apps, Consented, Login, Menu, Section};
 use crate::portal::pages;
 use crate::web::page::Word;

@@ -239,14 +239,15 @@ fn notifications_are_created_checked_marked_done_and_deleted() {
         "{}",
         r.text()
     );
-    assert!(!r.text().contains("<td>cgu</td>"), "{}", r.text());
+    assert!(!r.text().contains("reference\">cgu<"), "{}", r.text());
     // Without the token: refused.
     assert_eq!(send(fields("", "")).status, 403);
     let r = send(fields("$uid eq \"rtyler\"", &t));
     assert_eq!(r.status, 302, "{}", r.text());
     let page = get(&p, &admin, "/manager/notifications?uid=rtyler").text();
     assert!(
-        page.contains("<td>cgu</td>") && page.contains("Pending"),
+        page.contains("Terms<br><small class=\"reference\">cgu</small>")
+            && page.contains("Pending"),
         "{page}"
     );
     assert!(
@@ -280,7 +281,7 @@ fn notifications_are_created_checked_marked_done_and_deleted() {
     );
     assert_eq!(act("delete").status, 302);
     let page = get(&p, &admin, "/manager/notifications").text();
-    assert!(!page.contains("<td>cgu</td>"), "{page}");
+    assert!(!page.contains("reference\">cgu<"), "{page}");
     assert!(
         p.log()
             .contains("audit event=manager_notification_delete admin=dwho"),

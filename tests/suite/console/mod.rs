@@ -10,4 +10,5 @@ mod manager;
 mod old_forms;
 mod page_rules;
 mod status;
+mod time_and_titles;
 mod users;
