@@ -12,6 +12,9 @@ const KEPT: super::Input = Int { min: 0, max: 1000 };
 /// The group's entries.
 #[rustfmt::skip]
 pub const ENTRIES: &[Entry] = &[
+    entry("portalTimezone", Portal, Text,
+        ("Time zone of dates", "The IANA zone (Europe/Paris) of the pages' dates when the browser does not tell its own; default UTC."),
+        ("Fuseau horaire des dates", "Le fuseau IANA (Europe/Paris) des dates des pages quand le navigateur ne dit pas le sien ; UTC par défaut.")),
     entry("portalSkin", Portal, Text,
         ("Skin", "The pages' look: bootstrap, or a skin name whose /static/<skin>/css/styles.css is added."),
         ("Thème", "L'apparence des pages : bootstrap, ou un thème dont /static/<thème>/css/styles.css est ajouté.")),
