@@ -32,6 +32,7 @@ use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::sso::SsoSession;
+use crate::web::flash::{self, Said};
 use crate::web::page::Word;
 use crate::web::{csrf, Page};
 use maud::{html, Markup};
@@ -152,9 +153,11 @@ impl Ctx<'_> {
         crate::log::audit(event, &all);
     }
 
-    /// The whole page: the navigation, then `body`.
+    /// The whole page: the navigation, then what the last action did (`web::flash`, once),
+    /// then `body`.
     fn render(&self, title_key: &str, body: Markup) -> Response {
         let page = self.page();
+        let (said, clear) = flash::take(self.conf, self.req);
         let title = page.raw(title_key);
         let here = self.req.path.trim_end_matches('/');
         let current = |s: &Section| s.href().trim_end_matches('/') == here;
@@ -172,9 +175,48 @@ impl Ctx<'_> {
                 (crate::portal::pages::logout_form(&page, &logout, html! {}))
             } "\n"
             h1 #content tabindex="-1" { (Word(title.clone())) } "\n"
+            @if let Some(s) = &said { (s.markup(&page)) }
             (body)
         };
-        Response::html(200, page.render_markup(&title, html))
+        let resp = Response::html(200, page.render_markup(&title, html));
+        match clear {
+            Some(c) => resp.with_cookie(&c),
+            None => resp,
+        }
+    }
+
+    /// Whether the form was sent from its confirmation page (`confirm=yes`).
+    fn confirmed(&self) -> bool {
+        self.req.form_param("confirm").as_deref() == Some("yes")
+    }
+
+    /// The page that asks before a destructive action: the question, then a form that posts
+    /// `fields` again to `action` with `confirm=yes` and a fresh token (a danger button saying
+    /// the message `button`, its placeholders filled from `fields`), and a link back to
+    /// `cancel`. Nothing is changed until that form comes back.
+    fn confirm(
+        &self,
+        question: Markup,
+        action: &str,
+        fields: &[(&str, &str)],
+        button: &str,
+        cancel: &str,
+    ) -> Response {
+        let page = self.page();
+        let body = html! {
+            div class="confirm" id="question" { (question) } "\n"
+            form method="post" action=(action) id="confirm" {
+                (self.token_field())
+                @for (k, v) in fields { input type="hidden" name=(k) value=(v); }
+                input type="hidden" name="confirm" value="yes"; "\n"
+                p {
+                    button.danger type="submit" { (page.say_fill(button, fields)) } " "
+                    a #cancel href=(cancel) { (page.say("mgrCancel")) }
+                }
+            } "\n"
+        };
+        self.render("mgrConfirm", body)
+            .with_header("Cache-Control", "no-store")
     }
 }
 
@@ -266,12 +308,15 @@ fn binding(admin: &SsoSession) -> String {
     format!("manager:{}", admin.id())
 }
 
-/// An error message above a page's content.
-fn alert(msg: &str) -> Markup {
+/// An error message above a page's content, in the page's language (`messages::translate`:
+/// the refusals are written in English for the audit log).
+fn alert(page: &Page, msg: &str) -> Markup {
+    let msg = crate::web::messages::translate(page.lang, msg);
     html! { div class="error" id="msg" role="alert" { p { (msg) } } "\n" }
 }
 
-/// The answer to a form that changed something: back to `to` (post/redirect/get).
-fn done(to: &str) -> Response {
-    Response::redirect(to)
+/// The answer to a form that changed something: back to `to` (post/redirect/get), where
+/// `said` tells what happened, once.
+fn done(ctx: &Ctx, to: &str, said: Said) -> Response {
+    flash::redirect(ctx.conf, to, &said)
 }
