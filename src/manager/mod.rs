@@ -13,6 +13,10 @@
 //!    (403);
 //! 4. every `POST` carries the page's token, bound to the administrator's session
 //!    (`web::csrf::check_session_bound`: good while that session lives): missing or forged, 403.
+//!    A form of a session that has since ended is kept across the sign-in (`draft`).
+//!
+//! After an action, the next page says what it did, once (`web::flash`); deletions and roll
+//! backs ask first (`Ctx::confirm`).
 //!
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
 //! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
@@ -21,6 +25,7 @@
 mod conf;
 mod conf_edit;
 mod conf_forms;
+mod draft;
 mod notifications;
 mod second_factors;
 mod sessions;
@@ -158,6 +163,7 @@ impl Ctx<'_> {
     fn render(&self, title_key: &str, body: Markup) -> Response {
         let page = self.page();
         let (said, clear) = flash::take(self.conf, self.req);
+        let (draft, clear_draft) = draft::take(self.app, self.conf, self.req);
         let title = page.raw(title_key);
         let here = self.req.path.trim_end_matches('/');
         let current = |s: &Section| s.href().trim_end_matches('/') == here;
@@ -176,13 +182,12 @@ impl Ctx<'_> {
             } "\n"
             h1 #content tabindex="-1" { (Word(title.clone())) } "\n"
             @if let Some(s) = &said { (s.markup(&page)) }
+            @if let Some(d) = &draft { (draft::markup(&page, d, self.token_field())) }
             (body)
         };
         let resp = Response::html(200, page.render_markup(&title, html));
-        match clear {
-            Some(c) => resp.with_cookie(&c),
-            None => resp,
-        }
+        let clear: Vec<String> = clear.into_iter().chain(clear_draft).collect();
+        resp.with_cookies(&clear)
     }
 
     /// Whether the form was sent from its confirmation page (`confirm=yes`).
@@ -224,7 +229,12 @@ impl Ctx<'_> {
 pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
     let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let (section, rest) = Section::of(&req.path).ok_or_else(|| Error::not_found("Not found"))?;
-    let admin = crate::portal::session::require_user(app, conf, req)?;
+    let admin = match crate::portal::session::require_user(app, conf, req) {
+        Ok(admin) => admin,
+        // A form sent after the session ended: kept while the administrator signs in again.
+        Err(e @ Error::SignIn(_)) => return draft::keep(app, conf, req).ok_or(e),
+        Err(e) => return Err(e),
+    };
     let may = |s: Section, rest: &[String]| allows(app, conf, req, &admin, &s.rule_path(rest));
     if !may(section, &rest) {
         let who: String = admin.trace().chars().filter(|c| !c.is_control()).collect();

@@ -241,3 +241,81 @@ fn a_french_page_says_refusals_in_french() {
         .post_form(&path, &[("token", &t)], &[("Cookie", &cookie)]);
     assert!(r.text().contains("Supprimer la session"), "{}", r.text());
 }
+
+#[test]
+fn a_form_sent_after_the_session_ended_comes_back_after_sign_in() {
+    let p = console().start();
+    let admin = p.login("dwho");
+    let t = token(&get(&p, &admin, "/manager/notifications").text());
+    let ended = p.logout_confirmed(&admin);
+    assert!(ended.status < 400, "{}", ended.text());
+    let form = |token: &str| {
+        vec![
+            ("token", token.to_string()),
+            ("action", "create".into()),
+            ("uid", "rtyler".into()),
+            ("date", "2024-01-02".into()),
+            ("reference", "kept".into()),
+            ("title", "Kept terms".into()),
+            ("subtitle", "Read them".into()),
+            ("text", "Two minutes of typing.".into()),
+            ("check", "I agree".into()),
+        ]
+    };
+    let send = |fields: &[(&str, String)], cookie: &str| {
+        let f: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        p.client()
+            .post_form("/manager/notifications", &f, &[("Cookie", cookie)])
+    };
+    // A token this session's page did not issue: the sign-in, nothing kept.
+    let forged = send(
+        &form("1.0000000000000000.00"),
+        &format!("lemonldap={admin}"),
+    );
+    assert!(
+        forged.text().contains("name=\"password\""),
+        "{}",
+        forged.text()
+    );
+    assert_eq!(forged.cookie("limettedraft"), None);
+    // The page's own token, its session ended: the sign-in, the values kept server-side.
+    let r = send(&form(&t), &format!("lemonldap={admin}"));
+    assert!(r.text().contains("name=\"password\""), "{}", r.text());
+    assert!(
+        r.text().contains("name=\"url\""),
+        "comes back: {}",
+        r.text()
+    );
+    let id = r.cookie("limettedraft").expect("the form kept");
+    assert!(!id.contains("Kept") && id.len() == 64, "{id}");
+    assert!(!r.header("location").unwrap_or("").contains("Kept"));
+    // Signed in again, the page offers the values back, once.
+    let again = p.login("dwho");
+    let cookie = format!("lemonldap={again}; limettedraft={id}");
+    let page = p
+        .client()
+        .get("/manager/notifications", &[("Cookie", &cookie)]);
+    let html = page.text();
+    assert!(html.contains("id=\"resume-form\""), "{html}");
+    assert!(html.contains("value=\"Two minutes of typing.\""), "{html}");
+    assert!(!html.contains(&t), "the old token is not kept");
+    assert_eq!(page.cookie("limettedraft").as_deref(), Some("0"));
+    let twice = p
+        .client()
+        .get("/manager/notifications", &[("Cookie", &cookie)]);
+    assert!(
+        !twice.text().contains("id=\"resume-form\""),
+        "offered twice"
+    );
+    let resume = html.split("id=\"resume-form\"").nth(1).unwrap_or_default();
+    for (k, v) in form("").iter().skip(1) {
+        let hidden = format!("type=\"hidden\" name=\"{k}\" value=\"{v}\"");
+        assert!(resume.contains(&hidden), "{hidden}: {resume}");
+    }
+    // Sent again from that page (the same fields, its fresh token): saved.
+    let fresh = token(&html);
+    let r = send(&form(&fresh), &format!("lemonldap={again}"));
+    assert_eq!(r.status, 302, "{}", r.text());
+    let list = get(&p, &again, "/manager/notifications?uid=rtyler").text();
+    assert!(list.contains("<td>kept</td>"), "{list}");
+}
