@@ -190,7 +190,9 @@ fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
         .filter(|f| pages_of(f.prefix()).is_some() && may_register(&settings, *f, reg))
         .collect();
     let held = devices::load(app, &reg.trace).unwrap_or_default();
-    if let ([only], true, None) = (offered.as_slice(), held.is_empty(), &reg.pending) {
+    let (said, clear) = crate::web::flash::take(conf, req);
+    // (A removal just said stays on the list, which says it.)
+    if let ([only], true, None, None) = (offered.as_slice(), held.is_empty(), &reg.pending, &said) {
         return Response::redirect(&format!(
             "{}2fregisters/{}",
             super::slash(&conf.portal),
@@ -198,7 +200,6 @@ fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
         ));
     }
     let page = pages::frame(conf, req, Some(&reg.session));
-    let (said, clear) = crate::web::flash::take(conf, req);
     let body = html! {
         h1 { (page.say("sfaManager")) } "\n"
         @if let Some(s) = &said { (s.markup(&page)) }
