@@ -197,7 +197,10 @@ fn delete_one(ctx: &Ctx, id: &str) -> Result<Response> {
         ctx.audit(
             "manager_session_delete",
             &[
-                ("session", &format!("{}…", &short[..short.len().min(4)])),
+                (
+                    "session",
+                    &format!("{}…", id.chars().take(4).collect::<String>()),
+                ),
                 ("user", &user),
             ],
         );
