@@ -9,8 +9,8 @@
 //! a URL; then the login form, which comes back to the form's page. Never kept: the token,
 //! any field whose name holds `password` or `secret`; nothing at all beyond [`MAX_FIELDS`]
 //! fields or [`MAX_BYTES`] bytes. `take`: the page the login comes back to finds the record
-//! (same path), removes it and clears the cookie; the console's frame shows its values and a
-//! form to send them again with a fresh token (`Ctx::render`).
+//! (same path), removes it and clears the cookie; the console's frame shows its values in a
+//! form to check, edit and send again with a fresh token (`Ctx::render`).
 use crate::app::App;
 use crate::config::Conf;
 use crate::http::{Method, Request, Response};
@@ -102,21 +102,27 @@ pub fn take(app: &App, conf: &Conf, req: &Request) -> (Option<Draft>, Option<Str
     }
 }
 
-/// The kept form on its page: what happened, its values, and a form that sends them again
-/// (`token`: the page's fresh token field).
+/// The kept form on its page: what happened, and its values in a form that sends them again
+/// (`token`: the page's fresh token field), each editable under its field's name (a value of
+/// several lines, or a long one, in a text area), the form's own `action` and `base` hidden.
 pub fn markup(page: &Page, draft: &Draft, token: Markup) -> Markup {
+    let hidden = |k: &str| matches!(k, "action" | "base");
     html! {
-        section.message #resume role="status" aria-labelledby="resume-title" {
+        section.message #resume aria-labelledby="resume-title" {
             h2 #resume-title { (page.say("mgrDraftTitle")) } "\n"
-            p { (page.say("mgrDraftKept")) } "\n"
+            p role="status" { (page.say("mgrDraftKept")) } "\n"
             form method="post" action=(draft.path) id="resume-form" {
                 (token)
-                dl {
-                    @for (k, v) in &draft.fields {
-                        dt { (k) } dd { (v.chars().take(400).collect::<String>()) }
+                @for (i, (k, v)) in draft.fields.iter().enumerate() {
+                    @let id = format!("resume-{i}");
+                    @if hidden(k) {
+                        input type="hidden" name=(k) value=(v);
+                    } @else if v.contains('\n') || v.chars().count() > 80 {
+                        p { label for=(id) { (k) } " " textarea id=(id) name=(k) { (v) } } "\n"
+                    } @else {
+                        p { label for=(id) { (k) } " " input id=(id) name=(k) value=(v); } "\n"
                     }
                 }
-                @for (k, v) in &draft.fields { input type="hidden" name=(k) value=(v); }
                 p { button type="submit" { (page.say("mgrDraftSend")) } }
             }
         } "\n"

@@ -298,6 +298,10 @@ fn a_form_sent_after_the_session_ended_comes_back_after_sign_in() {
     let html = page.text();
     assert!(html.contains("id=\"resume-form\""), "{html}");
     assert!(html.contains("value=\"Two minutes of typing.\""), "{html}");
+    assert!(
+        html.contains("<label for=\"resume-4\">title</label>"),
+        "{html}"
+    );
     assert!(!html.contains(&t), "the old token is not kept");
     assert_eq!(page.cookie("limettedraft").as_deref(), Some("0"));
     let twice = p
@@ -309,8 +313,8 @@ fn a_form_sent_after_the_session_ended_comes_back_after_sign_in() {
     );
     let resume = html.split("id=\"resume-form\"").nth(1).unwrap_or_default();
     for (k, v) in form("").iter().skip(1) {
-        let hidden = format!("type=\"hidden\" name=\"{k}\" value=\"{v}\"");
-        assert!(resume.contains(&hidden), "{hidden}: {resume}");
+        let field = format!("name=\"{k}\" value=\"{v}\"");
+        assert!(resume.contains(&field), "{field}: {resume}");
     }
     // Sent again from that page (the same fields, its fresh token): saved.
     let fresh = token(&html);
