@@ -4,7 +4,7 @@
 //! versions (`config::diff`), one relying party's page, and the forms that save a new number,
 //! whose posts `conf_edit` answers (it draws these pages again with its message; the
 //! console's `conf_routes` routes both).
-use super::conf_forms::{base_field, diff_form, log_field, main_form, rp_form, saved_notice};
+use super::conf_forms::{base_field, diff_form, log_field, main_form, rp_form};
 use super::Ctx;
 use crate::config::diff::{self, Change};
 use crate::config::redact;
@@ -36,7 +36,6 @@ pub fn index(ctx: &Ctx, top: Markup) -> Result<Response> {
     let rps = rp_edit::rps(&doc);
     let body = html! {
         (top)
-        (saved_notice(ctx))
         h2 { (page.say("mgrLatest")) } "\n"
         (metadata(ctx, num, &doc))
         h2 { (page.say("mgrVersions")) } "\n"
@@ -105,7 +104,6 @@ pub fn rp_page(ctx: &Ctx, name: &str, top: Markup) -> Result<Response> {
     };
     let body = html! {
         (top)
-        (saved_notice(ctx))
         h2 { (name) } "\n"
         (rp_form(ctx, num, Some(name), &o))
         h2 { (page.say("mgrSetOption")) } "\n"

@@ -6,7 +6,9 @@
 //! saves through `storage::save::save_new` after the same checks as `limette config set`
 //! (`cfgAuthor`: the administrator, `cfgAuthorIP`: their address, `cfgLog`: the form's text or
 //! a summary). A refusal shows its reason above the form and saves nothing; a save is an
-//! audit line, and the running server takes it up at once (`oidc::keygen::reload`).
+//! audit line, and the running server takes it up at once (`oidc::keygen::reload`), and the
+//! next page says what was saved (`web::flash`). Deleting a relying party and rolling back
+//! ask first: the post shows what will happen and saves only when it comes back confirmed.
 use super::conf::{self, latest};
 use super::conf_forms::MAIN_KEYS;
 use super::{alert, done, Ctx};
@@ -16,6 +18,7 @@ use crate::oidc::keys::{self, KeyKind};
 use crate::oidc::rp_edit::{self, Form};
 use crate::storage::save::{self, Author, META_KEYS};
 use crate::util::url_encode;
+use crate::web::flash::Said;
 use maud::{html, Markup};
 use serde_json::{Map, Value};
 
@@ -28,6 +31,9 @@ pub fn post(ctx: &Ctx) -> Result<Response> {
     let form = |k: &str| ctx.req.form_param(k).unwrap_or_default().trim().to_string();
     let (num, mut doc) = latest(ctx)?;
     let action = form("action");
+    if action == "rollback" && !ctx.confirmed() {
+        return Ok(ask(ctx, "/manager/conf", &["action", "base", "num", "log"]));
+    }
     let edited: Edited = match fresh(ctx, num) {
         Err(msg) => Err(msg),
         Ok(()) => match action.as_str() {
@@ -55,6 +61,10 @@ pub fn post_rp(ctx: &Ctx, name: &str) -> Result<Response> {
     let form = |k: &str| ctx.req.form_param(k).unwrap_or_default();
     let (num, mut doc) = latest(ctx)?;
     let action = form("action");
+    if action == "delete" && !ctx.confirmed() {
+        let to = format!("/manager/conf/rp/{}", url_encode(name));
+        return Ok(ask(ctx, &to, &["action", "base", "log"]));
+    }
     let with = |s: Option<String>| s.map(|s| (name.to_string(), s));
     let edited: Edited = match fresh(ctx, num) {
         Err(msg) => Err(msg),
@@ -110,7 +120,7 @@ fn finish(
             "manager_conf_refused",
             &[("action", action), ("reason", &why)],
         );
-        page(alert(&why))
+        page(alert(&ctx.page(), &why))
     };
     let (summary, secret) = match edited {
         Ok(e) => e,
@@ -130,7 +140,7 @@ fn finish(
     );
     crate::oidc::keygen::reload(ctx.app)?;
     match secret {
-        None => Ok(done(&format!("{back}?saved={num}"))),
+        None => Ok(done(ctx, back, said(ctx, action, num))),
         Some((rp, secret)) => {
             let p = ctx.page();
             let top = html! {
@@ -143,6 +153,57 @@ fn finish(
             Ok(page(top)?.with_header("Cache-Control", "no-store"))
         }
     }
+}
+
+/// What the next page says of a save as `num`.
+fn said(ctx: &Ctx, action: &str, num: u64) -> Said {
+    let num = num.to_string();
+    let rp = ctx.req.path.rsplit('/').next().unwrap_or_default();
+    let rp = crate::util::url_decode_path(rp);
+    let old = ctx.req.form_param("num").unwrap_or_default();
+    match action {
+        "add" => {
+            Said::new("mgrRpAdded").with("rp", &ctx.req.form_param("name").unwrap_or_default())
+        }
+        "delete" => Said::new("mgrRpDeleted").with("rp", &rp),
+        "rotate" => Said::new("mgrKeysRotated"),
+        "rollback" => Said::new("mgrRolledBack").with("old", &old),
+        "main" => Said::new("mgrMainSaved"),
+        _ => Said::new("mgrRpSaved").with("rp", &rp),
+    }
+    .with("num", &num)
+}
+
+/// The page that asks before a deletion or a roll back: what will happen, and the same form
+/// (its `fields`) to post again, confirmed.
+fn ask(ctx: &Ctx, action: &str, fields: &[&str]) -> Response {
+    let page = ctx.page();
+    let values: Vec<(&str, String)> = fields
+        .iter()
+        .map(|k| (*k, ctx.req.form_param(k).unwrap_or_default()))
+        .collect();
+    let kept: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let rp = ctx.req.path.rsplit('/').next().unwrap_or_default();
+    let rp = crate::util::url_decode_path(rp);
+    let (question, button, cancel) = match ctx.req.form_param("num") {
+        None => {
+            let q = page.say_fill("mgrConfirmRpDelete", &[("rp", &rp)]);
+            (
+                q,
+                "mgrDeleteRp",
+                format!("/manager/conf/rp/{}", url_encode(&rp)),
+            )
+        }
+        Some(num) => {
+            let q = page.say_fill("mgrConfirmRollback", &[("num", &num)]);
+            (
+                q,
+                "mgrRollback",
+                format!("/manager/conf/{}", url_encode(&num)),
+            )
+        }
+    };
+    ctx.confirm(html! { p { (question) } }, action, &kept, button, &cancel)
 }
 
 /// The checks of `limette config set`, then the save; the reason of a refusal.

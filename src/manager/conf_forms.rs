@@ -127,16 +127,3 @@ pub fn log_field(ctx: &Ctx, id: &str) -> Markup {
         } "\n"
     }
 }
-
-/// "Saved as N" after a redirect (`?saved=N`).
-pub fn saved_notice(ctx: &Ctx) -> Markup {
-    let saved = ctx
-        .req
-        .query_param("saved")
-        .filter(|s| s.parse::<u64>().is_ok());
-    html! {
-        @if let Some(num) = saved {
-            p id="saved" role="status" { (ctx.page().say_fill("mgrSaved", &[("num", &num)])) } "\n"
-        }
-    }
-}

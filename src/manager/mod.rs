@@ -13,6 +13,10 @@
 //!    (403);
 //! 4. every `POST` carries the page's token, bound to the administrator's session
 //!    (`web::csrf::check_session_bound`: good while that session lives): missing or forged, 403.
+//!    A form of a session that has since ended is kept across the sign-in (`draft`).
+//!
+//! After an action, the next page says what it did, once (`web::flash`); deletions and roll
+//! backs ask first (`Ctx::confirm`).
 //!
 //! Every action writes an audit line naming the administrator (`_whatToTrace`) and address.
 //! Pages: `status` (the index), `sessions`, `notifications`, `conf` (the configuration: its
@@ -22,6 +26,7 @@ mod conf;
 mod conf_edit;
 mod conf_forms;
 mod conf_versions;
+mod draft;
 mod notifications;
 mod second_factors;
 mod session_values;
@@ -34,6 +39,7 @@ use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::http::{Method, Request, Response};
 use crate::sso::SsoSession;
+use crate::web::flash::{self, Said};
 use crate::web::page::Word;
 use crate::web::{csrf, Page};
 use maud::{html, Markup};
@@ -154,9 +160,12 @@ impl Ctx<'_> {
         crate::log::audit(event, &all);
     }
 
-    /// The whole page: the navigation, then `body`.
+    /// The whole page: the navigation, then what the last action did (`web::flash`, once),
+    /// then `body`.
     fn render(&self, title_key: &str, body: Markup) -> Response {
         let page = self.page();
+        let (said, clear) = flash::take(self.conf, self.req);
+        let (draft, clear_draft) = draft::take(self.app, self.conf, self.req);
         let title = page.raw(title_key);
         let here = self.req.path.trim_end_matches('/');
         let current = |s: &Section| s.href().trim_end_matches('/') == here;
@@ -174,9 +183,47 @@ impl Ctx<'_> {
                 (crate::portal::pages::logout_form(&page, &logout, html! {}))
             } "\n"
             h1 #content tabindex="-1" { (Word(title.clone())) } "\n"
+            @if let Some(s) = &said { (s.markup(&page)) }
+            @if let Some(d) = &draft { (draft::markup(&page, d, self.token_field())) }
             (body)
         };
-        Response::html(200, page.render_markup(&title, html))
+        let resp = Response::html(200, page.render_markup(&title, html));
+        let clear: Vec<String> = clear.into_iter().chain(clear_draft).collect();
+        resp.with_cookies(&clear)
+    }
+
+    /// Whether the form was sent from its confirmation page (`confirm=yes`).
+    fn confirmed(&self) -> bool {
+        self.req.form_param("confirm").as_deref() == Some("yes")
+    }
+
+    /// The page that asks before a destructive action: the question, then a form that posts
+    /// `fields` again to `action` with `confirm=yes` and a fresh token (a danger button saying
+    /// the message `button`, its placeholders filled from `fields`), and a link back to
+    /// `cancel`. Nothing is changed until that form comes back.
+    fn confirm(
+        &self,
+        question: Markup,
+        action: &str,
+        fields: &[(&str, &str)],
+        button: &str,
+        cancel: &str,
+    ) -> Response {
+        let page = self.page();
+        let body = html! {
+            div class="confirm" id="question" { (question) } "\n"
+            form method="post" action=(action) id="confirm" {
+                (self.token_field())
+                @for (k, v) in fields { input type="hidden" name=(k) value=(v); }
+                input type="hidden" name="confirm" value="yes"; "\n"
+                p {
+                    button.danger type="submit" { (page.say_fill(button, fields)) } " "
+                    a #cancel href=(cancel) { (page.say("mgrCancel")) }
+                }
+            } "\n"
+        };
+        self.render("mgrConfirm", body)
+            .with_header("Cache-Control", "no-store")
     }
 }
 
@@ -184,7 +231,12 @@ impl Ctx<'_> {
 pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
     let (app, req, conf) = (ctx.app.as_ref(), ctx.req, ctx.conf.as_ref());
     let (section, rest) = Section::of(&req.path).ok_or_else(|| Error::not_found("Not found"))?;
-    let admin = crate::portal::session::require_user(app, conf, req)?;
+    let admin = match crate::portal::session::require_user(app, conf, req) {
+        Ok(admin) => admin,
+        // A form sent after the session ended: kept while the administrator signs in again.
+        Err(e @ Error::SignIn(_)) => return draft::keep(app, conf, req).ok_or(e),
+        Err(e) => return Err(e),
+    };
     let may = |s: Section, rest: &[String]| allows(app, conf, req, &admin, &s.rule_path(rest));
     if !may(section, &rest) {
         let who: String = admin.trace().chars().filter(|c| !c.is_control()).collect();
@@ -268,12 +320,15 @@ fn binding(admin: &SsoSession) -> String {
     format!("manager:{}", admin.id())
 }
 
-/// An error message above a page's content.
-fn alert(msg: &str) -> Markup {
+/// An error message above a page's content, in the page's language (`messages::translate`:
+/// the refusals are written in English for the audit log).
+fn alert(page: &Page, msg: &str) -> Markup {
+    let msg = crate::web::messages::translate(page.lang, msg);
     html! { div class="error" id="msg" role="alert" { p { (msg) } } "\n" }
 }
 
-/// The answer to a form that changed something: back to `to` (post/redirect/get).
-fn done(to: &str) -> Response {
-    Response::redirect(to)
+/// The answer to a form that changed something: back to `to` (post/redirect/get), where
+/// `said` tells what happened, once.
+fn done(ctx: &Ctx, to: &str, said: Said) -> Response {
+    flash::redirect(ctx.conf, to, &said)
 }

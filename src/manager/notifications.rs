@@ -2,12 +2,15 @@
 //! reference; one created from the spec's fields (uid or the wildcard, date, reference,
 //! title, subtitle, text, check boxes one a line, the optional condition, which the rules
 //! parser must accept before anything is saved), as the notification server's JSON would
-//! carry it (`notificationDefaultCond` added); one deleted; one marked done.
+//! carry it (`notificationDefaultCond` added); one deleted; one marked done. Each action's
+//! next page says what it did (`web::flash`); a refusal is said in the page's language.
 use super::{done, Ctx};
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::notifications::store::Record;
 use crate::util::url_encode;
+use crate::web::flash::Said;
+use crate::web::messages::translate;
 use crate::web::Page;
 use maud::{html, Markup};
 use serde_json::{json, Map, Value};
@@ -25,10 +28,13 @@ pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
     let (uid, reference) = (form("uid"), form("reference"));
     match form("action").as_str() {
         "create" => match create(ctx) {
-            Ok(()) => Ok(done(&format!(
-                "/manager/notifications?uid={}",
-                url_encode(&uid)
-            ))),
+            Ok(()) => Ok(done(
+                ctx,
+                &format!("/manager/notifications?uid={}", url_encode(&uid)),
+                Said::new("mgrNotifCreated")
+                    .with("reference", &reference)
+                    .with("uid", &uid),
+            )),
             Err(refused) => Ok(list(ctx, Some(&refused))),
         },
         "delete" => {
@@ -41,7 +47,12 @@ pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
                     ("count", &n.to_string()),
                 ],
             );
-            Ok(done("/manager/notifications"))
+            let said = match n {
+                0 => Said::new("mgrNotifNone"),
+                _ => Said::new("mgrNotifDeleted"),
+            };
+            let said = said.with("reference", &reference).with("uid", &uid);
+            Ok(done(ctx, "/manager/notifications", said))
         }
         "done" => {
             let marked = store.mark_done(&uid, &reference, crate::util::now())?;
@@ -51,7 +62,12 @@ pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
                     &[("uid", &uid), ("reference", &reference)],
                 );
             }
-            Ok(done("/manager/notifications"))
+            let said = match marked {
+                true => Said::new("mgrNotifMarked"),
+                false => Said::new("mgrNotifNone"),
+            };
+            let said = said.with("reference", &reference).with("uid", &uid);
+            Ok(done(ctx, "/manager/notifications", said))
         }
         _ => Err(Error::bad("Unknown action")),
     }
@@ -96,7 +112,10 @@ fn create(ctx: &Ctx) -> Result<(), Refused> {
         crate::rules::Rule::parse(&condition).map_err(|e| Refused {
             field: Some("condition"),
             message: page
-                .say_fill("mgrBadCondition", &[("detail", &e.to_string())])
+                .say_fill(
+                    "mgrBadCondition",
+                    &[("detail", &translate(page.lang, &e.to_string()))],
+                )
                 .0,
         })?;
     }
@@ -121,9 +140,9 @@ fn create(ctx: &Ctx) -> Result<(), Refused> {
     let settings = ctx.conf.area::<crate::notifications::Settings>();
     let body = Value::Object(doc).to_string();
     let list = crate::notifications::model::parse_json(body.as_bytes(), &settings.default_cond)
-        .map_err(|e| whole(e.0))?;
+        .map_err(|e| whole(translate(page.lang, &e.0)))?;
     let n = crate::notifications::server::insert_all(ctx.app.notifications.as_ref(), &list)
-        .map_err(|e| whole(e.to_string()))?;
+        .map_err(|e| whole(translate(page.lang, &e.to_string())))?;
     ctx.audit(
         "manager_notification_insert",
         &[

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::second_factor::devices::{self, Device};
 use crate::util::url_encode;
+use crate::web::flash::Said;
 use crate::web::Page;
 use maud::{html, Markup};
 
@@ -45,7 +46,14 @@ pub fn handle(ctx: &Ctx, rest: &[String]) -> Result<Response> {
                 ("epoch", epoch.as_str()),
             ];
             ctx.audit("manager_2f_remove", &fields);
-            Ok(done(&format!("/manager/2f?user={}", url_encode(&user))))
+            let said = Said::new("mgrDeviceRemoved")
+                .with("name", &d.name())
+                .with("user", &user);
+            Ok(done(
+                ctx,
+                &format!("/manager/2f?user={}", url_encode(&user)),
+                said,
+            ))
         }
         None => Ok(list(ctx, &user, Some("2FDeviceNotFound"))),
     }
@@ -62,7 +70,7 @@ fn list(ctx: &Ctx, user: &str, error: Option<&str>) -> Response {
         })
     };
     let body = html! {
-        @if let Some(key) = error { (alert(&page.raw(key))) }
+        @if let Some(key) = error { (alert(&page, &page.raw(key))) }
         form method="get" action="/manager/2f" id="search" {
             "\n"
             p { label for="q-user" { (page.say("mgrUser")) } " " input id="q-user" name="user" value=(user) required; } "\n"

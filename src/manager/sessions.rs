@@ -3,13 +3,16 @@
 //! REST session server hides them (`hiddenAttributes`, `restExportSecretKeys`), the others
 //! readable (`session_values`: dates, durations, lists) below when the session ends; deletion of one
 //! session or of all of a user's, through `sso::end`, which tells the relying parties (the
-//! session-end hook: back-channel logout where configured).
+//! session-end hook: back-channel logout where configured). Either deletion asks first (a
+//! page that says what will end, the administrator's own session named as such) and acts only
+//! when the form comes back confirmed; what it ended is said on the next page.
 use super::{done, session_values, Ctx};
 use crate::config::value_string;
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::storage::{Kind, Session};
 use crate::util::url_encode;
+use crate::web::flash::Said;
 use crate::web::Page;
 use maud::{html, Markup};
 
@@ -210,24 +213,39 @@ fn fetch(ctx: &Ctx, id: &str) -> Result<Session> {
         .ok_or_else(|| Error::not_found("No such session"))
 }
 
-/// Ends one session (its relying parties told) and goes back to the search.
+/// Ends one session (its relying parties told) and goes back to the search; asks first.
 fn delete_one(ctx: &Ctx, id: &str) -> Result<Response> {
     let s = fetch(ctx, id)?;
     let user = s.get("_whatToTrace").map(value_string).unwrap_or_default();
+    let back = format!("/manager/sessions?user={}", url_encode(&user));
+    let short: String = id.chars().take(8).collect();
+    if !ctx.confirmed() {
+        let page = ctx.page();
+        let own = ctx.admin.id() == id;
+        let question = html! {
+            p { (page.say_fill("mgrConfirmSession", &[("session", &format!("{short}…")), ("user", &user)])) }
+            @if own { p.warning { strong { (page.say("mgrConfirmOwnSession")) } } }
+        };
+        let action = format!("/manager/sessions/{}", url_encode(id));
+        return Ok(ctx.confirm(question, &action, &[], "mgrDeleteSession", &action));
+    }
     if crate::sso::end(ctx.app, id)? {
-        let short: String = id.chars().take(4).collect();
         ctx.audit(
             "manager_session_delete",
-            &[("session", &format!("{short}…")), ("user", &user)],
+            &[
+                (
+                    "session",
+                    &format!("{}…", id.chars().take(4).collect::<String>()),
+                ),
+                ("user", &user),
+            ],
         );
     }
-    Ok(done(&format!(
-        "/manager/sessions?user={}",
-        url_encode(&user)
-    )))
+    let said = Said::new("mgrSessionDeleted").with("user", &user);
+    Ok(done(ctx, &back, said))
 }
 
-/// Ends every session of the user named in the form.
+/// Ends every session of the user named in the form; asks first.
 fn delete_user(ctx: &Ctx) -> Result<Response> {
     let user = ctx.req.form_param("user").unwrap_or_default();
     let user = user.trim();
@@ -239,6 +257,26 @@ fn delete_user(ctx: &Ctx) -> Result<Response> {
         ..Filter::default()
     };
     let store = ctx.app.sessions(Kind::Global);
+    let back = format!("/manager/sessions?user={}", url_encode(user));
+    if !ctx.confirmed() {
+        let mut count = 0;
+        for id in store.ids(Kind::Global)? {
+            count += usize::from(
+                store
+                    .get(Kind::Global, &id)?
+                    .is_some_and(|s| filter.matches(&s)),
+            );
+        }
+        let page = ctx.page();
+        let n = count.to_string();
+        let question = html! {
+            p { (page.say_fill("mgrConfirmAllOf", &[("user", user), ("count", &n)])) }
+            @if filter.matches(&ctx.admin) { p.warning { strong { (page.say("mgrConfirmOwnSession")) } } }
+        };
+        let fields = [("user", user)];
+        let button = "mgrDeleteAllOf";
+        return Ok(ctx.confirm(question, "/manager/sessions", &fields, button, &back));
+    }
     let mut ended = 0;
     for id in store.ids(Kind::Global)? {
         let matches = store
@@ -252,10 +290,10 @@ fn delete_user(ctx: &Ctx) -> Result<Response> {
         "manager_sessions_delete_user",
         &[("user", user), ("count", &ended.to_string())],
     );
-    Ok(done(&format!(
-        "/manager/sessions?user={}",
-        url_encode(user)
-    )))
+    let said = Said::new("mgrSessionsDeleted")
+        .with("user", user)
+        .with("count", &ended.to_string());
+    Ok(done(ctx, &back, said))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::directory::dbi::{Secret, UserRow, Users};
 use crate::error::{Error, Result};
 use crate::http::{Method, Response};
 use crate::util::url_encode;
+use crate::web::flash::Said;
 use crate::web::Page;
 use maud::{html, Markup};
 use serde_json::{json, Map, Value};
@@ -126,7 +127,7 @@ fn state(page: &Page, locked: bool) -> crate::web::page::Word {
 fn add_form(ctx: &Ctx, page: &Page, said: Option<&str>) -> Markup {
     html! {
         h2 id="add" { (page.say("mgrAddUser")) } "\n"
-        @if let Some(msg) = said { (super::alert(msg)) }
+        @if let Some(msg) = said { (super::alert(&ctx.page(), msg)) }
         form method="post" action="/manager/users" id="add-user" {
             "\n" (ctx.token_field()) "\n"
             p { label for="login" { (page.say("mgrLogin")) } " " input id="login" name="login" required autocomplete="off"; } "\n"
@@ -203,7 +204,12 @@ fn add(ctx: &Ctx, users: &Users) -> Result<Response> {
         Err(e) => return Err(e),
     }
     ctx.audit("manager_user_add", &[("user", &shown(&login))]);
-    Ok(done(&format!("/manager/users/{}", url_encode(&login))))
+    let said = Said::new("mgrUserAdded").with("login", &login);
+    Ok(done(
+        ctx,
+        &format!("/manager/users/{}", url_encode(&login)),
+        said,
+    ))
 }
 
 /// `POST /manager/users/<login>`: `action` = `password`, `lock` or `unlock`.
@@ -236,10 +242,17 @@ fn act(ctx: &Ctx, users: &Users, login: &str) -> Result<Response> {
     }
     let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
     ctx.audit(&event, &fields);
-    Ok(done(&format!(
-        "/manager/users/{}?done={action}",
-        url_encode(login)
-    )))
+    let key = match action.as_str() {
+        "password" => "mgrPasswordReset",
+        "lock" => "mgrUserLocked",
+        _ => "mgrUserUnlocked",
+    };
+    let said = Said::new(key).with("login", login);
+    Ok(done(
+        ctx,
+        &format!("/manager/users/{}", url_encode(login)),
+        said,
+    ))
 }
 
 /// One user: the row, and the reset and lock forms.
@@ -248,17 +261,9 @@ fn view(ctx: &Ctx, users: &Users, login: &str, said: Option<&str>) -> Result<Res
     let u = users
         .show(login)?
         .ok_or_else(|| Error::not_found("No such user"))?;
-    let finished = ctx.req.query_param("done").filter(|_| said.is_none());
-    let notice = finished.as_deref().and_then(|d| match d {
-        "password" => Some("mgrPasswordReset"),
-        "lock" => Some("mgrUserLocked"),
-        "unlock" => Some("mgrUserUnlocked"),
-        _ => None,
-    });
     let body = html! {
         h2 { (u.login) } "\n"
-        @if let Some(msg) = said { (super::alert(msg)) }
-        @if let Some(key) = notice { div class="message" id="msg" role="status" { p { (page.say(key)) } } "\n" }
+        @if let Some(msg) = said { (super::alert(&page, msg)) }
         table id="user" { tbody {
             "\n"
             tr { th scope="row" { (page.say("mgrState")) } td id="state" { (state(&page, u.locked)) } } "\n"

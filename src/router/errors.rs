@@ -227,7 +227,8 @@ fn soap_fault(client: bool, message: &str) -> Response {
 
 /// The HTML error page, in the page's language: what happened in plain words (by status),
 /// what to do next, the detail in small print (a 5xx's is generic: the detail is in the log,
-/// under the reference given), and a way back to the portal.
+/// under the reference given; a 4xx's in the page's language when the language files know it,
+/// `messages::translate`), and a way back to the portal.
 pub fn error_page(page: &Page, status: u16, detail: &str, request_id: u64) -> String {
     let key = match status {
         500.. => "500",
@@ -243,7 +244,8 @@ pub fn error_page(page: &Page, status: u16, detail: &str, request_id: u64) -> St
     let small = if status >= 500 {
         page.say_fill("errorReference", &[("id", &request_id.to_string())])
     } else {
-        page.say_fill("errorDetail", &[("detail", detail)])
+        let detail = crate::web::messages::translate(page.lang, detail);
+        page.say_fill("errorDetail", &[("detail", &detail)])
     };
     let body = html! {
         h1 { (Word(title.clone())) } "\n"

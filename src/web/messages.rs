@@ -68,6 +68,61 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
+/// A server's message in `lang`. The code writes its refusals in English (so the log and JSON
+/// clients read them); a page says them in its language: a message key (`csrfError`) is
+/// looked up; an English text that a `srv…` key of the English file holds, word for word or
+/// with its `{name}` placeholders standing for any text, is said with that key in `lang`, the
+/// same values put back; anything else is shown as it is.
+pub fn translate(lang: &str, text: &str) -> String {
+    let key_like = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric());
+    if key_like {
+        if let Some(t) = lookup(lang, text) {
+            return t.to_string();
+        }
+    }
+    let Some(english) = words(DEFAULT) else {
+        return text.to_string();
+    };
+    let start = english.partition_point(|(k, _)| *k < "srv");
+    english[start..]
+        .iter()
+        .take_while(|(k, _)| k.starts_with("srv"))
+        .find_map(|(k, template)| {
+            let values = captures(template, text)?;
+            let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, *v)).collect();
+            Some(fill(&word(lang, k), &values))
+        })
+        .unwrap_or_else(|| text.to_string())
+}
+
+/// The values of `template`'s `{name}` placeholders that make it `text`, if any do (two
+/// placeholders side by side never match: which text is whose would be a guess).
+fn captures<'t, 'a>(template: &'t str, text: &'a str) -> Option<Vec<(&'t str, &'a str)>> {
+    let (mut literals, mut names, mut rest) = (Vec::new(), Vec::new(), template);
+    while let Some((before, after)) = rest.split_once('{') {
+        let Some((name, tail)) = after.split_once('}') else {
+            break;
+        };
+        literals.push(before);
+        names.push(name);
+        rest = tail;
+    }
+    literals.push(rest);
+    let mut t = text.strip_prefix(literals.first()?)?;
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let next = literals.get(i + 1)?;
+        let end = match i + 1 == names.len() {
+            true => t.strip_suffix(next)?.len(),
+            false if next.is_empty() => return None,
+            false => t.find(next)?,
+        };
+        out.push((*name, &t[..end]));
+        t = &t[end + next.len()..];
+    }
+    t.is_empty().then_some(out)
+}
+
 #[cfg(test)]
 /// The keys `code`'s file lacks (or leaves empty) and those it has beyond English's: both empty
 /// for a complete file.
@@ -117,6 +172,100 @@ mod tests {
             let months = word(code, "months");
             assert_eq!(months.split(',').count(), 12, "{code}: months");
         }
+    }
+
+    /// The keys the code names as literals: `say("k")`, `say_fill("k"`, `say_around("k"`,
+    /// `raw("k")`, `Said::new("k")`, `.render("k"` (the console's titles), `word(<lang>, "k")`, in every file under `src/`.
+    fn keys_in_code() -> Vec<(String, String)> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                match p.is_dir() {
+                    true => walk(&p, out),
+                    false if p.extension().is_some_and(|x| x == "rs") => out.push(p),
+                    false => {}
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let calls = [
+            "say(\"",
+            "say_fill(\"",
+            "say_around(\"",
+            "raw(\"",
+            "Said::new(\"",
+            ".render(\"",
+        ];
+        let mut found = Vec::new();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            let name = f.display().to_string();
+            if name.ends_with("web/messages.rs") {
+                continue; // its own tests' made-up keys
+            }
+            let mut add = |rest: &str| {
+                let key: String = rest.chars().take_while(|c| *c != '"').collect();
+                if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    found.push((name.clone(), key));
+                }
+            };
+            for call in calls {
+                text.split(call).skip(1).for_each(&mut add);
+            }
+            for rest in text.split("word(").skip(1) {
+                if let Some((_, after)) = rest
+                    .split_once(", \"")
+                    .filter(|(a, _)| !a.contains(['(', ')', '"', '\n']))
+                {
+                    add(after);
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_key_the_code_names_is_in_every_language() {
+        let keys = keys_in_code();
+        assert!(
+            keys.len() > 200,
+            "the scan finds the code's keys: {}",
+            keys.len()
+        );
+        assert!(keys.iter().any(|(_, k)| k == "mgrConfirm"));
+        assert!(keys.iter().any(|(_, k)| k == "mgrSessionsDeleted"));
+        for code in codes() {
+            let missing: Vec<_> = keys
+                .iter()
+                .filter(|(_, k)| find(code, k).is_none())
+                .collect();
+            assert!(missing.is_empty(), "{code}.json lacks {missing:?}");
+        }
+    }
+
+    #[test]
+    fn server_messages_are_said_in_the_page_language() {
+        assert_eq!(translate("fr", "csrfError"), word("fr", "csrfError"));
+        assert_eq!(translate("fr", "Not found"), word("fr", "srvNotFound"));
+        assert_eq!(
+            translate("fr", "unexpected end of the rule"),
+            word("fr", "srvRuleEnd")
+        );
+        let fr = translate("fr", "no relying party named app");
+        assert_eq!(fr, fill(&word("fr", "srvNoRp"), &[("name", "app")]));
+        assert!(fr.contains("app") && fr != "no relying party named app");
+        assert_eq!(translate("fr", "something else"), "something else");
+        assert_eq!(
+            captures("a {x} b {y}", "a 1 b 2"),
+            Some(vec![("x", "1"), ("y", "2")])
+        );
+        assert_eq!(captures("a {x}", "b 1"), None);
+        assert_eq!(captures("a", "a b"), None);
+        assert_eq!(captures("{x}{y}", "ab"), None);
     }
 
     #[test]

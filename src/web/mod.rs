@@ -1,11 +1,13 @@
 //! The pieces every HTML-speaking area shares, on plain values: the SSO cookie and the portal's
-//! own cookies (`cookies`), the CSRF tokens of forms (`csrf`), the security headers (`headers`),
+//! own cookies (`cookies`), the CSRF tokens of forms (`csrf`), what an action did, said once
+//! on the next page (`flash`), the security headers (`headers`),
 //! the portal's words in every shipped language (`messages`), the user's language (`lang`), the
 //! look from the configuration (`skin`) and the frame of every page (`page::Page`). They know
 //! the configuration, not the areas. Every page is a compile-time `maud` template, which
 //! escapes every value it is given; the portal's words render as `page::Word`.
 pub mod cookies;
 pub mod csrf;
+pub mod flash;
 pub mod headers;
 pub mod lang;
 pub mod messages;

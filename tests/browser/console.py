@@ -10,7 +10,10 @@ For each language the administrator signs in with the keyboard and, through the 
 searched, shown, deleted; notifications created (one refused), marked done, deleted; the
 configuration: a relying party added, edited, given an option and a new secret (shown once),
 deleted, a main key set, a refused value (its reason, nothing saved), the latest and an older
-version, two differences, a rollback (main.rs reads the versions back). Each console page is
+version, two differences, a rollback (main.rs reads the versions back); each deletion and the
+rollback through its confirmation page, each action's message read on the next page. A
+notification typed while the session ended comes back after the sign-in, sent again from
+there. Each console page is
 checked as the portal's pages are (pages.py's Checker: `lang`, one h1, the policy, axe-core, no
 sideways scroll at 320 px). Then forged posts without the page's token (a console form whose
 token was taken out, and a plain HTTP post) must be refused and change nothing; and a signed-in
@@ -165,9 +168,17 @@ def sessions_tasks(k, lang):
     check("badwolf.org" not in k.d.page_source, "the hidden mail is in the page")
     k.page(lang, "session")
     k.submit("delete-session")
+    check(k.d.find_element(By.ID, "question").text, "asked before deleting the session")
+    check(k.d.find_elements(By.CSS_SELECTOR, "form#confirm button.danger"), "a danger button")
+    k.page(lang, "session-delete-confirm")
+    k.submit("confirm")
     check(len(k.rows("sessions")) == 2, "one session deleted")
+    check(k.d.find_element(By.ID, "done").text, "the deletion said")
     k.page(lang, "sessions-deleted-one")
     k.submit("delete-user")
+    check(TARGET in k.d.find_element(By.ID, "question").text, "asked before deleting them all")
+    k.page(lang, "sessions-delete-user-confirm")
+    k.submit("confirm")
     check(not k.rows("sessions"), "every session of the user deleted")
     k.page(lang, "sessions-deleted-user")
     check(not search(k, lang, "sessions-user-none", user=TARGET), "none left in the store")
@@ -240,6 +251,39 @@ def notifications_tasks(k, lang):
     rows = notification_rows(k)
     check(privacy not in rows and terms in rows, "deleted: %r" % rows)
     k.page(lang, "notification-deleted")
+
+
+def kept_form(k, lang):
+    """A notification typed while the session ended elsewhere: the post leads to the login
+    form, and once signed in the same page offers the values back, editable, to send again."""
+    d = k.d
+    reference = "kept-" + lang
+    go(d, k.base + "/manager/notifications?lang=" + lang)
+    for field, value in (("n-uid", "nobody-" + lang), ("n-date", "2024-01-02"),
+                         ("n-reference", reference), ("n-title", "Kept"), ("n-subtitle", "Typed long ago"),
+                         ("n-text", "Two minutes of typing."), ("n-check", "I read it")):
+        k.fill(field, value)
+    # The administrator's session ends (from the console itself, over plain HTTP).
+    sid = k.sid()
+    _, body = http(k.base, "GET", "/manager/sessions/" + sid, sid)
+    token = body.split('name="token" value="')[-1].split('"')[0]
+    status, _ = http(k.base, "POST", "/manager/sessions/" + sid, sid,
+                     {"token": token, "confirm": "yes"})
+    check(status == 302, "the session ended: %d" % status)
+    k.submit("create")
+    check(d.find_elements(By.ID, "password"), "the login form: " + d.page_source[:1500])
+    d.find_element(By.ID, "user").send_keys(ADMIN)
+    d.find_element(By.ID, "password").send_keys(ADMIN)
+    loaded(d, lambda: d.find_element(By.ID, "password").send_keys(Keys.ENTER))
+    check(d.current_url.startswith(k.base + "/manager/notifications"), "back: " + d.current_url)
+    check(d.find_elements(By.ID, "resume-form"), "the form offered back: " + d.page_source[:1500])
+    values = [e.get_attribute("value") for e in d.find_elements(By.CSS_SELECTOR, "#resume-form input")]
+    check(reference in values and "Two minutes of typing." in values, "kept: %r" % values)
+    k.page(lang, "notification-kept")
+    k.submit("resume-form")
+    check(reference in notification_rows(k), "sent again: %r" % notification_rows(k))
+    check(d.find_elements(By.ID, "done"), "the creation said")
+    k.page(lang, "notification-kept-sent")
 
 
 # The console's pages: (name, the navigation's link, the tasks on it). A new page is one entry.
@@ -315,6 +359,11 @@ def forgeries(k, lang):
     # The session, deleted with the page's own token this time.
     go(d, k.base + "/manager/sessions/" + victim)
     k.submit("delete-session")
+    go(d, k.base + "/manager/sessions?user=" + TARGET)
+    check(len(k.rows("sessions")) == 1, "asked: the session is still there")
+    go(d, k.base + "/manager/sessions/" + victim)
+    k.submit("delete-session")
+    k.submit("confirm")
     check(not k.rows("sessions"), "the session deleted with its token")
     print("checked %s forgeries" % lang)
 
@@ -363,6 +412,7 @@ def main(base, axe_path):
             if lang == "en":
                 k.c.prove_live()
             forgeries(k, lang)
+            kept_form(k, lang)
         for lang in ("en", "fr"):
             refused_user(k, lang)
     finally:

@@ -44,10 +44,22 @@ def key_values(k):
 
 
 def saved(k):
-    """The number of the "Saved as N" notice."""
-    found = k.d.find_elements(By.ID, "saved")
+    """The number of the "Saved as N" notice (the secret's answer, or the message said once on
+    the page after a save): its last number."""
+    found = k.d.find_elements(By.CSS_SELECTOR, "#saved, #done")
     check(found, "no saved notice: " + k.d.page_source[:1500])
-    return int(re.search(r"\d+", found[0].text).group(0))
+    return int(re.findall(r"\d+", found[0].text)[-1])
+
+
+def confirm(k, lang, name, needle):
+    """The confirmation page a destructive form leads to: it says what will happen (`needle`),
+    its button is a danger one, nothing is done until it is pressed; then pressed."""
+    question = k.d.find_element(By.ID, "question").text
+    check(needle in question, "the question: %r" % question)
+    check(k.d.find_elements(By.CSS_SELECTOR, "form#confirm button.danger"), "a danger button")
+    check(k.d.find_elements(By.ID, "cancel"), "a way back")
+    k.page(lang, name)
+    k.submit("confirm")
 
 
 def versions(k):
@@ -143,6 +155,7 @@ def conf_tasks(k, lang):
     open_rp(k, rp)
     k.fill("delete-log", logs["delete"])
     k.submit("delete")
+    confirm(k, lang, "conf-rp-delete-confirm", rp)
     k.page(lang, "conf-rp-deleted")
     saved_as(base + 5, "delete")
     check(not k.d.find_elements(By.CSS_SELECTOR, "table#rps a[href='/manager/conf/rp/%s']" % rp),
@@ -183,6 +196,7 @@ def conf_tasks(k, lang):
     open_version(k, base)
     k.fill("rollback-log", logs["rollback"].format(num=base))
     k.submit("rollback")
+    confirm(k, lang, "conf-rollback-confirm", str(base))
     k.page(lang, "conf-rolledback")
     saved_as(base + 7, "rollback")
     check(meta(k, "cfgLog") == logs["rollback"].format(num=base), "the rollback's log")

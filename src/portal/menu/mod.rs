@@ -11,7 +11,8 @@
 //! skin); the logout tab is the portal's sign-out form (`pages::logout_form`).
 //!
 //! `POST /` with `revokeConsent=<rp>` and the page's token (bound to the session) forgets a
-//! consent and answers with a redirect back to the menu (post/redirect/get).
+//! consent and answers with a redirect back to the menu (post/redirect/get), which then says
+//! it once (`web::flash`, as every action's next page).
 pub mod apps;
 pub mod password;
 mod render;
@@ -78,6 +79,8 @@ struct Menu {
     sfa: Option<String>,
     sections: Vec<Section>,
     error: u16,
+    /// What the last action did (`web::flash`).
+    said: Option<crate::web::flash::Said>,
 }
 
 /// The menu of the connected user whose SSO session is `s`, in the request's language.
@@ -117,7 +120,10 @@ pub fn revoke(app: &App, conf: &Conf, req: &Request) -> Result<Response> {
         let rp_shown: String = rp.chars().filter(|c| !c.is_control()).take(64).collect();
         crate::log::audit("consent_revoked", &[("user", &user), ("rp", &rp_shown)]);
     }
-    Ok(Response::redirect(&format!("{}#oidcConsents", conf.portal)))
+    let said =
+        crate::web::flash::Said::new("consentRevoked").with("rp", &rp_display_name(conf, &rp));
+    let to = format!("{}#oidcConsents", conf.portal);
+    Ok(crate::web::flash::redirect(conf, &to, &said))
 }
 
 fn page_with(
@@ -154,12 +160,14 @@ fn page_with(
         .unwrap_or_default();
     let sfa = crate::second_factor::offers_registration(conf, &attrs)
         .then(|| format!("{}2fregisters", conf.portal));
+    let (said, clear) = crate::web::flash::take(conf, req);
     let menu = Menu {
         user,
         explorer,
         sfa,
         sections,
         error,
+        said,
     };
     let tokens = render::Tokens {
         revoke: csrf::issue_for(conf, &binding(s)),
@@ -167,7 +175,11 @@ fn page_with(
         password: csrf::issue_for(conf, &password::binding(s)),
     };
     let frame = super::pages::frame(conf, req, Some(s));
-    Ok(Response::html(200, render::page(&frame, &menu, &tokens)))
+    let resp = Response::html(200, render::page(&frame, &menu, &tokens));
+    Ok(match clear {
+        Some(c) => resp.with_cookie(&c),
+        None => resp,
+    })
 }
 
 fn section(

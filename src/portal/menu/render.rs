@@ -36,6 +36,7 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
         @if menu.error != 0 {
             div class="error" id="msg" role="alert" trmsg=(menu.error) { p { (page.say_error(menu.error)) } } "\n"
         }
+        @if let Some(s) = &menu.said { (s.markup(page)) }
         p id="connected" { (page.say("connectedAs")) " " strong { (menu.user) } } "\n"
         @if let Some(url) = &menu.explorer {
             p { a id="explorer" href=(url) { (page.say("notificationsExplorer")) } } "\n"

@@ -3,7 +3,7 @@
 //! (`<prefix>2fSelfRegistration`), the devices held (type, name, date) with a button to
 //! remove those `<prefix>2fUserCanRemoveKey` allows; `/2fregisters/<prefix>[/<action>]` goes
 //! to the factor's pages, `/2fregisters/<prefix>/delete` (with `epoch`) removes a device,
-//! audited. The user is the connected one, or a login `sfRequired` sent here (its pending
+//! audited, and the list says so once (`web::flash`). The user is the connected one, or a login `sfRequired` sent here (its pending
 //! login named by a cookie): once that login registers a device, it is released
 //! ([`registered`]). Forms carry a token bound to the user; LemonLDAP::NG's script clients
 //! send `X-CSRF-Check` instead, which a cross-site browser cannot.
@@ -170,10 +170,12 @@ fn delete(ctx: &Ctx, reg: &Registering, f: &dyn Factor) -> Result<Response> {
         return Err(Error::bad("2FDeviceNotFound"));
     };
     crate::second_factor::audit_removal(&reg.trace, &d, "user");
+    let said = crate::web::flash::Said::new("sfRemoved").with("name", &d.name());
+    let to = format!("{}2fregisters", super::slash(&conf.portal));
     Ok(if req.wants_json() {
         Response::json(200, &json!({"result": 1}))
     } else {
-        Response::redirect(&format!("{}2fregisters", super::slash(&conf.portal)))
+        crate::web::flash::redirect(conf, &to, &said)
     })
 }
 
@@ -188,7 +190,9 @@ fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
         .filter(|f| pages_of(f.prefix()).is_some() && may_register(&settings, *f, reg))
         .collect();
     let held = devices::load(app, &reg.trace).unwrap_or_default();
-    if let ([only], true, None) = (offered.as_slice(), held.is_empty(), &reg.pending) {
+    let (said, clear) = crate::web::flash::take(conf, req);
+    // (A removal just said stays on the list, which says it.)
+    if let ([only], true, None, None) = (offered.as_slice(), held.is_empty(), &reg.pending, &said) {
         return Response::redirect(&format!(
             "{}2fregisters/{}",
             super::slash(&conf.portal),
@@ -198,6 +202,7 @@ fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
     let page = pages::frame(conf, req, Some(&reg.session));
     let body = html! {
         h1 { (page.say("sfaManager")) } "\n"
+        @if let Some(s) = &said { (s.markup(&page)) }
         @if reg.pending.is_some() { div.message role="status" #msg { p { (page.say("2fRegRequired")) } } "\n" }
         @if !offered.is_empty() {
             ul #sf-modules {
@@ -211,7 +216,11 @@ fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
         }
         p { a.button.secondary href="/" { (page.say("goToPortal")) } }
     };
-    Response::html(200, page.render_markup(&page.raw("sfaManager"), body))
+    let resp = Response::html(200, page.render_markup(&page.raw("sfaManager"), body));
+    match clear {
+        Some(c) => resp.with_cookie(&c),
+        None => resp,
+    }
 }
 
 /// The devices held: type, name, date, and a removal form for those the user may remove.

@@ -172,10 +172,19 @@ fn relying_parties_are_added_edited_given_a_secret_and_deleted() {
         ],
     );
     assert_eq!(r.status, 302, "{}", r.text());
-    assert_eq!(
-        r.header("Location"),
-        Some(format!("/manager/conf/rp/app?saved={}", num + 1).as_str())
+    assert_eq!(r.header("Location"), Some("/manager/conf/rp/app"));
+    let said = format!("saved as configuration {}", num + 1);
+    let cookie = r
+        .cookie("limetteflash")
+        .expect("what was saved, for the next page");
+    let next = p.client().get(
+        "/manager/conf/rp/app",
+        &[(
+            "Cookie",
+            &format!("lemonldap={admin}; limetteflash={cookie}"),
+        )],
     );
+    assert!(next.text().contains(&said), "{}", next.text());
     let doc = stored(&p, None);
     assert_eq!(rp(&doc, "app", "DisplayName"), "The Better App");
     assert_eq!(rp(&doc, "app", "BypassConsent"), Value::from(1));
@@ -212,7 +221,8 @@ fn relying_parties_are_added_edited_given_a_secret_and_deleted() {
         "{diff}"
     );
     // Deleted, from every per-RP hash.
-    let r = submit(&p, &admin, "/manager/conf/rp/app", &[("action", "delete")]);
+    let delete = [("action", "delete"), ("confirm", "yes")];
+    let r = submit(&p, &admin, "/manager/conf/rp/app", &delete);
     assert_eq!(r.status, 302);
     let doc = stored(&p, None);
     assert!(doc["oidcRPMetaDataOptions"].get("app").is_none());
@@ -330,6 +340,7 @@ fn the_diff_shows_a_change_and_a_rollback_is_a_new_number_with_the_old_content()
             ("base", &base(&page)),
             ("action", "rollback"),
             ("num", &old.to_string()),
+            ("confirm", "yes"),
         ],
     );
     assert_eq!(r.status, 302, "{}", r.text());

@@ -47,7 +47,8 @@ fn a_relying_party_added_changed_or_removed_shows_no_secret() {
     let d = diff(added, changed);
     assert!(!d.contains(&first) && !d.contains(&second), "{d}");
     // Removed whole, and the whole way back (removed from the newer's point of view).
-    let r = submit(&p, &admin, "/manager/conf/rp/app", &[("action", "delete")]);
+    let delete = [("action", "delete"), ("confirm", "yes")];
+    let r = submit(&p, &admin, "/manager/conf/rp/app", &delete);
     assert_eq!(r.status, 302, "{}", r.text());
     let removed = latest(&p);
     for d in [

@@ -161,9 +161,14 @@ fn sessions_are_found_shown_without_secrets_and_deleted_with_a_token() {
     let other = token(&get(&p, &rose, "/manager/notifications").text());
     assert_eq!(post(&p, &admin, &path, &[("token", &other)]).status, 403);
     assert_eq!(get(&p, &admin, &path).status, 200, "still there");
-    // With the page's token: ended, and the user's cookie no longer works.
+    // With the page's token: first the question, nothing ended; then confirmed, ended, and
+    // the user's cookie no longer works.
     let t = token(&view.text());
     let r = post(&p, &admin, &path, &[("token", &t)]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains("id=\"confirm\""), "{}", r.text());
+    assert_eq!(get(&p, &admin, &path).status, 200, "asked, not ended");
+    let r = post(&p, &admin, &path, &[("token", &t), ("confirm", "yes")]);
     assert_eq!(r.status, 302, "{}", r.text());
     assert_eq!(get(&p, &admin, &path).status, 404);
     let home = p.client().get(
@@ -191,7 +196,11 @@ fn sessions_are_found_shown_without_secrets_and_deleted_with_a_token() {
         &p,
         &admin,
         "/manager/sessions",
-        &[("token", &token(&page)), ("user", "rtyler")],
+        &[
+            ("token", &token(&page)),
+            ("user", "rtyler"),
+            ("confirm", "yes"),
+        ],
     );
     assert_eq!(r.status, 302);
     for sid in [&rose2, &rose3] {

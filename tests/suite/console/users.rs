@@ -104,10 +104,19 @@ fn the_administrator_adds_resets_locks_and_unlocks() {
             ("confirmpassword", "carol-n3w-pass"),
         ],
     );
-    assert_eq!(
-        r.header("location"),
-        Some("/manager/users/carol?done=password")
-    );
+    assert_eq!(r.header("location"), Some("/manager/users/carol"));
+    let said = r
+        .cookie("limetteflash")
+        .expect("the reset said on the next page");
+    let cookie = format!("lemonldap={admin}; limetteflash={said}");
+    let next = p
+        .client()
+        .get("/manager/users/carol", &[("Cookie", &cookie)]);
+    let reset = "The password was reset; the user&#39;s sessions were ended.";
+    assert!(next.text().contains(reset), "{}", next.text());
+    assert!(!get(&p, &admin, "/manager/users/carol")
+        .text()
+        .contains(reset));
     assert!(!alive(&p, &carol), "the reset ended carol's session");
     assert!(login(&p, "carol", "carol-passw0rd").is_none());
     let carol = login(&p, "carol", "carol-n3w-pass").unwrap();

@@ -130,6 +130,15 @@ fn a_consent_revoked_from_the_menu_is_asked_again() {
     assert_eq!(r.status, 302, "{}", r.text());
     let back = format!("http://127.0.0.1:{}/#oidcConsents", p.port);
     assert_eq!(r.header("location"), Some(back.as_str()));
+    // The menu says it, once.
+    let said = r
+        .cookie("limetteflash")
+        .expect("the revocation said on the menu");
+    let flash = format!("{cookie}; limetteflash={said}");
+    let page = p.client().get("/", &[("Cookie", &flash)]).text();
+    let done = "role=\"status\"><p>Your consent to Tardis &lt;Library&gt; was revoked.</p>";
+    assert!(page.contains(done), "{page}");
+    assert!(!menu(&p, &sid).contains("id=\"done\""));
     // The next authorization asks again; the other RP's consent stays.
     let r = authorize(&p, Some(&sid), &query("ask", ""), &[]);
     assert_eq!(r.status, 200, "consent asked again");

@@ -45,6 +45,14 @@ fn an_administrator_lists_and_removes_a_users_device() {
     ];
     let r = c.post_form("/manager/2f", &fields, &[("Cookie", &sso(&admin))]);
     assert_eq!(r.status, 302, "{}", r.text());
+    let said = r
+        .cookie("limetteflash")
+        .expect("the removal said on the next page");
+    let cookie = format!("{}; limetteflash={said}", sso(&admin));
+    let next = c
+        .get("/manager/2f?user=rtyler", &[("Cookie", &cookie)])
+        .text();
+    assert!(next.contains("Device phone of rtyler removed."), "{next}");
     let log = p.log();
     assert!(
         log.contains("event=second_factor_removed user=rtyler type=TOTP name=phone"),

@@ -12,6 +12,7 @@ mod console;
 mod llng;
 mod llng_node;
 mod oidc;
+mod removed;
 mod required;
 mod totp;
 mod webauthn_conf;
