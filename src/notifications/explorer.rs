@@ -39,7 +39,7 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(
-            &frame(conf, req, &s),
+            &frame(conf, req, &s).with_header(Some(crate::account::header(app, conf, req, &s))),
             req,
             &accepted(
                 &persistent,
@@ -132,7 +132,7 @@ fn one(
     let Some(f) = fragment else {
         return Err(Error::not_found("Unknown notification"));
     };
-    let page = frame(conf, req, s);
+    let page = frame(conf, req, s).with_header(Some(crate::account::header(app, conf, req, s)));
     let title = crate::web::messages::fill(&page.raw("notificationRef"), &[("ref", reference)]);
     let when = epoch
         .trim()

@@ -73,6 +73,7 @@ pub fn decide(
         Response::html(
             200,
             page(
+                app,
                 conf,
                 req,
                 s,
@@ -105,6 +106,7 @@ struct Form<'a> {
 }
 
 fn page(
+    app: &App,
     conf: &Conf,
     req: &Request,
     s: &Session,
@@ -113,19 +115,14 @@ fn page(
     p: &Params,
     form: Form,
 ) -> String {
-    let frame = base::frame(conf, req, Some(s));
+    let frame = base::frame(conf, req, Some(s))
+        .with_header(Some(crate::account::header(app, conf, req, s)));
     let hidden =
         p.0.iter()
             .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"));
-    let account = s
-        .get("cn")
-        .or_else(|| s.get("_whatToTrace"))
-        .map(crate::config::value_string)
-        .unwrap_or_default();
     let body = html! {
         h1 { (frame.say("consentTitle")) } "\n"
         @if form.stale { (crate::web::page::stale_notice(&frame)) }
-        p id="connected" { (frame.say("connectedAs")) " " strong { (account) } } "\n"
         @if let Some(u) = &rp.icon { img src=(u) alt="" width="64" height="64"; "\n" }
         h2 id="consent" { (frame.say_fill("consent", &[("app", &rp.display_name)])) } "\n"
         ul class="scopes" { (sentences(&frame, &ar.scope)) } "\n"
