@@ -39,14 +39,22 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
     let segs = req.segments_after("/mynotifications");
     match segs.as_slice() {
         [] => Ok(list(
-            &frame(conf, req, &s).with_header(Some(crate::account::header(app, conf, req, &s))),
+            &frame(conf, req, &s).with_header(ctx.account_bar(&s)),
             req,
             &accepted(
                 &persistent,
                 conf.area::<crate::notifications::Settings>().max_retrieve,
             ),
         )),
-        [reference] => one(app, conf, req, &s, &persistent, reference),
+        [reference] => one(
+            app,
+            conf,
+            req,
+            &s,
+            &persistent,
+            reference,
+            ctx.account_bar(&s),
+        ),
         _ => Err(Error::not_found("Not found")),
     }
 }
@@ -114,6 +122,7 @@ fn one(
     s: &crate::storage::Session,
     persistent: &Map<String, Value>,
     reference: &str,
+    bar: Option<crate::web::page::Header>,
 ) -> Result<Response> {
     let Some(epoch) = req.query_param("epoch") else {
         return Err(Error::bad("Missing epoch parameter"));
@@ -132,7 +141,7 @@ fn one(
     let Some(f) = fragment else {
         return Err(Error::not_found("Unknown notification"));
     };
-    let page = frame(conf, req, s).with_header(Some(crate::account::header(app, conf, req, s)));
+    let page = frame(conf, req, s).with_header(bar);
     let title = crate::web::messages::fill(&page.raw("notificationRef"), &[("ref", reference)]);
     let when = epoch
         .trim()

@@ -286,7 +286,7 @@ fn route(
     if let Err(e) = admit_server(app, req, area) {
         return (refusal_flavour(area), Err(e));
     }
-    let ctx = Ctx::new(app, conf, req);
+    let ctx = Ctx::new(app, conf, req).with_account_bar(crate::account::header);
     (area.flavour(), area.handler(&req.path)(&ctx))
 }
 

@@ -228,9 +228,10 @@ impl<'a> Page<'a> {
                         li { a href=(href) aria-current=[current.then_some("page")] { (self.say(key)) } }
                     }
                 }
+                // The token rides in the address, not in a field: the page's own forms keep the
+                // only `token` fields. Once posted, the session it is bound to has ended.
                 @if let Some(token) = &h.logout_token {
-                    form method="post" action="/?logout=1" class="logout" {
-                        input type="hidden" name="token" value=(token);
+                    form method="post" action={ "/?logout=1&token=" (token) } class="logout" {
                         button type="submit" #header-logout class="secondary" { (self.say("logout")) }
                     }
                 }
