@@ -73,7 +73,6 @@ pub fn decide(
         Response::html(
             200,
             page(
-                app,
                 conf,
                 req,
                 s,
@@ -83,6 +82,7 @@ pub fn decide(
                 Form {
                     binding: &binding,
                     stale,
+                    bar: Some(crate::account::header(app, conf, req, s)),
                 },
             ),
         )
@@ -99,14 +99,15 @@ fn binding(s: &Session, rp: &Rp) -> String {
     format!("oidc-consent:{sid}:{}", rp.client_id)
 }
 
-/// The consent form's token binding, and whether the answer came back too old.
+/// The consent form's token binding, whether the answer came back too old, and the page's
+/// account bar.
 struct Form<'a> {
     binding: &'a str,
     stale: bool,
+    bar: Option<crate::web::page::Header>,
 }
 
 fn page(
-    app: &App,
     conf: &Conf,
     req: &Request,
     s: &Session,
@@ -115,8 +116,7 @@ fn page(
     p: &Params,
     form: Form,
 ) -> String {
-    let frame = base::frame(conf, req, Some(s))
-        .with_header(Some(crate::account::header(app, conf, req, s)));
+    let frame = base::frame(conf, req, Some(s)).with_header(form.bar);
     let hidden =
         p.0.iter()
             .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"));

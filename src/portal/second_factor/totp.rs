@@ -113,7 +113,7 @@ fn page(
 ) -> Response {
     let (req, conf) = (ctx.req, ctx.conf.as_ref());
     let page = pages::frame(conf, req, Some(&reg.session)).with_header(Some(
-        crate::account::header(&ctx.app, conf, req, &reg.session),
+        crate::account::header(ctx.app, conf, req, &reg.session),
     ));
     let csrf = reg.token(conf);
     let body = html! {
