@@ -1,6 +1,7 @@
 //! The account bar and the menu's tiles as users meet them: the bar names the user on every
 //! signed-in page (the menu, an error page) and links the console only for those its rules
-//! let in, to the first console page they may open; its sign-out ends the session at once;
+//! let in, to the first console page they may open, and the second factors only for those who
+//! may register one; its sign-out ends the session at once;
 //! the applications show as tiles with their logo file, or a letter when the logo names no
 //! file, and their description; past a dozen applications the filter (`?q=`) keeps the
 //! matching ones only.
@@ -110,6 +111,29 @@ fn the_bar_signs_out_at_once_and_without_the_logout_rule_has_no_sign_out() {
     assert!(!menu.contains("?logout=1"), "{menu}");
     let (_, menu) = get(&p, &p.login("dwho"), "/?lang=fr");
     assert!(bar(&menu).contains("Se déconnecter"), "{menu}");
+}
+
+#[test]
+fn the_bar_links_the_second_factors_when_the_user_may_register_one() {
+    let p = Portal::builder()
+        .conf("totp2fActivation", json!(1))
+        .conf("totp2fSelfRegistration", json!("$uid eq \"dwho\""))
+        .start();
+    let dwho = p.login("dwho");
+    let b = bar(&get(&p, &dwho, "/").1).to_string();
+    assert!(b.contains("/2fregisters\">Second factors</a>"), "{b}");
+    // On the second factors' page, the bar marks it as the current one.
+    let (status, page) = get(&p, &dwho, "/2fregisters/totp");
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        bar(&page).contains("aria-current=\"page\">Second factors</a>"),
+        "{page}"
+    );
+    let (_, menu) = get(&p, &p.login("rtyler"), "/");
+    assert!(
+        !bar(&menu).is_empty() && !bar(&menu).contains("2fregisters"),
+        "{menu}"
+    );
 }
 
 /// `n` applications always shown, the first two with a logo name, the first one's file present.
