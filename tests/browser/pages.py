@@ -199,7 +199,8 @@ def tour(driver, c, base, lang):
 
 def header_and_tiles(driver, c, base, lang):
     """The account bar (skip link first, then who, the portal, the console, the sign-out) and
-    the applications as tiles, filtered with the keyboard."""
+    the applications as tiles, filtered with the keyboard: as the user types (the page's script),
+    then by the form (the server)."""
     d = driver
     d.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
     check(d.execute_script("return document.activeElement.className") == "skip",
@@ -221,6 +222,9 @@ def header_and_tiles(driver, c, base, lang):
     check(len(tops) <= 4, "several tiles a row at 1280 px: rows at %r" % sorted(tops))
     field = d.find_element(By.ID, "appq")
     field.send_keys("mail")
+    shown = [e.text for e in d.find_elements(By.CSS_SELECTOR, "li.application .appname") if e.is_displayed()]
+    check(shown == ["Mail"], "filtered as the user types: %r" % shown)
+    check(not d.find_element(By.ID, "cat-1tools").is_displayed(), "an emptied category hides")
     loaded(d, lambda: field.send_keys(Keys.ENTER))
     names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "li.application .appname")]
     check(names == ["Mail"], "the filter keeps the matching application: %r" % names)

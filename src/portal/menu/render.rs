@@ -89,6 +89,7 @@ fn filter_form(page: &Page, query: &str) -> Markup {
                 @if !query.is_empty() { a.button.secondary #appall href=(page.portal()) { (page.say("appFilterAll")) } }
             }
         } "\n"
+        script src="/static/app_filter.js" defer {} "\n"
     }
 }
 
