@@ -208,7 +208,8 @@ def header_and_tiles(driver, c, base, lang):
     check(d.execute_script("return getComputedStyle(document.activeElement).position") == "static",
           "the focused skip link shows")
     links = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "nav.account a")]
-    check(links[:2] == [base + "/", base + "/manager/"], "portal and console: %r" % links)
+    check(links == [base + "/", base + "/manager/", base + "/2fregisters"],
+          "portal, console, second factors: %r" % links)
     check(d.find_element(By.CSS_SELECTOR, "nav.account a[aria-current=page]").get_attribute("href")
           == base + "/", "the menu is the current page")
     check(d.find_element(By.CSS_SELECTOR, "#app-wiki img.applogo").get_attribute("src")
@@ -230,6 +231,10 @@ def header_and_tiles(driver, c, base, lang):
     check(names == ["Mail"], "the filter keeps the matching application: %r" % names)
     check(d.find_elements(By.CSS_SELECTOR, "#appcount[role=status]"), "the count is said")
     c.page(lang, "menu-filter")
+    loaded(d, lambda: d.find_element(By.CSS_SELECTOR, "nav.account a[href$='/2fregisters']").click())
+    check(d.find_element(By.CSS_SELECTOR, "nav.account a[aria-current=page]").get_attribute("href")
+          .endswith("/2fregisters"), "the second factors' page is marked")
+    c.page(lang, "second-factors")
     go(d, base + "/")
 
 

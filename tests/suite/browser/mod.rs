@@ -1,5 +1,6 @@
 //! Every portal page in a real headless Chromium, in English and French (tests/browser/pages.py):
-//! the language switch, keyboard-only sign-in, the notification form that keeps its ticks, the
+//! the language switch, keyboard-only sign-in, the account bar, the applications as tiles and
+//! their filter, the second factors' page, the notification form that keeps its ticks, the
 //! menu (applications, login history, a consent given then revoked), the explorer, consent, both
 //! logout confirmations, an error page, the administration console's pages; on each, axe-core (installed
 //! from the npm registry by `make test-tools`, injected by the test) must find no serious or
@@ -51,6 +52,8 @@ fn portal() -> Portal {
         .conf("notificationsExplorer", json!(1))
         .conf("notificationServer", json!(1))
         .conf("loginHistoryEnabled", json!(1))
+        .conf("totp2fActivation", json!(1))
+        .conf("totp2fSelfRegistration", json!(1))
         .conf(
             "locationRules",
             json!({
