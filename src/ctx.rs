@@ -8,11 +8,17 @@ use crate::config::Conf;
 use crate::error::Result;
 use crate::http::{Request, Response};
 use crate::sso::{CookieState, SsoSession};
+use crate::web::page::Header;
 use std::cell::OnceCell;
 use std::sync::Arc;
 
 /// What an area handler is: one shape for every area.
 pub type Handler = fn(&Ctx) -> Result<Response>;
+
+/// What draws the account bar of a signed-in user's page (`account::header`, which the router
+/// gives): the notifications' pages cannot import it, as its second-factor link reaches the
+/// second factors, which write notifications.
+pub type AccountBar = fn(&App, &Conf, &Request, &crate::storage::Session) -> Header;
 
 /// One request's context.
 pub struct Ctx<'a> {
@@ -24,6 +30,7 @@ pub struct Ctx<'a> {
     pub req: &'a Request,
     /// What the request's SSO cookie names, once asked.
     session: OnceCell<CookieState>,
+    account_bar: Option<AccountBar>,
 }
 
 impl<'a> Ctx<'a> {
@@ -34,7 +41,21 @@ impl<'a> Ctx<'a> {
             conf,
             req,
             session: OnceCell::new(),
+            account_bar: None,
         }
+    }
+
+    /// The same context with what draws the account bar.
+    pub fn with_account_bar(mut self, bar: AccountBar) -> Ctx<'a> {
+        self.account_bar = Some(bar);
+        self
+    }
+
+    /// The account bar of the signed-in user of the SSO session `s` (`None` when the router
+    /// gave nothing to draw it).
+    pub fn account_bar(&self, s: &crate::storage::Session) -> Option<Header> {
+        self.account_bar
+            .map(|bar| bar(self.app, self.conf, self.req, s))
     }
 
     /// The user's language (`web::lang::of`).

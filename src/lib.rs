@@ -17,6 +17,7 @@
 // `pub` only for what the binary, the integration tests, the example and the fuzz targets use;
 // every other module is the crate's own.
 
+pub(crate) mod account;
 pub(crate) mod app;
 pub mod cli;
 pub mod config;

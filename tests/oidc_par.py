@@ -86,7 +86,9 @@ def main():
 
 
 def form(page):
-    """The first form of a page: its action and its hidden fields."""
+    """The first form of a page's content (after the account bar): its action and its hidden
+    fields."""
+    page = page.split("<main", 1)[-1]
     found = re.search(r'<form[^>]*action="([^"]*)"(.*?)</form>', page, re.S)
     assert found, page
     fields = {

@@ -300,19 +300,13 @@ fn conf_routes(ctx: &Ctx, rest: &[String]) -> Result<Response> {
 /// Whether the administrator's session may open `path` of LemonLDAP::NG's manager: the
 /// `locationRules` of `managerHost`; nobody without it or without rules for that host.
 fn allows(app: &App, conf: &Conf, req: &Request, admin: &SsoSession, path: &str) -> bool {
-    let Some(host) = app.local.access.manager_host() else {
-        return false;
-    };
     let rules = conf.area::<crate::rules::location::Rules>();
-    if !rules.0.contains_key(host) {
-        return false;
-    }
     let env = crate::rules::Env::from_request(
         req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         &req.ip(),
     );
-    let url = format!("https://{host}{path}");
-    rules.allows(&url, admin, &env)
+    let host = app.local.access.manager_host();
+    crate::rules::console::allows(&rules, host, path, admin, &env)
 }
 
 /// What the console's tokens are bound to: the administrator's session and the console.

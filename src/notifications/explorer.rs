@@ -42,9 +42,18 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
         [] => {
             let max = conf.area::<crate::notifications::Settings>().max_retrieve;
             let items = titled(app, conf, &s, accepted(&persistent, max));
-            Ok(list(&frame(conf, req, &s), req, &items))
+            let frame = frame(conf, req, &s).with_header(ctx.account_bar(&s));
+            Ok(list(&frame, req, &items))
         }
-        [reference] => one(app, conf, req, &s, &persistent, reference),
+        [reference] => one(
+            app,
+            conf,
+            req,
+            &s,
+            &persistent,
+            reference,
+            ctx.account_bar(&s),
+        ),
         _ => Err(Error::not_found("Not found")),
     }
 }
@@ -142,6 +151,7 @@ fn one(
     s: &crate::storage::Session,
     persistent: &Map<String, Value>,
     reference: &str,
+    bar: Option<crate::web::page::Header>,
 ) -> Result<Response> {
     let Some(epoch) = req.query_param("epoch") else {
         return Err(Error::bad("Missing epoch parameter"));
@@ -160,7 +170,7 @@ fn one(
     let Some(f) = fragment else {
         return Err(Error::not_found("Unknown notification"));
     };
-    let page = frame(conf, req, s);
+    let page = frame(conf, req, s).with_header(bar);
     let title = crate::web::messages::fill(&page.raw("notificationRef"), &[("ref", reference)]);
     let when = epoch
         .trim()

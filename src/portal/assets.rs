@@ -1,6 +1,7 @@
 //! Static files: those compiled into the binary (the stylesheet, Limette's logo, the language
 //! files, the scripts of the OpenID Connect form-post answer and check-session page, of the
-//! WebAuthn ceremonies and of the browser's time zone), the generated `portal.css` of the
+//! WebAuthn ceremonies, of the browser's time zone and of the menu's filter-as-you-type), the
+//! generated `portal.css` of the
 //! skin's background (`web::skin`), and the skin's own files (logo, favicon, background,
 //! stylesheets named by `portalMainLogo`, `portalFavicon`, `portalSkinBackground`,
 //! `portalSkin`, `portalCustomCss`), read at each request from the `static` folder of the data
@@ -59,6 +60,10 @@ pub fn serve(ctx: &Ctx) -> Result<Response> {
         "/static/webauthn.js" => (
             "text/javascript; charset=utf-8",
             include_str!("../../static/webauthn.js").into(),
+        ),
+        "/static/app_filter.js" => (
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/app_filter.js").into(),
         ),
         "/static/portal.css" => (
             "text/css; charset=utf-8",

@@ -73,11 +73,7 @@ pub fn logout_token(conf: &Conf, s: &Session) -> String {
 }
 
 fn logout_binding(s: &Session) -> String {
-    let sid = s
-        .get("_session_id")
-        .map(crate::config::value_string)
-        .unwrap_or_default();
-    format!("portal-logout:{sid}")
+    crate::account::logout_binding(s)
 }
 
 /// What the login form of a first visit says: why the visitor came back, when the query says
@@ -156,7 +152,8 @@ fn logout(app: &App, req: &Request, conf: &Conf) -> Result<Response> {
         let token = req.param("token");
         let verdict = csrf::check_session_bound(conf, token.as_deref(), &logout_binding(&s));
         if !json && verdict.is_err() {
-            let page = pages::frame(conf, req, Some(&s));
+            let page = pages::frame(conf, req, Some(&s))
+                .with_header(Some(crate::account::header(app, conf, req, &s)));
             let why = match verdict {
                 Err(csrf::Refusal::Expired) => pages::LogoutAsked::OldPage,
                 _ => pages::LogoutAsked::Link,

@@ -4,12 +4,13 @@
 //! refusals (`Error::Refused`, made before any request exists) go through the same match
 //! (`refusal`), and so does a handler's panic (`pool`); `UNANSWERABLE` is the one answer
 //! written when even this table's answer could not be serialized.
+use crate::app::App;
 use crate::config::Conf;
 use crate::error::{Error, OAuthCode, Reject, SignIn};
 use crate::http::{Request, Response};
 use crate::portal::{portal_json, with_sso_challenge};
 use crate::util::html_escape;
-use crate::web::page::Word;
+use crate::web::page::{Header, Word};
 use crate::web::{cookies, Page};
 
 use maud::html;
@@ -37,17 +38,49 @@ pub const UNANSWERABLE: &[u8] =
 /// request id, never to the client. `conf` is the configuration in force (`None` where none is
 /// at hand: a page in the default look).
 pub fn to_response(err: &Error, req: &Request, flavour: Flavour, conf: Option<&Conf>) -> Response {
-    answer(err, Some(req), flavour, conf)
+    answer(err, Some(req), flavour, conf, None)
+}
+
+/// `to_response` for a request of the running application: an HTML error page shown to a
+/// signed-in user carries the account bar (`account::header`), so that the user can go on.
+pub fn to_response_of(
+    app: &App,
+    err: &Error,
+    req: &Request,
+    flavour: Flavour,
+    conf: &Conf,
+) -> Response {
+    let page_shown = flavour == Flavour::Negotiated
+        && !req.wants_json()
+        && !matches!(
+            err,
+            Error::SignIn(_) | Error::Refused(_) | Error::BasicRequired(_)
+        );
+    let header = page_shown
+        .then(|| crate::sso::from_cookie(app, conf, cookies::sso_id(conf, req).as_deref()))
+        .and_then(|found| match found {
+            Ok(crate::sso::CookieState::Valid(s)) => {
+                Some(crate::account::header(app, conf, req, &s))
+            }
+            _ => None,
+        });
+    answer(err, Some(req), flavour, Some(conf), header)
 }
 
 /// The answer to one of the server's own refusals: made before any request exists (at the
 /// door, from a head that did not parse), so always JSON.
 pub fn refusal(r: &Reject) -> Response {
-    answer(&Error::Refused(r.clone()), None, Flavour::Json, None)
+    answer(&Error::Refused(r.clone()), None, Flavour::Json, None, None)
 }
 
 /// The table: an error's answer, for a request when there is one.
-fn answer(err: &Error, req: Option<&Request>, flavour: Flavour, conf: Option<&Conf>) -> Response {
+fn answer(
+    err: &Error,
+    req: Option<&Request>,
+    flavour: Flavour,
+    conf: Option<&Conf>,
+    header: Option<Header>,
+) -> Response {
     let json_wanted = flavour == Flavour::Json || req.is_some_and(Request::wants_json);
     let (status, text): (u16, String) = match err {
         Error::BadRequest(m) => (400, m.clone()),
@@ -105,7 +138,12 @@ fn answer(err: &Error, req: Option<&Request>, flavour: Flavour, conf: Option<&Co
             let conf = conf.unwrap_or_else(|| fallback_conf());
             Response::html(
                 status,
-                error_page(&Page::new(conf, req), status, &text, req.id),
+                error_page(
+                    &Page::new(conf, req).with_header(header),
+                    status,
+                    &text,
+                    req.id,
+                ),
             )
         }
     };

@@ -12,7 +12,7 @@ use crate::ctx::{Ctx, Handler};
 use crate::error::{Error, Result};
 use crate::http::response::{Later, Task};
 use crate::http::{Method, Request, Response};
-use errors::{to_response, Flavour};
+use errors::Flavour;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ fn finish(app: &App, req: &Request, conf: &Conf, how: Finish, res: Result<Respon
     let (flavour, counted, t0) = how;
     let mut resp = match res {
         Ok(r) => r,
-        Err(e) => to_response(&e, req, flavour, Some(conf)),
+        Err(e) => errors::to_response_of(app, &e, req, flavour, conf),
     };
     remember_language(conf, req, &mut resp);
     let policy = conf.area::<crate::web::headers::Policy>();
@@ -116,6 +116,7 @@ pub fn area_settings(areas: &mut Areas, raw: &Map<String, Value>) -> Result<(), 
     areas.parse::<crate::second_factor::totp::Settings>(raw)?;
     areas.parse::<crate::second_factor::webauthn::Settings>(raw)?;
     areas.parse::<crate::oidc::base::acr::AuthnContext>(raw)?;
+    areas.parse::<crate::account::Settings>(raw)?;
     Ok(())
 }
 
@@ -286,7 +287,7 @@ fn route(
     if let Err(e) = admit_server(app, req, area) {
         return (refusal_flavour(area), Err(e));
     }
-    let ctx = Ctx::new(app, conf, req);
+    let ctx = Ctx::new(app, conf, req).with_account_bar(crate::account::header);
     (area.flavour(), area.handler(&req.path)(&ctx))
 }
 

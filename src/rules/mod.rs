@@ -12,6 +12,7 @@
 //! evaluation walks a finite tree and cannot panic, loop or run code. This module knows
 //! nothing of HTTP: callers hand it an [`Env`] built from plain values. `location` holds the
 //! one rule set it knows by name, `locationRules` (per virtual host and path).
+pub mod console;
 mod env;
 mod eval;
 mod lexer;

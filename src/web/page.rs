@@ -2,7 +2,9 @@
 //! (`skin::Skin`, the skin chosen by `sso::skin` when rules pick one) and the address the
 //! language switch links to; it gives the page's words (escaped) and wraps a body in the one
 //! layout: `lang` on `<html>`, the favicon, the stylesheets, a banner with the logo and the
-//! language switch, one `<main>`. No inline script or style (the pages' policy allows neither).
+//! language switch, for a signed-in user the account bar (`Header`: a skip link, who, where to
+//! go, the sign-out form), one `<main>`. No inline script or style (the pages' policy allows
+//! neither).
 //! The layout is a `maud` template: every value is escaped unless it is a template's own
 //! markup; the words are `Word`s (escaped, the apostrophe too).
 use super::messages;
@@ -25,6 +27,22 @@ pub struct Page<'a> {
     here: String,
     /// The time zone of the page's dates (`zone::chosen`).
     zone: String,
+    /// The account bar of a signed-in user's page (`Page::with_header`).
+    header: Option<Header>,
+}
+
+/// The account bar atop a signed-in user's pages: the user's name, the places the user may go
+/// (the portal, the console when its rules allow, the second factors when one is on) and the
+/// sign-out form. Whoever knows the session builds it; the frame only draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The name shown (`cn`, else `_whatToTrace`).
+    pub user: String,
+    /// The links: address, the language key of their text, whether it is this page.
+    pub links: Vec<(String, &'static str, bool)>,
+    /// The sign-out form's token (bound to the session), `None` when the `Logout` tab's rule
+    /// hides the sign-out from this user.
+    pub logout_token: Option<String>,
 }
 
 impl<'a> Page<'a> {
@@ -39,7 +57,19 @@ impl<'a> Page<'a> {
                 req.cookie(super::zone::COOKIE).as_deref(),
                 &conf.area::<super::zone::Settings>().default,
             ),
+            header: None,
         }
+    }
+
+    /// The same frame with a signed-in user's account bar.
+    pub fn with_header(mut self, header: Option<Header>) -> Page<'a> {
+        self.header = header;
+        self
+    }
+
+    /// The path of the page (what the account bar compares its links with).
+    pub fn path(&self) -> &str {
+        self.here.split('?').next().unwrap_or("")
     }
 
     /// The same frame with the skin a rule chose, if any.
@@ -194,8 +224,10 @@ impl<'a> Page<'a> {
                 "\n"
                 body {
                     "\n"
+                    @if self.header.is_some() { a.skip href="#main" { (self.say("skipToContent")) } "\n" }
                     header.banner { (self.brand(&skin)) (self.switch(&skin)) } "\n"
-                    main.box #main { "\n" (body) "\n" } "\n"
+                    @if let Some(h) = &self.header { (self.account_bar(h)) "\n" }
+                    main.box #main tabindex=[self.header.as_ref().map(|_| "-1")] { "\n" (body) "\n" } "\n"
                 }
             }
             "\n"
@@ -208,6 +240,27 @@ impl<'a> Page<'a> {
             a.brand href=(self.conf.portal) {
                 @if let Some(logo) = &skin.logo { img src=(logo) alt="" class="logo"; }
                 span { (self.say("authPortal")) }
+            }
+        }
+    }
+
+    /// The account bar: who, the links (the current one marked), the sign-out form.
+    fn account_bar(&self, h: &Header) -> Markup {
+        html! {
+            nav.account aria-label=(self.say("accountMenu")) {
+                p.who #connected { (self.say("connectedAs")) " " strong { (h.user) } }
+                ul {
+                    @for (href, key, current) in &h.links {
+                        li { a href=(href) aria-current=[current.then_some("page")] { (self.say(key)) } }
+                    }
+                }
+                // The token rides in the address, not in a field: the page's own forms keep the
+                // only `token` fields. Once posted, the session it is bound to has ended.
+                @if let Some(token) = &h.logout_token {
+                    form method="post" action={ "/?logout=1&token=" (token) } class="logout" {
+                        button type="submit" #header-logout class="secondary" { (self.say("logout")) }
+                    }
+                }
             }
         }
     }

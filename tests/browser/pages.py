@@ -13,7 +13,7 @@ party added through its form in English.
 On every page: `lang` is the language chosen with the switch, the portal's Content-Security-Policy
 reports nothing, axe-core (injected by the test) finds no serious or critical violation, and at
 320 px nothing scrolls sideways. With SCREENSHOT_DIR, each page is saved at 1280 and 360 px as
-<lang>-<page>-<width>.png. Exits non-zero on any failure, naming the page.
+<lang>-<page>-<width>.png (the whole page). Exits non-zero on any failure, naming the page.
 """
 import json
 import os
@@ -89,17 +89,24 @@ class Checker:
         if bad:
             failures.append(where + ": " + json.dumps(bad, ensure_ascii=False))
         if self.shots:
-            d.save_screenshot(os.path.join(self.shots, "%s-%s-1280.png" % (lang, name)))
+            self.shoot("%s-%s-1280.png" % (lang, name), 1280)
         d.set_window_size(320, 800)
         wide = d.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         if wide > 0:
             failures.append(where + ": scrolls sideways by %d px at 320 px" % wide)
         if self.shots:
-            d.set_window_size(360, 800)
-            d.save_screenshot(os.path.join(self.shots, "%s-%s-360.png" % (lang, name)))
+            self.shoot("%s-%s-360.png" % (lang, name), 360)
         d.set_window_size(1280, 900)
         print("checked " + where)
+
+    def shoot(self, file, width):
+        """The whole page at `width` (the window as tall as the page, at most 4000 px)."""
+        d = self.driver
+        d.set_window_size(width, 800)
+        tall = d.execute_script("return document.documentElement.scrollHeight")
+        d.set_window_size(width, max(800, min(int(tall) + 100, 4000)))
+        d.save_screenshot(os.path.join(self.shots, file))
 
     def prove_live(self):
         """axe really runs: grey text on white added to the page is reported as serious."""
@@ -154,6 +161,7 @@ def tour(driver, c, base, lang):
     check(driver.find_elements(By.CSS_SELECTOR, "#successLogins tbody tr"), "the login in the history")
     check(not driver.find_elements(By.ID, "oidcConsents"), "no consent yet")
     c.page(lang, "landing")
+    header_and_tiles(driver, c, base, lang)
     console(driver, c, base, lang)
     go(driver, base + "/mynotifications")
     c.page(lang, "explorer")
@@ -177,6 +185,8 @@ def tour(driver, c, base, lang):
     check(driver.find_elements(By.ID, "logout-confirm"), "RP logout confirmation")
     c.page(lang, "oidc-logout")
     go(driver, base + "/no/such/page")
+    check(driver.find_elements(By.CSS_SELECTOR, "nav.account #header-logout"),
+          "the error page of a signed-in user has the account bar")
     c.page(lang, "error")
     go(driver, base + "/?logout=1")
     check(driver.find_elements(By.ID, "logout-confirm"), "a logout link asks first")
@@ -185,6 +195,47 @@ def tour(driver, c, base, lang):
     loaded(driver, lambda: driver.find_element(By.ID, "logout").click())
     check(driver.find_elements(By.CSS_SELECTOR, "[trmsg='47']"), "signed-out page")
     c.page(lang, "logged-out")
+
+
+def header_and_tiles(driver, c, base, lang):
+    """The account bar (skip link first, then who, the portal, the console, the sign-out) and
+    the applications as tiles, filtered with the keyboard: as the user types (the page's script),
+    then by the form (the server)."""
+    d = driver
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    check(d.execute_script("return document.activeElement.className") == "skip",
+          "the skip link comes first")
+    check(d.execute_script("return getComputedStyle(document.activeElement).position") == "static",
+          "the focused skip link shows")
+    links = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "nav.account a")]
+    check(links == [base + "/", base + "/manager/", base + "/2fregisters"],
+          "portal, console, second factors: %r" % links)
+    check(d.find_element(By.CSS_SELECTOR, "nav.account a[aria-current=page]").get_attribute("href")
+          == base + "/", "the menu is the current page")
+    check(d.find_element(By.CSS_SELECTOR, "#app-wiki img.applogo").get_attribute("src")
+          .endswith("/static/common/apps/wiki.svg"), "the wiki's logo file")
+    check(d.execute_script("var i = document.querySelector('#app-wiki img');"
+                           " return i.complete && i.naturalWidth > 0"), "the logo loads")
+    badges = d.find_elements(By.CSS_SELECTOR, "li.application .badge")
+    check(len(badges) >= 10 and not d.find_elements(By.CSS_SELECTOR, "img[src$='.png']"),
+          "logo names without a file show as letters")
+    tops = {t.location["y"] for t in d.find_elements(By.CSS_SELECTOR, "#cat-3services a.tile")}
+    check(len(tops) <= 4, "several tiles a row at 1280 px: rows at %r" % sorted(tops))
+    field = d.find_element(By.ID, "appq")
+    field.send_keys("mail")
+    shown = [e.text for e in d.find_elements(By.CSS_SELECTOR, "li.application .appname") if e.is_displayed()]
+    check(shown == ["Mail"], "filtered as the user types: %r" % shown)
+    check(not d.find_element(By.ID, "cat-1tools").is_displayed(), "an emptied category hides")
+    loaded(d, lambda: field.send_keys(Keys.ENTER))
+    names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "li.application .appname")]
+    check(names == ["Mail"], "the filter keeps the matching application: %r" % names)
+    check(d.find_elements(By.CSS_SELECTOR, "#appcount[role=status]"), "the count is said")
+    c.page(lang, "menu-filter")
+    loaded(d, lambda: d.find_element(By.CSS_SELECTOR, "nav.account a[href$='/2fregisters']").click())
+    check(d.find_element(By.CSS_SELECTOR, "nav.account a[aria-current=page]").get_attribute("href")
+          .endswith("/2fregisters"), "the second factors' page is marked")
+    c.page(lang, "second-factors")
+    go(d, base + "/")
 
 
 def console(driver, c, base, lang):

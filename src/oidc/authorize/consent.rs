@@ -82,6 +82,7 @@ pub fn decide(
                 Form {
                     binding: &binding,
                     stale,
+                    bar: Some(crate::account::header(app, conf, req, s)),
                 },
             ),
         )
@@ -98,10 +99,12 @@ fn binding(s: &Session, rp: &Rp) -> String {
     format!("oidc-consent:{sid}:{}", rp.client_id)
 }
 
-/// The consent form's token binding, and whether the answer came back too old.
+/// The consent form's token binding, whether the answer came back too old, and the page's
+/// account bar.
 struct Form<'a> {
     binding: &'a str,
     stale: bool,
+    bar: Option<crate::web::page::Header>,
 }
 
 fn page(
@@ -113,19 +116,13 @@ fn page(
     p: &Params,
     form: Form,
 ) -> String {
-    let frame = base::frame(conf, req, Some(s));
+    let frame = base::frame(conf, req, Some(s)).with_header(form.bar);
     let hidden =
         p.0.iter()
             .filter(|(k, _)| !matches!(k.as_str(), "confirm" | "token" | "prompt" | "max_age"));
-    let account = s
-        .get("cn")
-        .or_else(|| s.get("_whatToTrace"))
-        .map(crate::config::value_string)
-        .unwrap_or_default();
     let body = html! {
         h1 { (frame.say("consentTitle")) } "\n"
         @if form.stale { (crate::web::page::stale_notice(&frame)) }
-        p id="connected" { (frame.say("connectedAs")) " " strong { (account) } } "\n"
         @if let Some(u) = &rp.icon { img src=(u) alt="" width="64" height="64"; "\n" }
         h2 id="consent" { (frame.say_fill("consent", &[("app", &rp.display_name)])) } "\n"
         ul class="scopes" { (sentences(&frame, &ar.scope)) } "\n"

@@ -59,7 +59,8 @@ pub fn handle(ctx: &Ctx) -> Result<Response> {
         // left open too long says so and asks again.
         let stale = wants_confirm && csrf::is_stale(conf, p.get("token"), &binding);
         let status = if wants_confirm && !stale { 403 } else { 200 };
-        let frame = base::frame(conf, req, Some(&s));
+        let frame = base::frame(conf, req, Some(&s))
+            .with_header(Some(crate::account::header(app, conf, req, &s)));
         return Ok(Response::html(
             status,
             page(&frame, &ask, &p, &binding, stale),

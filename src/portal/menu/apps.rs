@@ -35,11 +35,43 @@ pub struct App {
     pub uri: String,
     /// `options/description`.
     pub description: Option<String>,
-    /// `options/logo` when it is an absolute http(s) URL: LemonLDAP::NG's logo file names
-    /// point into its own static files, which Limette does not have.
+    /// `options/logo` when it is an absolute http(s) URL.
     pub logo: Option<String>,
+    /// `options/logo` when it is one of LemonLDAP::NG's logo file names (`demo.png`, which
+    /// LemonLDAP::NG serves from `static/common/apps/`): the menu shows it when the skin folder
+    /// has that file, a letter otherwise.
+    pub logo_file: Option<String>,
     /// `options/tooltip`, else the name.
     pub tooltip: String,
+}
+
+/// How many applications the categories hold, sub-categories included.
+pub fn count(cats: &[Category]) -> usize {
+    cats.iter()
+        .map(|c| c.apps.len() + count(&c.categories))
+        .sum()
+}
+
+/// The categories with only the applications whose name or description holds `query`
+/// (ignoring case; blanks around it dropped), categories left empty dropped.
+pub fn matching(cats: Vec<Category>, query: &str) -> Vec<Category> {
+    let q = query.trim().to_lowercase();
+    if q.is_empty() {
+        return cats;
+    }
+    let hit = |a: &App| {
+        a.name.to_lowercase().contains(&q)
+            || a.description
+                .as_deref()
+                .is_some_and(|d| d.to_lowercase().contains(&q))
+    };
+    cats.into_iter()
+        .filter_map(|mut c| {
+            c.apps.retain(hit);
+            c.categories = matching(std::mem::take(&mut c.categories), &q);
+            (!c.apps.is_empty() || !c.categories.is_empty()).then_some(c)
+        })
+        .collect()
 }
 
 /// The keys of a node that are not children.
@@ -118,6 +150,9 @@ fn application(id: &str, app: &Map<String, Value>) -> App {
         uri: opt("uri").unwrap_or_default(),
         description: opt("description"),
         logo: opt("logo").filter(|l| is_absolute(l)),
+        logo_file: opt("logo")
+            .filter(|l| !is_absolute(l))
+            .and_then(|l| crate::web::skin::static_path(&l)),
         tooltip: opt("tooltip").unwrap_or_else(|| name.clone()),
         name,
     }

@@ -1,6 +1,7 @@
-//! The page of a connected user, LemonLDAP::NG's menu (`Main/Menu.pm`, `menu.tpl`): who is
-//! connected, a link to the notification explorer when it has something to show, then the
-//! tabs that `portalDisplayOrder` lists and whose `portalDisplay<Tab>` rule holds for the user:
+//! The page of a connected user, LemonLDAP::NG's menu (`Main/Menu.pm`, `menu.tpl`), under the
+//! account bar every signed-in page has (`account::header`: who is connected, the portal, the
+//! console, the second factors, the sign-out): a link to the notification explorer when it
+//! has something to show, then the tabs that `portalDisplayOrder` lists and whose `portalDisplay<Tab>` rule holds for the user:
 //! `Appslist` (the applications the user may reach, `apps`), `LoginHistory` (with
 //! `loginHistoryEnabled`: the last successful and failed logins of the persistent session),
 //! `OidcConsents` (the relying parties consented to, each revocable by a form) and `Logout`.
@@ -43,7 +44,7 @@ fn tabs(raw: &Map<String, Value>, attrs: &Map<String, Value>, env: &Env) -> Vec<
 /// One section of the page.
 #[derive(Debug)]
 enum Section {
-    Apps(Vec<apps::Category>),
+    Apps(Tiles),
     History {
         success: Vec<Login>,
         failed: Vec<Login>,
@@ -52,6 +53,18 @@ enum Section {
     Password(password::Form),
     Logout,
 }
+
+/// The applications as the page shows them: the categories left by the filter, how many
+/// applications there are before it, and the filter's words (`?q=`, empty when none).
+#[derive(Debug)]
+struct Tiles {
+    cats: Vec<apps::Category>,
+    total: usize,
+    query: String,
+}
+
+/// The filter shows above the applications when there are more than this many.
+const FILTER_FROM: usize = 12;
 
 /// A login of the history.
 #[derive(Debug)]
@@ -73,7 +86,6 @@ struct Consented {
 /// What the page shows.
 #[derive(Debug)]
 struct Menu {
-    user: String,
     explorer: Option<String>,
     /// The second-factor manager's link, when the user may register a factor.
     sfa: Option<String>,
@@ -150,19 +162,17 @@ fn page_with(
         .shown(&attrs, &env)
         .into_iter()
         .filter_map(|tab| section(conf, tab, &attrs, &env, &ps, said))
+        .map(|s| match s {
+            Section::Apps(t) => Section::Apps(filtered(app, req, t)),
+            other => other,
+        })
         .collect();
     let explorer = (settings.explorer && ps.keys().any(|k| k.starts_with("notification_")))
         .then(|| format!("{}mynotifications", conf.portal));
-    let user = s
-        .get("cn")
-        .or_else(|| s.get("_whatToTrace"))
-        .map(value_string)
-        .unwrap_or_default();
     let sfa = crate::second_factor::offers_registration(conf, &attrs)
         .then(|| format!("{}2fregisters", conf.portal));
     let (said, clear) = crate::web::flash::take(conf, req);
     let menu = Menu {
-        user,
         explorer,
         sfa,
         sections,
@@ -174,7 +184,8 @@ fn page_with(
         logout: super::logout_token(conf, s),
         password: csrf::issue_for(conf, &password::binding(s)),
     };
-    let frame = super::pages::frame(conf, req, Some(s));
+    let frame = super::pages::frame(conf, req, Some(s))
+        .with_header(Some(crate::account::header(app, conf, req, s)));
     let resp = Response::html(200, render::page(&frame, &menu, &tokens));
     Ok(match clear {
         Some(c) => resp.with_cookie(&c),
@@ -195,7 +206,12 @@ fn section(
             let rules = conf.area::<location::Rules>();
             let reach = |url: &str| rules.allows(url, attrs, env);
             let list = conf.raw.get("applicationList").unwrap_or(&Value::Null);
-            Section::Apps(apps::visible(list, attrs, env, &reach))
+            let cats = apps::visible(list, attrs, env, &reach);
+            Section::Apps(Tiles {
+                total: apps::count(&cats),
+                cats,
+                query: String::new(),
+            })
         }
         Tab::LoginHistory if conf.area::<history::Settings>().enabled => {
             let h = ps.get(history::KEY);
@@ -222,6 +238,39 @@ fn section(
         Tab::ChangePassword => Section::Password(password::Form::of(conf, attrs, env, said)?),
         Tab::Logout => Section::Logout,
     })
+}
+
+/// The applications with their logo files found (`<data dir>/static/common/apps/<name>`, as
+/// LemonLDAP::NG keeps them; a name without a file shows as a letter) and the request's filter
+/// (`?q=`, at most 100 characters) applied.
+fn filtered(app: &App, req: &Request, mut t: Tiles) -> Tiles {
+    let dir = app
+        .local
+        .data_dir
+        .join("static")
+        .join("common")
+        .join("apps");
+    fn found(cats: &mut [apps::Category], dir: &std::path::Path) {
+        for c in cats {
+            for a in &mut c.apps {
+                let file = a.logo_file.as_ref().filter(|f| dir.join(f).is_file());
+                if a.logo.is_none() {
+                    a.logo = file.map(|f| format!("/static/common/apps/{f}"));
+                }
+            }
+            found(&mut c.categories, dir);
+        }
+    }
+    found(&mut t.cats, &dir);
+    t.query = req
+        .query_param("q")
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    t.cats = apps::matching(t.cats, &t.query);
+    t
 }
 
 /// The SSO session with the persistent session's keys over it (but its own id, kind and

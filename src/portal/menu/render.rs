@@ -2,7 +2,7 @@
 //! every dynamic value escaped, every text from the language files in the page's language.
 //! Dates are in the user's time zone (`web::zone`), written as the language writes them, with a
 //! machine-readable `datetime`.
-use super::{apps, Consented, Login, Menu, Section};
+use super::{apps, Consented, Login, Menu, Section, Tiles, FILTER_FROM};
 use crate::portal::pages;
 use crate::web::page::Word;
 use crate::web::Page;
@@ -37,7 +37,6 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
             div class="error" id="msg" role="alert" trmsg=(menu.error) { p { (page.say_error(menu.error)) } } "\n"
         }
         @if let Some(s) = &menu.said { (s.markup(page)) }
-        p id="connected" { (page.say("connectedAs")) " " strong { (menu.user) } } "\n"
         @if let Some(url) = &menu.explorer {
             p { a id="explorer" href=(url) { (page.say("notificationsExplorer")) } } "\n"
         }
@@ -51,7 +50,7 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
         }
         @for s in &menu.sections {
             @match s {
-                Section::Apps(cats) => (apps_section(page, cats)),
+                Section::Apps(tiles) => (apps_section(page, tiles)),
                 Section::History { success, failed } => (history_section(page, success, failed)),
                 Section::Consents(list) => (consents_section(page, list, &tokens.revoke)),
                 Section::Password(form) => (super::password::render(page, form, &tokens.password)),
@@ -62,13 +61,37 @@ pub(super) fn page(page: &Page, menu: &Menu, tokens: &Tokens) -> String {
     page.render_markup(&page.raw("portalTitle"), body)
 }
 
-fn apps_section(page: &Page, cats: &[apps::Category]) -> Markup {
+fn apps_section(page: &Page, tiles: &Tiles) -> Markup {
+    let query = tiles.query.trim();
+    let shown = apps::count(&tiles.cats).to_string();
     html! {
         section id="appslist" {
             "\n" h2 { (page.say("yourApps")) } "\n"
-            @if cats.is_empty() { p class="message" { (page.say("noAppAllowed")) } "\n" }
-            @for c in cats { (category(c, 3)) }
+            @if tiles.total > FILTER_FROM || !query.is_empty() { (filter_form(page, query)) }
+            @if tiles.total == 0 {
+                p class="message" { (page.say("noAppAllowed")) } "\n"
+            } @else if tiles.cats.is_empty() {
+                p class="message" id="appcount" role="status" { (page.say_fill("appFilterNone", &[("q", query)])) } "\n"
+            } @else if !query.is_empty() {
+                p id="appcount" role="status" { (page.say_fill("appFilterCount", &[("q", query), ("n", &shown)])) } "\n"
+            }
+            @for c in &tiles.cats { (category(c, 3)) }
         } "\n"
+    }
+}
+
+/// The filter: a GET form on the portal (`?q=`), which works without script.
+fn filter_form(page: &Page, query: &str) -> Markup {
+    html! {
+        form.appfilter method="get" action=(page.portal()) role="search" {
+            label for="appq" { (page.say("appFilter")) }
+            span.row {
+                input type="search" #appq name="q" value=(query) maxlength="100";
+                button type="submit" class="secondary" { (page.say("appFilterButton")) }
+                @if !query.is_empty() { a.button.secondary #appall href=(page.portal()) { (page.say("appFilterAll")) } }
+            }
+        } "\n"
+        script src="/static/app_filter.js" defer {} "\n"
     }
 }
 
@@ -90,11 +113,15 @@ fn category(c: &apps::Category, level: usize) -> Markup {
                     "\n"
                     @for a in &c.apps {
                         li class="application" id={ "app-" (a.id) } {
-                            a href=(a.uri) title=(a.tooltip) {
-                                @if let Some(l) = &a.logo { img src=(l) alt="" width="32" height="32"; " " }
-                                (a.name)
+                            a.tile href=(a.uri) title=(a.tooltip) {
+                                @if let Some(l) = &a.logo {
+                                    img.applogo src=(l) alt="" width="48" height="48";
+                                } @else {
+                                    span.badge aria-hidden="true" { (initial(&a.name)) }
+                                }
+                                span.appname { (a.name) }
+                                @if let Some(d) = &a.description { span class="appdesc" { (d) } }
                             }
-                            @if let Some(d) = &a.description { br; span class="appdesc" { (d) } }
                         } "\n"
                     }
                 } "\n"
@@ -102,6 +129,13 @@ fn category(c: &apps::Category, level: usize) -> Markup {
             @for sub in &c.categories { (category(sub, level + 1)) }
         } "\n"
     }
+}
+
+/// The letter of an application without a logo: the first letter or digit of its name.
+fn initial(name: &str) -> String {
+    name.chars()
+        .find(|c| c.is_alphanumeric())
+        .map_or_else(|| "•".into(), |c| c.to_uppercase().collect())
 }
 
 fn history_section(page: &Page, success: &[Login], failed: &[Login]) -> Markup {

@@ -199,7 +199,8 @@ fn list_page(ctx: &Ctx, reg: &Registering) -> Response {
             only.prefix()
         ));
     }
-    let page = pages::frame(conf, req, Some(&reg.session));
+    let page = pages::frame(conf, req, Some(&reg.session))
+        .with_header(Some(crate::account::header(app, conf, req, &reg.session)));
     let body = html! {
         h1 { (page.say("sfaManager")) } "\n"
         @if let Some(s) = &said { (s.markup(&page)) }

@@ -112,7 +112,9 @@ fn page(
     notice: Option<&str>,
 ) -> Response {
     let (req, conf) = (ctx.req, ctx.conf.as_ref());
-    let page = pages::frame(conf, req, Some(&reg.session));
+    let page = pages::frame(conf, req, Some(&reg.session)).with_header(Some(
+        crate::account::header(ctx.app, conf, req, &reg.session),
+    ));
     let csrf = reg.token(conf);
     let body = html! {
         h1 { (page.say("totp2f")) } "\n"

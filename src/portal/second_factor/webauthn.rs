@@ -129,7 +129,9 @@ fn page(
     status: u16,
 ) -> Response {
     let (req, conf) = (ctx.req, ctx.conf.as_ref());
-    let page = pages::frame(conf, req, Some(&reg.session));
+    let page = pages::frame(conf, req, Some(&reg.session)).with_header(Some(
+        crate::account::header(ctx.app, conf, req, &reg.session),
+    ));
     let body = register_body(&page, started, &reg.token(conf), error);
     Response::html(
         status,

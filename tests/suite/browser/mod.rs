@@ -1,5 +1,6 @@
 //! Every portal page in a real headless Chromium, in English and French (tests/browser/pages.py):
-//! the language switch, keyboard-only sign-in, the notification form that keeps its ticks, the
+//! the language switch, keyboard-only sign-in, the account bar, the applications as tiles and
+//! their filter, the second factors' page, the notification form that keeps its ticks, the
 //! menu (applications, login history, a consent given then revoked), the explorer, consent, both
 //! logout confirmations, an error page, the administration console's pages; on each, axe-core (installed
 //! from the npm registry by `make test-tools`, injected by the test) must find no serious or
@@ -51,6 +52,8 @@ fn portal() -> Portal {
         .conf("notificationsExplorer", json!(1))
         .conf("notificationServer", json!(1))
         .conf("loginHistoryEnabled", json!(1))
+        .conf("totp2fActivation", json!(1))
+        .conf("totp2fSelfRegistration", json!(1))
         .conf(
             "locationRules",
             json!({
@@ -61,6 +64,13 @@ fn portal() -> Portal {
         )
         .conf("applicationList", applications())
         .start();
+    // The wiki's logo, a file of the skin folder where LemonLDAP::NG keeps its logos.
+    let logos = p.data().join("static/common/apps");
+    std::fs::create_dir_all(&logos).expect("the logos' folder");
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 48 48\">\
+        <rect width=\"48\" height=\"48\" rx=\"8\" fill=\"#1546b8\"/>\
+        <path d=\"M10 14h28v4H10zm0 8h28v4H10zm0 8h20v4H10z\" fill=\"#fff\"/></svg>";
+    std::fs::write(logos.join("wiki.svg"), svg).expect("the wiki's logo");
     for (uid, lang) in [("dwho", "en"), ("rtyler", "fr")] {
         let r = p.client().send_json(
             "POST",
@@ -75,16 +85,50 @@ fn portal() -> Portal {
     p
 }
 
-/// Two categories of applications, one reachable by dwho only.
+/// Three categories of applications, one reachable by dwho only, more than a dozen in all (the
+/// menu then offers its filter); the wiki has a logo file, the others a LemonLDAP::NG logo
+/// name without a file, or none.
 fn applications() -> serde_json::Value {
     let app = |name: &str, uri: &str, desc: &str| json!({"type": "application", "options": {"name": name, "uri": uri, "description": desc}});
+    let mut services = json!({"type": "category", "catname": "Services"});
+    let names = [
+        ("Calendar", "Meetings and rooms", "bell.png"),
+        ("Mail", "Your mailbox", "mailappt.png"),
+        ("Expenses", "Claims and refunds", "money.png"),
+        ("Files", "Shared folders", "folder.png"),
+        ("Tickets", "Help desk requests", "help.png"),
+        ("Monitoring", "Servers and alerts", "network.png"),
+        ("Bookmarks", "", "bookmark.png"),
+        (
+            "Chat",
+            "Instant messages for the whole organisation, by team and by project",
+            "",
+        ),
+        ("Database console", "Read-only queries", "database.png"),
+        (
+            "Terminal",
+            "Shell access through the browser",
+            "terminal.png",
+        ),
+        ("Directory", "Who is who", ""),
+        ("Payroll", "Pay slips", "money.png"),
+    ];
+    for (i, (name, desc, logo)) in names.iter().enumerate() {
+        let mut options = json!({"name": name, "uri": format!("http://service{i}.example.com/"), "display": "on", "logo": logo});
+        if !desc.is_empty() {
+            options["description"] = json!(desc);
+        }
+        services[format!("s{i:02}")] = json!({"type": "application", "options": options});
+    }
     json!({
         "1tools": {"type": "category", "catname": "Tools",
-            "wiki": app("Wiki", "http://wiki.example.com/", "Team documentation"),
+            "wiki": {"type": "application", "options": {"name": "Wiki",
+                "uri": "http://wiki.example.com/", "description": "Team documentation", "logo": "wiki.svg"}},
             "admin": app("Administration", "http://admin.example.com/", "Servers and accounts")},
         "2help": {"type": "category", "catname": "Help",
             "support": {"type": "application", "options": {"name": "Support",
-                "uri": "http://support.example.com/", "display": "on"}}}
+                "uri": "http://support.example.com/", "display": "on"}}},
+        "3services": services
     })
 }
 

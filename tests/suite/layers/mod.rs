@@ -47,6 +47,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "directory",
             "rules",
             "app",
+            "account",
             "sso",
             "grants",
             "ctx",

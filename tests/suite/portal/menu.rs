@@ -81,7 +81,7 @@ fn each_user_sees_exactly_the_applications_the_rules_allow() {
         "an empty category is hidden"
     );
     assert!(dwho.contains("A simple application"));
-    assert!(dwho.contains("<img src=\"https://cdn.example.com/admin.png\""));
+    assert!(dwho.contains("<img class=\"applogo\" src=\"https://cdn.example.com/admin.png\""));
     assert!(!dwho.contains("demo.png"));
     assert!(dwho.contains("Docs &lt;all&gt;"));
     assert!(dwho.contains("href=\"http://test1.example.com/\""));

@@ -12,6 +12,7 @@ mod form_token;
 mod headers;
 mod hooks;
 mod languages;
+mod layout;
 mod menu;
 mod old_forms;
 mod password;

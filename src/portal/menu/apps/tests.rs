@@ -113,6 +113,28 @@ fn an_empty_category_is_dropped_and_logos_must_be_absolute() {
     );
     let test1 = sample.apps.iter().find(|a| a.id == "test1").unwrap();
     assert_eq!(test1.tooltip, "Application Test 1");
+    assert_eq!(test1.logo_file.as_deref(), Some("demo.png"));
+    let admin = sample.apps.iter().find(|a| a.id == "admin").unwrap();
+    assert_eq!(admin.logo_file, None, "a URL is no file name");
+}
+
+#[test]
+fn the_filter_keeps_names_and_descriptions_that_match() {
+    let all = |_: &str| true;
+    let cats = visible(&list(), &attrs("dwho"), Env::empty(), &all);
+    let total = count(&cats);
+    assert!(total > 2, "{cats:?}");
+    assert_eq!(count(&matching(cats.clone(), "  ")), total, "blank: all");
+    let simple = matching(cats.clone(), "SIMPLE application");
+    let ids: Vec<&str> = simple
+        .iter()
+        .flat_map(|c| c.apps.iter().map(|a| a.id.as_str()))
+        .collect();
+    assert_eq!(ids, ["test1"], "by description, any case: {simple:?}");
+    assert!(
+        matching(cats, "no such thing").is_empty(),
+        "empty categories go"
+    );
 }
 
 #[test]
