@@ -37,6 +37,7 @@ pub fn index(ctx: &Ctx, top: Markup) -> Result<Response> {
     let body = html! {
         (top)
         (saved_notice(ctx))
+        p { a id="edit-link" href="/manager/conf/edit" { (page.say("edOpen")) } } "\n"
         h2 { (page.say("mgrLatest")) } "\n"
         (metadata(ctx, num, &doc))
         h2 { (page.say("mgrVersions")) } "\n"

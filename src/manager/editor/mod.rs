@@ -1,0 +1,254 @@
+//! The configuration editor, `/manager/conf/edit`: every key of the catalogue
+//! (`config::catalogue`), one group a page in LemonLDAP::NG's manager's order, or the keys a
+//! search finds (by key, label or help, a GET that works without script); each with its label,
+//! its one-line help, its LemonLDAP::NG default and a typed input prefilled with the latest
+//! version's value (a secret is never shown: an empty password field keeps it). Keys Limette
+//! refuses that the document sets are listed read-only with the reason. The page is drawn from
+//! drafts (`typed::Draft`), so that a refused or to-be-confirmed save draws the same page with
+//! everything typed; `save` answers its posts.
+mod fields;
+mod save;
+mod typed;
+
+use super::conf::latest;
+use super::conf_forms::{base_field, log_field};
+use super::Ctx;
+use crate::config::catalogue::{self, Entry, Group};
+use crate::config::support::{is_secret, REFUSED};
+use crate::error::Result;
+use crate::http::Response;
+use maud::{html, Markup};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use typed::Draft;
+
+pub use save::post;
+
+/// The editor's path.
+const PATH: &str = "/manager/conf/edit";
+
+/// What a page shows: a group, or the keys a search finds.
+#[derive(Debug, Clone)]
+struct View {
+    group: Group,
+    q: String,
+}
+
+impl View {
+    /// From the query (a GET) or the form (a post): `group` and `q`.
+    fn of(ctx: &Ctx) -> View {
+        let q: String = ctx
+            .req
+            .param("q")
+            .unwrap_or_default()
+            .trim()
+            .chars()
+            .take(100)
+            .collect();
+        let group = ctx
+            .req
+            .param("group")
+            .and_then(|g| Group::ALL.into_iter().find(|x| slug(*x) == g))
+            .unwrap_or(Group::General);
+        View { group, q }
+    }
+
+    /// The entries shown, in the catalogue's order.
+    fn entries(&self, lang: &str) -> Vec<&'static Entry> {
+        catalogue::all()
+            .filter(|e| match self.q.as_str() {
+                "" => e.group == self.group,
+                q => matches(e, lang, q),
+            })
+            .collect()
+    }
+
+    /// This view's address (with `extra` query pairs, already encoded).
+    fn href(&self, extra: &str) -> String {
+        let mut out = format!("{PATH}?group={}", slug(self.group));
+        if !self.q.is_empty() {
+            out.push_str(&format!("&q={}", crate::util::url_encode(&self.q)));
+        }
+        out + extra
+    }
+}
+
+/// A group's name in addresses.
+fn slug(g: Group) -> String {
+    format!("{g:?}").to_ascii_lowercase()
+}
+
+/// Whether a search finds `e`: its key, or its label or help in the page's language.
+fn matches(e: &Entry, lang: &str, q: &str) -> bool {
+    let q = q.to_lowercase();
+    let t = e.text(lang);
+    [e.key, t.label, t.help]
+        .iter()
+        .any(|s| s.to_lowercase().contains(&q))
+}
+
+/// What a redrawn form carries besides the drafts: errors by key (`None`: about no field
+/// shown), warnings awaiting a confirmation, a message above.
+#[derive(Default)]
+struct Outcome {
+    errors: Vec<(Option<&'static str>, String)>,
+    warnings: Vec<String>,
+    top: Option<Markup>,
+}
+
+/// `GET /manager/conf/edit[?group=..][&q=..]`: the page, from the latest version.
+pub fn page(ctx: &Ctx) -> Result<Response> {
+    let (num, doc) = latest(ctx)?;
+    let view = View::of(ctx);
+    let lang = ctx.page().lang;
+    let drafts = view
+        .entries(lang)
+        .into_iter()
+        .map(|e| (e.key, typed::from_doc(e, &doc)))
+        .collect();
+    draw(ctx, &view, num, &doc, &drafts, &Outcome::default())
+}
+
+/// The page with these drafts and what the last post found.
+fn draw(
+    ctx: &Ctx,
+    view: &View,
+    base: u64,
+    doc: &Map<String, Value>,
+    drafts: &HashMap<&'static str, Draft>,
+    out: &Outcome,
+) -> Result<Response> {
+    let page = ctx.page();
+    let entries = view.entries(page.lang);
+    let body = html! {
+        @if let Some(top) = &out.top { (top) }
+        (saved(ctx))
+        (summary(ctx, out))
+        (navigation(ctx, view))
+        @if entries.is_empty() {
+            p id="ed-none" { (page.say("edNoMatch")) } "\n"
+        } @else {
+            form method="post" action=(PATH) id="editor" novalidate {
+                (ctx.token_field())
+                (base_field(base))
+                input type="hidden" name="group" value=(slug(view.group));
+                input type="hidden" name="q" value=(view.q); "\n"
+                div.ed-grid {
+                    @for e in &entries {
+                        (fields::field(ctx, e, doc, drafts.get(e.key), error_of(out, e.key)))
+                    }
+                } "\n"
+                (log_field(ctx, "editor"))
+                p.actions {
+                    button type="submit" { (page.say("mgrSave")) }
+                    @if !out.warnings.is_empty() {
+                        button type="submit" name="confirm" value="1" id="ed-anyway" { (page.say("edSaveAnyway")) }
+                    }
+                } "\n"
+            } "\n"
+        }
+        (refused(ctx, view, doc))
+    };
+    Ok(ctx.render("edTitle", body))
+}
+
+fn error_of<'a>(out: &'a Outcome, key: &str) -> Option<&'a str> {
+    out.errors
+        .iter()
+        .find(|(k, _)| *k == Some(key))
+        .map(|(_, m)| m.as_str())
+}
+
+/// The groups, the search box, and the way back to the configuration page.
+fn navigation(ctx: &Ctx, view: &View) -> Markup {
+    let page = ctx.page();
+    html! {
+        nav.ed-groups aria-label=(page.say("edGroups")) {
+            ul {
+                @for g in Group::ALL {
+                    @let here = view.q.is_empty() && g == view.group;
+                    li { a href={ (PATH) "?group=" (slug(g)) } aria-current=[here.then_some("page")] { (g.name(page.lang)) } }
+                }
+            }
+        } "\n"
+        form method="get" action=(PATH) id="ed-search" role="search" {
+            input type="hidden" name="group" value=(slug(view.group));
+            label for="ed-q" { (page.say("edSearch")) } " "
+            input type="search" id="ed-q" name="q" value=(view.q);
+            " " button type="submit" { (page.say("edFind")) }
+        } "\n"
+        @if !view.q.is_empty() {
+            h2 { (page.say_fill("edFound", &[("q", &view.q)])) } "\n"
+        } @else {
+            h2 { (view.group.name(page.lang)) } "\n"
+        }
+    }
+}
+
+/// The errors above the form, each a link to its field; the warnings awaiting confirmation.
+fn summary(ctx: &Ctx, out: &Outcome) -> Markup {
+    let page = ctx.page();
+    html! {
+        @if !out.errors.is_empty() {
+            div.error id="ed-errors" role="alert" {
+                p { (page.say("edErrors")) }
+                ul { @for (key, msg) in &out.errors { li {
+                    @match key {
+                        Some(k) => { a href={ "#" (fields::id(k)) } { code { (k) } } " : " (msg) }
+                        None => (msg),
+                    }
+                } } }
+            } "\n"
+        }
+        @if !out.warnings.is_empty() {
+            div.message id="ed-warnings" role="status" {
+                p { (page.say("edWarnings")) }
+                ul { @for w in &out.warnings { li { (w) } } }
+            } "\n"
+        }
+    }
+}
+
+/// "Saved as N: keys" after a save (`?saved=N&keys=a,b`; only the catalogue's keys named).
+fn saved(ctx: &Ctx) -> Markup {
+    let num = ctx
+        .req
+        .query_param("saved")
+        .filter(|s| s.parse::<u64>().is_ok());
+    let keys: Vec<&str> = ctx
+        .req
+        .query_param("keys")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|k| catalogue::get(k).map(|e| e.key))
+        .collect();
+    html! {
+        @if let Some(num) = num {
+            p.message id="saved" role="status" {
+                (ctx.page().say_fill("edSaved", &[("num", &num), ("keys", &keys.join(", "))]))
+            } "\n"
+        }
+    }
+}
+
+/// Keys Limette refuses that the document sets (and a search finds): read-only, with why.
+fn refused(ctx: &Ctx, view: &View, doc: &Map<String, Value>) -> Markup {
+    let page = ctx.page();
+    let q = view.q.to_lowercase();
+    let set: Vec<_> = REFUSED
+        .iter()
+        .filter(|k| doc.contains_key(k.key))
+        .filter(|k| q.is_empty() || k.key.to_lowercase().contains(&q) || k.note.contains(&q))
+        .collect();
+    html! {
+        @if !set.is_empty() {
+            section id="ed-refused" aria-labelledby="ed-refused-h" {
+                h2 id="ed-refused-h" { (page.say("edRefused")) } "\n"
+                dl { @for k in set {
+                    dt { code { (k.key) } " = " @if is_secret(k.key) { (page.say("mgrSecretHidden")) } @else { code { (doc.get(k.key).map(crate::config::gate::short).unwrap_or_default()) } } }
+                    dd { (page.say("edRefusedWhy")) " " span lang="en" { (k.note) } } "\n"
+                } }
+            } "\n"
+        }
+    }
+}
