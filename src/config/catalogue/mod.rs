@@ -4,7 +4,13 @@
 //! words). What Limette does with a key is `support`'s table; its type and default in
 //! LemonLDAP::NG 2.16 are `support::llng_keys`; this table adds only what a person editing the
 //! key needs. One file a group; `ENTRIES` lists them all.
+mod auth;
 mod general;
+mod oidc;
+mod portal;
+mod rp;
+mod second_factors;
+mod variables;
 
 /// Where the editor shows a key: LemonLDAP::NG's manager's groups, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -160,7 +166,15 @@ pub const fn entry(
 }
 
 /// Every group file's entries.
-pub const ENTRIES: &[&[Entry]] = &[general::ENTRIES];
+pub const ENTRIES: &[&[Entry]] = &[
+    general::ENTRIES,
+    variables::ENTRIES,
+    portal::ENTRIES,
+    auth::ENTRIES,
+    second_factors::ENTRIES,
+    oidc::ENTRIES,
+    rp::ENTRIES,
+];
 
 /// Every entry, in the group files' order.
 pub fn all() -> impl Iterator<Item = &'static Entry> {
