@@ -40,6 +40,7 @@ pub fn post(ctx: &Ctx) -> Result<Response> {
     let base = form.get("base").and_then(|b| b.parse::<u64>().ok());
     if base != Some(num) {
         out.top = Some(alert(&fill(&page, "edStale", &[("num", &num.to_string())])));
+        let drafts = rebase(ctx, base, &entries, drafts, &doc);
         return refuse(ctx, &view, num, &doc, &drafts, out);
     }
     let current = doc.clone();
@@ -87,6 +88,27 @@ fn refuse(
         &[("action", "editor"), ("reason", &why)],
     );
     draw(ctx, view, num, doc, drafts, &out)
+}
+
+/// The drafts of a form drawn from version `base`, over the latest document: what the person
+/// changed on the form stays, every other field shows the latest value (so that saving again
+/// changes only what they typed, not what another save did since).
+fn rebase(
+    ctx: &Ctx,
+    base: Option<u64>,
+    entries: &[&'static Entry],
+    mut drafts: HashMap<&'static str, Draft>,
+    latest: &Map<String, Value>,
+) -> HashMap<&'static str, Draft> {
+    let drawn = base
+        .and_then(|b| ctx.app.confs.load(b).ok())
+        .unwrap_or_else(|| latest.clone());
+    for e in entries {
+        if drafts.get(e.key) == Some(&from_doc(e, &drawn)) {
+            drafts.insert(e.key, from_doc(e, latest));
+        }
+    }
+    drafts
 }
 
 /// Puts each field that changed into `doc`; the keys changed. A field left as drawn is not
