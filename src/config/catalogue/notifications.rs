@@ -1,0 +1,51 @@
+//! Notifications: shown at login, their storage, the explorer and the notification server.
+use super::Group::Notifications;
+use super::Input::{Bool, Int, Map, Select, Text};
+use super::{entry, Entry};
+
+/// The group's entries.
+#[rustfmt::skip]
+pub const ENTRIES: &[Entry] = &[
+    entry("notification", Notifications, Bool,
+        ("Notifications", "Show pending notifications at login; each must be accepted before the session opens."),
+        ("Notifications", "Affiche les notifications en attente à la connexion ; chacune doit être acceptée avant la session.")),
+    entry("notificationStorage", Notifications, Select(&["", "File", "DBI", "SQLite"]),
+        ("Storage module", "Where notifications are kept: File (a folder), DBI (SQLite or PostgreSQL), SQLite; empty: with the configuration."),
+        ("Module de stockage", "Où sont conservées les notifications : File (dossier), DBI (SQLite ou PostgreSQL), SQLite ; vide : avec la configuration.")),
+    entry("notificationStorageOptions", Notifications, Map,
+        ("Storage module parameters", "dirName for File; dbiChain, dbiTable, dbiUser, dbiPassword for DBI."),
+        ("Paramètres du module de stockage", "dirName pour File ; dbiChain, dbiTable, dbiUser, dbiPassword pour DBI.")),
+    entry("fileNameSeparator", Notifications, Text,
+        ("File name separator", "The text between the parts of a notification's file name (_ by default)."),
+        ("Séparateur des noms de fichiers", "Le texte entre les parties du nom de fichier d'une notification (_ par défaut).")),
+    entry("notificationWildcard", Notifications, Text,
+        ("Everyone's identifier", "The uid of notifications meant for every user."),
+        ("Identifiant de tous", "L'identifiant des notifications destinées à tous les utilisateurs.")),
+    entry("notificationDefaultCond", Notifications, Text,
+        ("Default condition", "The display condition of notifications that have none; empty: always shown."),
+        ("Condition par défaut", "La condition d'affichage des notifications qui n'en ont pas ; vide : toujours affichées.")),
+    entry("oldNotifFormat", Notifications, Bool,
+        ("XML format", "Read and write notifications in the old XML format rather than JSON."),
+        ("Format XML", "Lit et écrit les notifications dans l'ancien format XML plutôt qu'en JSON.")),
+    entry("notificationsExplorer", Notifications, Bool,
+        ("Notifications explorer", "Let users read again the notifications they accepted."),
+        ("Explorateur de notifications", "Permet aux utilisateurs de relire les notifications qu'ils ont acceptées.")),
+    entry("notificationsMaxRetrieve", Notifications, Int { min: 1, max: 1000 },
+        ("Explorer length", "How many accepted notifications the explorer lists."),
+        ("Longueur de l'explorateur", "Le nombre de notifications acceptées que l'explorateur liste.")),
+    entry("notificationServer", Notifications, Bool,
+        ("Notification server", "Offer the REST and SOAP server that applications create and read notifications with."),
+        ("Serveur de notifications", "Propose le serveur REST et SOAP qui permet aux applications de créer et lire les notifications.")),
+    entry("notificationServerPOST", Notifications, Bool,
+        ("Server: create", "The server accepts new notifications (POST)."),
+        ("Serveur : création", "Le serveur accepte de nouvelles notifications (POST).")),
+    entry("notificationServerGET", Notifications, Bool,
+        ("Server: read", "The server lists and returns notifications (GET)."),
+        ("Serveur : lecture", "Le serveur liste et renvoie les notifications (GET).")),
+    entry("notificationServerDELETE", Notifications, Bool,
+        ("Server: delete", "The server deletes notifications (DELETE)."),
+        ("Serveur : suppression", "Le serveur supprime des notifications (DELETE).")),
+    entry("notificationServerSentAttributes", Notifications, Text,
+        ("Attributes sent", "The notification fields a read returns, space-separated."),
+        ("Attributs envoyés", "Les champs de notification renvoyés par une lecture, séparés par des espaces.")),
+];
