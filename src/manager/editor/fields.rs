@@ -83,7 +83,13 @@ fn input(ctx: &Ctx, e: &Entry, a: &Attrs, draft: &Draft, doc: &Map<String, Value
         Draft::One(t) => t.as_str(),
     };
     let invalid = a.invalid.then_some("true");
+    let hidden = typed::secret(e) && !matches!(e.input, Input::Pem | Input::Lines);
     match e.input {
+        _ if hidden => html! {
+            input type="password" id=(a.id) name=(a.name) value="" autocomplete="new-password"
+                aria-describedby={ "k-" (e.key) " " (a.described) } aria-invalid=[invalid];
+            (secret_note(ctx, e, doc))
+        },
         Input::Int { min, max } => html! {
             input type="number" id=(a.id) name=(a.name) value=(text) min=(min) max=(max) step="1"
                 aria-describedby=(a.described) aria-invalid=[invalid];
@@ -96,14 +102,9 @@ fn input(ctx: &Ctx, e: &Entry, a: &Attrs, draft: &Draft, doc: &Map<String, Value
         },
         Input::Pem | Input::Lines | Input::Json => html! {
             textarea id=(a.id) name=(a.name) rows=(if e.input == Input::Lines { 4 } else { 8 })
-                spellcheck="false" aria-describedby=(a.described) aria-invalid=[invalid] { (text) }
-        },
-        Input::Password => html! {
-            input type="password" id=(a.id) name=(a.name) value="" autocomplete="new-password"
-                aria-describedby={ "k-" (e.key) " " (a.described) } aria-invalid=[invalid];
-            p.ed-help id={ "k-" (e.key) } {
-                (ctx.page().say(if doc.contains_key(e.key) { "edSecretSet" } else { "edSecretUnset" }))
-            }
+                spellcheck="false" aria-invalid=[invalid]
+                aria-describedby=(if typed::secret(e) { format!("k-{} {}", e.key, a.described) } else { a.described.to_string() }) { (text) }
+            @if typed::secret(e) { (secret_note(ctx, e, doc)) }
         },
         _ => html! {
             input type="text" id=(a.id) name=(a.name) value=(text)
@@ -112,6 +113,16 @@ fn input(ctx: &Ctx, e: &Entry, a: &Attrs, draft: &Draft, doc: &Map<String, Value
                 aria-describedby=(a.described) aria-invalid=[invalid];
         },
     }
+}
+
+/// Whether a secret is stored (its value never shown), and that an empty field keeps it.
+fn secret_note(ctx: &Ctx, e: &Entry, doc: &Map<String, Value>) -> Markup {
+    let word = if doc.contains_key(e.key) {
+        "edSecretSet"
+    } else {
+        "edSecretUnset"
+    };
+    html! { p.ed-help id={ "k-" (e.key) } { (ctx.page().say(word)) } }
 }
 
 /// A key/value table: its rows and an empty one to add.

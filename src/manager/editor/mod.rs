@@ -15,7 +15,7 @@ use super::conf_forms::{base_field, log_field};
 use super::Ctx;
 use crate::config::catalogue::{self, Entry, Group};
 use crate::config::support::{is_secret, REFUSED};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::http::Response;
 use maud::{html, Markup};
 use serde_json::{Map, Value};
@@ -27,11 +27,21 @@ pub use save::post;
 /// The editor's path.
 const PATH: &str = "/manager/conf/edit";
 
-/// What a page shows: a group, or the keys a search finds.
+/// The relying parties' options, by relying party: edited one relying party a page.
+const RP_OPTIONS: &str = "oidcRPMetaDataOptions";
+
+/// What a page shows: a group, or the keys a search finds; for the relying parties' group, one
+/// relying party's options and tables (`rp`).
 #[derive(Debug, Clone)]
 struct View {
     group: Group,
     q: String,
+    rp: Option<String>,
+}
+
+/// A key whose value is one relying party's (an option, or a table keyed by relying party).
+fn rp_scoped(e: &Entry) -> bool {
+    e.group == Group::RelyingParties && e.key != RP_OPTIONS
 }
 
 impl View {
@@ -50,12 +60,17 @@ impl View {
             .param("group")
             .and_then(|g| Group::ALL.into_iter().find(|x| slug(*x) == g))
             .unwrap_or(Group::General);
-        View { group, q }
+        let rp = ctx
+            .req
+            .param("rp")
+            .filter(|r| !r.is_empty() && group == Group::RelyingParties);
+        View { group, q, rp }
     }
 
     /// The entries shown, in the catalogue's order.
     fn entries(&self, lang: &str) -> Vec<&'static Entry> {
         catalogue::all()
+            .filter(|e| e.key != RP_OPTIONS && rp_scoped(e) == self.rp.is_some())
             .filter(|e| match self.q.as_str() {
                 "" => e.group == self.group,
                 q => matches(e, lang, q),
@@ -63,14 +78,64 @@ impl View {
             .collect()
     }
 
+    /// The values the page's keys are read from: the document, or one relying party's options
+    /// and its rows of the tables keyed by relying party. `None`: no such relying party.
+    fn scope(&self, doc: &Map<String, Value>) -> Option<Map<String, Value>> {
+        let Some(rp) = &self.rp else {
+            return Some(doc.clone());
+        };
+        let mut out = doc.get(RP_OPTIONS)?.get(rp)?.as_object()?.clone();
+        for e in catalogue::all().filter(|e| rp_scoped(e) && !e.key.starts_with(RP_OPTIONS)) {
+            if let Some(v) = doc.get(e.key).and_then(|t| t.get(rp)) {
+                out.insert(e.key.to_string(), v.clone());
+            }
+        }
+        Some(out)
+    }
+
+    /// Puts a scope's values back where `scope` read them.
+    fn unscope(&self, doc: &mut Map<String, Value>, scoped: Map<String, Value>) {
+        let Some(rp) = &self.rp else {
+            *doc = scoped;
+            return;
+        };
+        for e in catalogue::all().filter(|e| rp_scoped(e)) {
+            let value = scoped.get(e.key).cloned();
+            if e.key.starts_with(RP_OPTIONS) {
+                if let Some(Value::Object(o)) = doc.get_mut(RP_OPTIONS).and_then(|t| t.get_mut(rp))
+                {
+                    set(o, e.key, value);
+                }
+            } else if value.is_some() || doc.contains_key(e.key) {
+                let t = doc
+                    .entry(e.key.to_string())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(t) = t {
+                    set(t, rp, value);
+                }
+            }
+        }
+    }
+
     /// This view's address (with `extra` query pairs, already encoded).
     fn href(&self, extra: &str) -> String {
         let mut out = format!("{PATH}?group={}", slug(self.group));
+        if let Some(rp) = &self.rp {
+            out.push_str(&format!("&rp={}", crate::util::url_encode(rp)));
+        }
         if !self.q.is_empty() {
             out.push_str(&format!("&q={}", crate::util::url_encode(&self.q)));
         }
         out + extra
     }
+}
+
+/// Sets or (`None`) removes `key` of `m`.
+fn set(m: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    match value {
+        Some(v) => m.insert(key.to_string(), v),
+        None => m.remove(key),
+    };
 }
 
 /// A group's name in addresses.
@@ -101,10 +166,13 @@ pub fn page(ctx: &Ctx) -> Result<Response> {
     let (num, doc) = latest(ctx)?;
     let view = View::of(ctx);
     let lang = ctx.page().lang;
+    let scoped = view
+        .scope(&doc)
+        .ok_or_else(|| Error::not_found("No such relying party"))?;
     let drafts = view
         .entries(lang)
         .into_iter()
-        .map(|e| (e.key, typed::from_doc(e, &doc)))
+        .map(|e| (e.key, typed::from_doc(e, &scoped)))
         .collect();
     draw(ctx, &view, num, &doc, &drafts, &Outcome::default())
 }
@@ -120,22 +188,27 @@ fn draw(
 ) -> Result<Response> {
     let page = ctx.page();
     let entries = view.entries(page.lang);
+    let scoped = view.scope(doc).unwrap_or_default();
+    let rps = view.group == Group::RelyingParties && view.rp.is_none() && view.q.is_empty();
     let body = html! {
         @if let Some(top) = &out.top { (top) }
         (saved(ctx))
         (summary(ctx, out))
         (navigation(ctx, view))
-        @if entries.is_empty() {
+        @if rps {
+            (rp_list(ctx, doc))
+        } @else if entries.is_empty() {
             p id="ed-none" { (page.say("edNoMatch")) } "\n"
         } @else {
             form method="post" action=(PATH) id="editor" novalidate {
                 (ctx.token_field())
                 (base_field(base))
                 input type="hidden" name="group" value=(slug(view.group));
-                input type="hidden" name="q" value=(view.q); "\n"
+                input type="hidden" name="q" value=(view.q);
+                @if let Some(rp) = &view.rp { input type="hidden" name="rp" value=(rp); } "\n"
                 div.ed-grid {
                     @for e in &entries {
-                        (fields::field(ctx, e, doc, drafts.get(e.key), error_of(out, e.key)))
+                        (fields::field(ctx, e, &scoped, drafts.get(e.key), error_of(out, e.key)))
                     }
                 } "\n"
                 (log_field(ctx, "editor"))
@@ -150,6 +223,21 @@ fn draw(
         (refused(ctx, view, doc))
     };
     Ok(ctx.render("edTitle", body))
+}
+
+/// The relying parties, each a link to its options.
+fn rp_list(ctx: &Ctx, doc: &Map<String, Value>) -> Markup {
+    let mut names: Vec<&String> = match doc.get(RP_OPTIONS) {
+        Some(Value::Object(m)) => m.keys().collect(),
+        _ => Vec::new(),
+    };
+    names.sort();
+    html! {
+        p { (ctx.page().say("edPickRp")) } "\n"
+        ul id="ed-rps" { @for n in names {
+            li { a href={ (PATH) "?group=" (slug(Group::RelyingParties)) "&rp=" (crate::util::url_encode(n)) } { (n) } }
+        } } "\n"
+    }
 }
 
 fn error_of<'a>(out: &'a Outcome, key: &str) -> Option<&'a str> {
@@ -173,12 +261,15 @@ fn navigation(ctx: &Ctx, view: &View) -> Markup {
         } "\n"
         form method="get" action=(PATH) id="ed-search" role="search" {
             input type="hidden" name="group" value=(slug(view.group));
+            @if let Some(rp) = &view.rp { input type="hidden" name="rp" value=(rp); }
             label for="ed-q" { (page.say("edSearch")) } " "
             input type="search" id="ed-q" name="q" value=(view.q);
             " " button type="submit" { (page.say("edFind")) }
         } "\n"
         @if !view.q.is_empty() {
             h2 { (page.say_fill("edFound", &[("q", &view.q)])) } "\n"
+        } @else if let Some(rp) = &view.rp {
+            h2 { (view.group.name(page.lang)) " : " (rp) } "\n"
         } @else {
             h2 { (view.group.name(page.lang)) } "\n"
         }

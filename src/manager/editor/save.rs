@@ -11,7 +11,7 @@
 //!
 //! then the save (`storage::save::save_new`, `cfgAuthor`/`cfgAuthorIP`/`cfgLog`), an audit
 //! line, and a redirect to the page saying what was saved.
-use super::typed::{from_doc, from_form, typed, Bad, Draft};
+use super::typed::{from_doc, from_form, restore, secret, typed, Bad, Draft};
 use super::{draw, latest, Outcome, View};
 use crate::config::catalogue::{Entry, Input};
 use crate::config::Conf;
@@ -36,15 +36,19 @@ pub fn post(ctx: &Ctx) -> Result<Response> {
         .iter()
         .map(|e| (e.key, from_form(e, &form)))
         .collect();
+    let mut scoped = view
+        .scope(&doc)
+        .ok_or_else(|| Error::not_found("No such relying party"))?;
     let mut out = Outcome::default();
     let base = form.get("base").and_then(|b| b.parse::<u64>().ok());
     if base != Some(num) {
         out.top = Some(alert(&fill(&page, "edStale", &[("num", &num.to_string())])));
-        let drafts = rebase(ctx, base, &entries, drafts, &doc);
+        let drafts = rebase(ctx, base, &view, &entries, drafts, &scoped);
         return refuse(ctx, &view, num, &doc, &drafts, out);
     }
     let current = doc.clone();
-    let changed = apply(&page, &entries, &drafts, &mut doc, &mut out.errors);
+    let changed = apply(&page, &entries, &drafts, &mut scoped, &mut out.errors);
+    view.unscope(&mut doc, scoped);
     if out.errors.is_empty() && changed.is_empty() {
         out.top = Some(html! { p.message id="msg" role="status" { (page.say("edNothing")) } });
         return draw(ctx, &view, num, &current, &drafts, &out);
@@ -96,12 +100,14 @@ fn refuse(
 fn rebase(
     ctx: &Ctx,
     base: Option<u64>,
+    view: &View,
     entries: &[&'static Entry],
     mut drafts: HashMap<&'static str, Draft>,
     latest: &Map<String, Value>,
 ) -> HashMap<&'static str, Draft> {
     let drawn = base
         .and_then(|b| ctx.app.confs.load(b).ok())
+        .and_then(|d| view.scope(&d))
         .unwrap_or_else(|| latest.clone());
     for e in entries {
         if drafts.get(e.key) == Some(&from_doc(e, &drawn)) {
@@ -127,11 +133,15 @@ fn apply(
             continue;
         };
         let drawn = from_doc(e, doc);
-        if *draft == drawn && e.input != Input::Password {
+        if *draft == drawn && !secret(e) {
             continue;
         }
         let new = match typed(e, draft) {
-            Ok(None) if e.input == Input::Password => continue,
+            Ok(None) if secret(e) => continue,
+            Ok(Some(mut v)) if matches!(e.input, Input::Map | Input::Json) => {
+                restore(&mut v, doc.get(e.key));
+                Some(v)
+            }
             Ok(v) => v,
             Err(bad) => {
                 errors.push((Some(e.key), say_bad(page, &bad)));
@@ -139,7 +149,11 @@ fn apply(
             }
         };
         let before = doc.get(e.key).cloned();
-        if typed(e, &drawn).ok() == Some(new.clone()) {
+        let mut old = typed(e, &drawn).ok().flatten();
+        if let Some(v) = old.as_mut() {
+            restore(v, doc.get(e.key));
+        }
+        if old == new && !secret(e) {
             continue;
         }
         match new {

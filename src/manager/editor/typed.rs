@@ -4,7 +4,8 @@
 //! parsed as the access rules parse it, a number within its bounds, an absolute http(s) URL,
 //! JSON that parses, a PEM block). Pure: no request, no page; the page says `Bad` in words.
 use crate::config::catalogue::{Entry, Input};
-use crate::config::support::llng_keys;
+use crate::config::redact::{redacted, redacted_map, HIDDEN};
+use crate::config::support::{is_secret, llng_keys};
 use crate::config::{truthy, value_string};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -52,27 +53,51 @@ fn effective(e: &Entry, doc: &Map<String, Value>) -> Option<Value> {
         .or_else(|| llng_keys().get(e.key).and_then(|k| k.default()))
 }
 
+/// Whether a key's value is a secret: never drawn, and an empty field keeps it (a flag, a
+/// number or a choice named like a secret, `totp2fEncryptSecret`, is none; secrets inside a
+/// table or a structured value are hidden one by one).
+pub fn secret(e: &Entry) -> bool {
+    match e.input {
+        Input::Password => true,
+        Input::Text | Input::Url | Input::Pem | Input::Lines | Input::Rule => is_secret(e.key),
+        _ => false,
+    }
+}
+
 /// The draft of the stored document: what the field shows before anybody types. A secret
-/// shows nothing.
+/// shows nothing; a secret inside a table or a structured value shows as `redact::HIDDEN`.
 pub fn from_doc(e: &Entry, doc: &Map<String, Value>) -> Draft {
     let stored = doc.get(e.key);
+    if secret(e) {
+        return match e.input {
+            Input::Map => Draft::Rows(Vec::new()),
+            _ => Draft::One(String::new()),
+        };
+    }
     let text = match e.input {
-        Input::Password => String::new(),
+        Input::Map | Input::Json => String::new(),
         Input::Bool => flag(truthy(effective(e, doc).as_ref())),
         Input::Int { .. } | Input::Select(_) => effective(e, doc)
             .map(|v| value_string(&v))
             .unwrap_or_default(),
-        Input::Map => return Draft::Rows(rows_of(stored)),
-        Input::Json => match stored {
-            Some(v @ (Value::Object(_) | Value::Array(_))) => {
-                serde_json::to_string_pretty(v).unwrap_or_default()
-            }
-            Some(v) => value_string(v),
-            None => String::new(),
-        },
         _ => stored.map(value_string).unwrap_or_default(),
     };
-    Draft::One(text)
+    match e.input {
+        Input::Map => Draft::Rows(rows_of(stored)),
+        Input::Json => Draft::One(json_text(stored)),
+        _ => Draft::One(text),
+    }
+}
+
+/// A structured value as the page shows it: indented JSON, secrets inside hidden.
+fn json_text(stored: Option<&Value>) -> String {
+    match stored {
+        Some(v @ (Value::Object(_) | Value::Array(_))) => {
+            serde_json::to_string_pretty(&redacted(v)).unwrap_or_default()
+        }
+        Some(v) => value_string(v),
+        None => String::new(),
+    }
 }
 
 /// The draft a form posted (`form`: its fields by name).
@@ -112,6 +137,16 @@ pub fn typed(e: &Entry, draft: &Draft) -> Result<Option<Value>, Bad> {
         return Ok(None);
     }
     let value = match e.input {
+        Input::Map | Input::Json | Input::Pem => typed_value(e, t, text)?,
+        _ if secret(e) => Value::from(text.to_string()),
+        _ => typed_value(e, t, text)?,
+    };
+    Ok(Some(value))
+}
+
+/// The value of a non-empty field (`t`: its text trimmed).
+fn typed_value(e: &Entry, t: &str, text: &str) -> Result<Value, Bad> {
+    Ok(match e.input {
         Input::Bool => Value::from(i64::from(t == "1")),
         Input::Int { min, max } => match t.parse::<i64>() {
             Ok(n) if (min..=max).contains(&n) => Value::from(n),
@@ -126,10 +161,37 @@ pub fn typed(e: &Entry, draft: &Draft) -> Result<Option<Value>, Bad> {
         Input::Json => serde_json::from_str(t).map_err(|e| Bad::Json(e.to_string()))?,
         Input::Pem if !is_pem(t) => return Err(Bad::Pem),
         Input::Pem | Input::Lines => Value::from(text.trim_end().to_string()),
-        Input::Password => Value::from(text.to_string()),
         _ => Value::from(t),
-    };
-    Ok(Some(value))
+    })
+}
+
+/// Puts back, in a value typed from a drawn one, each secret the page showed as
+/// `redact::HIDDEN` (found at the same place in `stored`; none there: the secret is dropped).
+pub fn restore(new: &mut Value, stored: Option<&Value>) {
+    match new {
+        Value::Object(m) => {
+            let keys: Vec<String> = m.keys().cloned().collect();
+            for k in keys {
+                let old = stored.and_then(|s| s.get(&k));
+                let hidden = is_secret(&k) && m.get(&k) == Some(&Value::from(HIDDEN));
+                match (hidden, old) {
+                    (true, Some(v)) => {
+                        m.insert(k, v.clone());
+                    }
+                    (true, None) => {
+                        m.remove(&k);
+                    }
+                    (false, _) => m.get_mut(&k).into_iter().for_each(|v| restore(v, old)),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter_mut().enumerate() {
+                restore(v, stored.and_then(|s| s.get(i)));
+            }
+        }
+        _ => {}
+    }
 }
 
 fn flag(on: bool) -> String {
@@ -138,7 +200,7 @@ fn flag(on: bool) -> String {
 
 fn rows_of(stored: Option<&Value>) -> Vec<(String, String)> {
     match stored {
-        Some(Value::Object(m)) => m
+        Some(Value::Object(m)) => redacted_map(m)
             .iter()
             .map(|(k, v)| (k.clone(), value_string(v)))
             .collect(),
@@ -246,11 +308,30 @@ mod tests {
     }
 
     #[test]
-    fn a_secret_is_never_drawn_from_the_document() {
-        let doc: Map<String, Value> = serde_json::from_str(r#"{"x":"s3cret"}"#).unwrap();
+    fn a_secret_is_never_drawn_from_the_document_and_comes_back_on_save() {
+        let doc: Map<String, Value> = serde_json::from_str(
+            r#"{"x":"s3cret","j":{"a":{"clientSecret":"s3cret","n":1}},"dbiAuthPassword":"pw"}"#,
+        )
+        .unwrap();
         assert_eq!(
             from_doc(&e(Input::Password), &doc),
             Draft::One(String::new())
         );
+        let pw = entry(
+            "dbiAuthPassword",
+            Group::Advanced,
+            Input::Text,
+            ("P", "p."),
+            ("P", "p."),
+        );
+        assert_eq!(from_doc(&pw, &doc), Draft::One(String::new()));
+        let j = entry("j", Group::Advanced, Input::Json, ("J", "j."), ("J", "j."));
+        let Draft::One(text) = from_doc(&j, &doc) else {
+            panic!("one text")
+        };
+        assert!(!text.contains("s3cret") && text.contains(HIDDEN), "{text}");
+        let mut back = typed(&j, &Draft::One(text)).unwrap().unwrap();
+        restore(&mut back, doc.get("j"));
+        assert_eq!(Some(&back), doc.get("j"));
     }
 }

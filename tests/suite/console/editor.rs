@@ -395,3 +395,68 @@ fn a_search_finds_keys_by_name_label_or_help_and_refused_keys_are_read_only() {
     );
     assert!(!refused.contains("<input"), "read only: {refused}");
 }
+
+#[test]
+fn a_relying_party_is_edited_on_its_own_page_its_secret_kept() {
+    let rp = serde_json::json!({"app": {
+        "oidcRPMetaDataOptionsClientID": "app",
+        "oidcRPMetaDataOptionsClientSecret": "rp-secret-never-shown",
+        "oidcRPMetaDataOptionsRedirectUris": "https://app.example.com/cb",
+        "oidcRPMetaDataOptionsDisplayName": "App"}});
+    let p = console().conf("oidcRPMetaDataOptions", rp).start();
+    let admin = p.login("dwho");
+    let list = page(&p, &admin, "group=relyingparties");
+    assert!(list.contains("rp=app\""), "{list}");
+    assert!(!list.contains("rp-secret-never-shown"), "{list}");
+    let html = page(&p, &admin, "group=relyingparties&rp=app");
+    assert!(!html.contains("rp-secret-never-shown"), "{html}");
+    assert!(
+        block(&html, "oidcRPMetaDataOptionsDisplayName").contains("value=\"App\""),
+        "{html}"
+    );
+    let r = send(
+        &p,
+        &admin,
+        &html,
+        &[("k.oidcRPMetaDataOptionsAuthnLevel", Some("-4"))],
+    );
+    assert_eq!(r.status, 200);
+    assert!(
+        r.text()
+            .contains("id=\"e-oidcRPMetaDataOptionsAuthnLevel\""),
+        "{}",
+        r.text()
+    );
+    let r = send(
+        &p,
+        &admin,
+        &html,
+        &[
+            ("k.oidcRPMetaDataOptionsDisplayName", Some("Team app")),
+            ("k.oidcRPMetaDataMacros.n.0", Some("team")),
+            ("k.oidcRPMetaDataMacros.v.0", Some("$uid")),
+        ],
+    );
+    assert_eq!(r.status, 302, "{}", r.text());
+    let doc = stored(&p, None);
+    let o = &doc["oidcRPMetaDataOptions"]["app"];
+    assert_eq!(o["oidcRPMetaDataOptionsDisplayName"], "Team app");
+    assert_eq!(
+        o["oidcRPMetaDataOptionsClientSecret"],
+        "rp-secret-never-shown"
+    );
+    assert_eq!(doc["oidcRPMetaDataMacros"]["app"]["team"], "$uid");
+    assert!(
+        doc.get("oidcRPMetaDataOptionsDisplayName").is_none(),
+        "no top-level option"
+    );
+    assert_eq!(
+        get(
+            &p,
+            &admin,
+            "/manager/conf/edit?group=relyingparties&rp=nope"
+        )
+        .status,
+        404
+    );
+}
