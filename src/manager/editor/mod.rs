@@ -5,7 +5,8 @@
 //! version's value (a secret is never shown: an empty password field keeps it). Keys Limette
 //! refuses that the document sets are listed read-only with the reason. The page is drawn from
 //! drafts (`typed::Draft`), so that a refused or to-be-confirmed save draws the same page with
-//! everything typed; `save` answers its posts.
+//! everything typed; `save` answers its posts. The metadata a save writes (`cfgLog`, ...) is
+//! not edited here: the form's log message is `cfgLog`.
 mod fields;
 mod save;
 mod typed;
@@ -17,6 +18,7 @@ use crate::config::catalogue::{self, Entry, Group};
 use crate::config::support::{is_secret, REFUSED};
 use crate::error::{Error, Result};
 use crate::http::Response;
+use crate::storage::save::META_KEYS;
 use maud::{html, Markup};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -70,7 +72,8 @@ impl View {
     /// The entries shown, in the catalogue's order.
     fn entries(&self, lang: &str) -> Vec<&'static Entry> {
         catalogue::all()
-            .filter(|e| e.key != RP_OPTIONS && rp_scoped(e) == self.rp.is_some())
+            .filter(|e| e.key != RP_OPTIONS && !META_KEYS.contains(&e.key))
+            .filter(|e| rp_scoped(e) == self.rp.is_some())
             .filter(|e| match self.q.as_str() {
                 "" => e.group == self.group,
                 q => matches(e, lang, q),
