@@ -7,7 +7,8 @@ dwho in, the REST configuration server on. KEYS_JSON holds, by language, an EC k
 to set as the OpenID Connect service's EC signing keys.
 For each language the administrator signs in, opens the configuration page, and from there uses
 the KEYBOARD ONLY (Tab, typing, Space, Enter; no click): the editor's link, a group's link in
-the editor's navigation, each field reached by Tab, a value typed over the old one, a check box
+the editor's navigation, a refused save (a number out of bounds: the error by its field, every
+value kept), each field reached by Tab, a value typed over the old one, a check box
 turned with Space, a choice picked by typing, a new row of a table, the Save button pressed
 with Enter (and "Save anyway" when the page asks to confirm warnings). Ten keys of ten input
 types are set (flag, table, number, text, choice, rule, JSON, URL, password, PEM), each save's
@@ -22,7 +23,7 @@ import os
 import sys
 
 from pages import Checker, check, failures, go, loaded  # noqa: E402
-from console import Console, browser, http  # noqa: E402
+from console import Console, browser, http, word  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -120,6 +121,25 @@ def save(k, lang, group):
     return found[0].text
 
 
+def refused(k, lang):
+    """A number out of bounds and a text: refused, the error by its field, both values kept."""
+    set_field(k, "f-totp2fInterval", "type", "99999")
+    set_field(k, "f-totp2fLabel", "type", "Kept " + lang)
+    tab_to(k, lambda e: e.tag_name == "button" and e.get_attribute("type") == "submit"
+           and not e.get_attribute("name"), "Save")
+    press_enter(k)
+    k.page(lang, "editor-secondfactors-refused")
+    field = k.d.find_element(By.ID, "fld-totp2fInterval")
+    error = field.find_elements(By.CLASS_NAME, "ed-error")
+    want = word(lang, "edBadInt").replace("{min}", "1").replace("{max}", "3600")
+    check(error and error[0].text == want, "%s: the error by its field: %r" % (lang, field.text))
+    check(k.d.find_element(By.ID, "f-totp2fInterval").get_attribute("value") == "99999"
+          and k.d.find_element(By.ID, "f-totp2fLabel").get_attribute("value") == "Kept " + lang,
+          "%s: the values kept" % lang)
+    link = k.d.find_elements(By.CSS_SELECTOR, "#ed-errors a[href='#f-totp2fInterval']")
+    check(link, "%s: the summary links to the field" % lang)
+
+
 def open_editor(k, lang):
     go(k.d, k.base + "/manager/conf?lang=" + lang)
     k.page(lang, "conf")
@@ -135,6 +155,8 @@ def edit(k, lang, pems):
         tab_to(k, lambda e: (e.get_attribute("href") or "").endswith(href), "the link " + href)
         press_enter(k)
         k.page(lang, "editor-" + group)
+        if group == "secondfactors":
+            refused(k, lang)
         for field, how, value in fields:
             set_field(k, field, how, value)
         said = save(k, lang, group)
