@@ -211,7 +211,8 @@ fn checked(
     });
     let new = built.map_err(one)?;
     if !super::super::allows(ctx.app, &new, ctx.req, &ctx.admin, "/confs/edit") {
-        return Err(one(ctx.page().raw("edLockout")));
+        let rules = entries.iter().find(|e| e.key == "locationRules");
+        return Err(vec![(rules.map(|e| e.key), ctx.page().raw("edLockout"))]);
     }
     let before: Vec<String> = findings(local, ctx.conf)
         .into_iter()

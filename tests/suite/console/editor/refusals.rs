@@ -1,6 +1,7 @@
 //! The editor's refusals: typed values (a number out of bounds, a rule that does not parse, a
 //! relative URL, broken JSON) by their field in both languages, a cookie domain that would lock
-//! everybody out, a secret never drawn (a refused form does not draw one typed either).
+//! everybody out, console rules that would refuse the administrator, a secret never drawn (a
+//! refused form does not draw one typed either).
 use super::super::conf::{latest, stored};
 use super::super::manager::{console, get};
 use super::{block, fields, page, send};
@@ -142,5 +143,29 @@ fn a_secret_is_never_drawn_and_an_empty_field_keeps_it() {
     assert_eq!(
         (doc["dbiAuthPassword"].as_str(), doc["dbiAuthUser"].as_str()),
         (Some(secret), Some("limette"))
+    );
+}
+
+#[test]
+fn console_rules_that_would_refuse_the_administrator_are_refused() {
+    let p = console().start();
+    let admin = p.login("dwho");
+    let before = latest(&p);
+    let html = page(&p, &admin, "group=virtualhosts");
+    let rules = r#"{"manager.example.com": {"default": "$uid eq \"rtyler\""}}"#;
+    let r = send(&p, &admin, &html, &[("k.locationRules", Some(rules))]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let html = r.text();
+    let here = block(&html, "locationRules");
+    assert!(here.contains("would refuse you the console"), "{here}");
+    assert!(here.contains("rtyler"), "the rules typed kept: {here}");
+    assert_eq!(latest(&p), before);
+    // Rules that still let the administrator in are saved.
+    let rules = r#"{"manager.example.com": {"default": "$uid eq \"dwho\" or $uid eq \"rtyler\""}}"#;
+    let r = send(&p, &admin, &html, &[("k.locationRules", Some(rules))]);
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert_eq!(
+        stored(&p, None)["locationRules"]["manager.example.com"]["default"],
+        "$uid eq \"dwho\" or $uid eq \"rtyler\""
     );
 }
