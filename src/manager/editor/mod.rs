@@ -8,6 +8,7 @@
 //! everything typed; `save` answers its posts. The metadata a save writes (`cfgLog`, ...) is
 //! not edited here: the form's log message is `cfgLog`.
 mod fields;
+mod refused;
 mod save;
 mod typed;
 
@@ -15,7 +16,6 @@ use super::conf::latest;
 use super::conf_forms::{base_field, log_field};
 use super::Ctx;
 use crate::config::catalogue::{self, Entry, Group};
-use crate::config::support::{is_secret, REFUSED};
 use crate::error::{Error, Result};
 use crate::http::Response;
 use crate::storage::save::META_KEYS;
@@ -223,7 +223,7 @@ fn draw(
                 } "\n"
             } "\n"
         }
-        (refused(ctx, view, doc))
+        (refused::section(ctx, view, doc))
     };
     Ok(ctx.render("edTitle", body))
 }
@@ -320,28 +320,6 @@ fn saved(ctx: &Ctx) -> Markup {
         @if let Some(num) = num {
             p.message id="saved" role="status" {
                 (ctx.page().say_fill("edSaved", &[("num", &num), ("keys", &keys.join(", "))]))
-            } "\n"
-        }
-    }
-}
-
-/// Keys Limette refuses that the document sets (and a search finds): read-only, with why.
-fn refused(ctx: &Ctx, view: &View, doc: &Map<String, Value>) -> Markup {
-    let page = ctx.page();
-    let q = view.q.to_lowercase();
-    let set: Vec<_> = REFUSED
-        .iter()
-        .filter(|k| doc.contains_key(k.key))
-        .filter(|k| q.is_empty() || k.key.to_lowercase().contains(&q) || k.note.contains(&q))
-        .collect();
-    html! {
-        @if !set.is_empty() {
-            section id="ed-refused" aria-labelledby="ed-refused-h" {
-                h2 id="ed-refused-h" { (page.say("edRefused")) } "\n"
-                dl { @for k in set {
-                    dt { code { (k.key) } " = " @if is_secret(k.key) { (page.say("mgrSecretHidden")) } @else { code { (doc.get(k.key).map(crate::config::gate::short).unwrap_or_default()) } } }
-                    dd { (page.say("edRefusedWhy")) " " span lang="en" { (k.note) } } "\n"
-                } }
             } "\n"
         }
     }

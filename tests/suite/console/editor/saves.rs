@@ -158,6 +158,8 @@ fn a_search_finds_keys_by_name_label_or_help_and_refused_keys_are_read_only() {
         "{refused}"
     );
     assert!(!refused.contains("<input"), "read only: {refused}");
+    let fr = page(&p, &admin, "group=general&lang=fr");
+    assert!(fr.contains("une session par utilisateur"), "{fr}");
 }
 
 #[test]
