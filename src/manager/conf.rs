@@ -108,6 +108,7 @@ pub fn rp_page(ctx: &Ctx, name: &str, top: Markup) -> Result<Response> {
         (top)
         (saved_notice(ctx))
         h2 { (name) } "\n"
+        p { a id="edit-rp-link" href={ "/manager/conf/edit?group=relyingparties&rp=" (url_encode(name)) } { (page.say("edOpenRp")) } } "\n"
         (rp_form(ctx, num, Some(name), &o))
         h2 { (page.say("mgrSetOption")) } "\n"
         (form("option", option, "mgrSetOption"))

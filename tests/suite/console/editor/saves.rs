@@ -174,6 +174,11 @@ fn a_relying_party_is_edited_on_its_own_page_its_secret_kept() {
     let list = page(&p, &admin, "group=relyingparties");
     assert!(list.contains("rp=app\""), "{list}");
     assert!(!list.contains("rp-secret-never-shown"), "{list}");
+    let rp_page = get(&p, &admin, "/manager/conf/rp/app").text();
+    assert!(
+        rp_page.contains("href=\"/manager/conf/edit?group=relyingparties&amp;rp=app\""),
+        "{rp_page}"
+    );
     let html = page(&p, &admin, "group=relyingparties&rp=app");
     assert!(!html.contains("rp-secret-never-shown"), "{html}");
     assert!(
