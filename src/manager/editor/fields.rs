@@ -96,8 +96,8 @@ fn input(ctx: &Ctx, e: &Entry, a: &Attrs, draft: &Draft, doc: &Map<String, Value
         },
         Input::Select(choices) => html! {
             select id=(a.id) name=(a.name) aria-describedby=(a.described) aria-invalid=[invalid] {
-                @if !choices.contains(&text) { option value=(text) selected { (text) } }
-                @for c in choices { option selected[*c == text] { (c) } }
+                @if !choices.contains(&text) { option value=(text) selected { (shown(ctx, text)) } }
+                @for c in choices { option value=(c) selected[*c == text] { (shown(ctx, c)) } }
             }
         },
         Input::Pem | Input::Lines | Input::Json => html! {
@@ -123,6 +123,14 @@ fn secret_note(ctx: &Ctx, e: &Entry, doc: &Map<String, Value>) -> Markup {
         "edSecretUnset"
     };
     html! { p.ed-help id={ "k-" (e.key) } { (ctx.page().say(word)) } }
+}
+
+/// A choice as the list shows it: the empty one as "(not set)".
+fn shown(ctx: &Ctx, choice: &str) -> String {
+    match choice {
+        "" => ctx.page().raw("edUnset"),
+        c => c.to_string(),
+    }
 }
 
 /// A key/value table: its rows and an empty one to add.

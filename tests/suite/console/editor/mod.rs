@@ -13,7 +13,7 @@ use super::common::Portal;
 use super::manager::{get, post};
 
 /// The named fields of the editor's form, as a browser would post them (check boxes only
-/// when checked, a select's chosen option, a text area's text).
+/// when checked, a select's chosen option's value, a text area's text).
 pub fn fields(html: &str) -> Vec<(String, String)> {
     let start = html
         .find("id=\"editor\"")
@@ -46,14 +46,8 @@ pub fn fields(html: &str) -> Vec<(String, String)> {
                 .skip(1)
                 .take_while(|o| !o.starts_with("</select"))
                 .find(|o| o.contains(" selected"))
-                .map(|o| {
-                    o.split_once('>')
-                        .map(|x| x.1)
-                        .unwrap_or("")
-                        .split('<')
-                        .next()
-                        .unwrap_or("")
-                })
+                .and_then(|o| o.split(" value=\"").nth(1))
+                .and_then(|v| v.split('"').next())
                 .unwrap_or("");
             out.push((name, unescape(chosen)));
         }
