@@ -272,7 +272,7 @@ fn navigation(ctx: &Ctx, view: &View) -> Markup {
         @if !view.q.is_empty() {
             h2 { (page.say_fill("edFound", &[("q", &view.q)])) } "\n"
         } @else if let Some(rp) = &view.rp {
-            h2 { (view.group.name(page.lang)) " : " (rp) } "\n"
+            h2 { (view.group.name(page.lang)) (colon(page.lang)) (rp) } "\n"
         } @else {
             h2 { (view.group.name(page.lang)) } "\n"
         }
@@ -288,7 +288,7 @@ fn summary(ctx: &Ctx, out: &Outcome) -> Markup {
                 p { (page.say("edErrors")) }
                 ul { @for (key, msg) in &out.errors { li {
                     @match key {
-                        Some(k) => { a href={ "#" (fields::id(k)) } { code { (k) } } " : " (msg) }
+                        Some(k) => { a href={ "#" (fields::id(k)) } { code { (k) } } (colon(page.lang)) (msg) }
                         None => (msg),
                     }
                 } } }
@@ -322,5 +322,14 @@ fn saved(ctx: &Ctx) -> Markup {
                 (ctx.page().say_fill("edSaved", &[("num", &num), ("keys", &keys.join(", "))]))
             } "\n"
         }
+    }
+}
+
+/// The colon between a name and what follows, as the language writes it.
+fn colon(lang: &str) -> &'static str {
+    if lang == "fr" {
+        "\u{a0}: "
+    } else {
+        ": "
     }
 }
