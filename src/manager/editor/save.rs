@@ -11,9 +11,9 @@
 //!
 //! then the save (`storage::save::save_new`, `cfgAuthor`/`cfgAuthorIP`/`cfgLog`), an audit
 //! line, and a redirect to the page saying what was saved.
-use super::typed::{from_doc, from_form, restore, secret, typed, Bad, Draft};
+use super::typed::{from_doc, from_form, wanted, Bad, Draft};
 use super::{draw, latest, Outcome, View};
-use crate::config::catalogue::{Entry, Input};
+use crate::config::catalogue::Entry;
 use crate::config::Conf;
 use crate::error::{Error, Result};
 use crate::findings::{findings, Level};
@@ -132,30 +132,15 @@ fn apply(
         let Some(draft) = drafts.get(e.key) else {
             continue;
         };
-        let drawn = from_doc(e, doc);
-        if *draft == drawn && !secret(e) {
-            continue;
-        }
-        let new = match typed(e, draft) {
-            Ok(None) if secret(e) => continue,
-            Ok(Some(mut v)) if matches!(e.input, Input::Map | Input::Json) => {
-                restore(&mut v, doc.get(e.key));
-                Some(v)
-            }
-            Ok(v) => v,
+        let new = match wanted(e, draft, doc) {
+            Ok(Some(new)) => new,
+            Ok(None) => continue,
             Err(bad) => {
                 errors.push((Some(e.key), say_bad(page, &bad)));
                 continue;
             }
         };
         let before = doc.get(e.key).cloned();
-        let mut old = typed(e, &drawn).ok().flatten();
-        if let Some(v) = old.as_mut() {
-            restore(v, doc.get(e.key));
-        }
-        if old == new && !secret(e) {
-            continue;
-        }
         match new {
             Some(v) => doc.insert(e.key.to_string(), v),
             None => doc.remove(e.key),

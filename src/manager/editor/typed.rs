@@ -165,6 +165,33 @@ fn typed_value(e: &Entry, t: &str, text: &str) -> Result<Value, Bad> {
     })
 }
 
+/// What a field asks of its key in `doc`: `Ok(None)` to leave it as it is (the field as
+/// drawn, the same value, or an empty secret: a stored value the editor would not take stays
+/// as it is), else its new value (`None`: unset).
+pub fn wanted(
+    e: &Entry,
+    draft: &Draft,
+    doc: &Map<String, Value>,
+) -> Result<Option<Option<Value>>, Bad> {
+    let drawn = from_doc(e, doc);
+    if *draft == drawn && !secret(e) {
+        return Ok(None);
+    }
+    let stored = doc.get(e.key);
+    let restored = |v: Option<Value>| {
+        v.map(|mut v| {
+            restore(&mut v, stored);
+            v
+        })
+    };
+    let new = restored(typed(e, draft)?);
+    if secret(e) {
+        return Ok(new.map(Some));
+    }
+    let old = restored(typed(e, &drawn).ok().flatten());
+    Ok((old != new).then_some(new))
+}
+
 /// Puts back, in a value typed from a drawn one, each secret the page showed as
 /// `redact::HIDDEN` (found at the same place in `stored`; none there: the secret is dropped).
 pub fn restore(new: &mut Value, stored: Option<&Value>) {
