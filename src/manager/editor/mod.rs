@@ -208,10 +208,12 @@ fn draw(
                 (base_field(base))
                 input type="hidden" name="group" value=(slug(view.group));
                 input type="hidden" name="q" value=(view.q);
+                input type="hidden" name="shown" value=(entries.iter().map(|e| e.key).collect::<Vec<_>>().join(","));
                 @if let Some(rp) = &view.rp { input type="hidden" name="rp" value=(rp); } "\n"
                 div.ed-grid {
                     @for e in &entries {
-                        (fields::field(ctx, e, &scoped, drafts.get(e.key), error_of(out, e.key)))
+                        @let draft = drafts.get(e.key).cloned().unwrap_or_else(|| typed::from_doc(e, &scoped));
+                        (fields::field(ctx, e, &scoped, Some(&draft), error_of(out, e.key)))
                     }
                 } "\n"
                 (log_field(ctx, "editor"))

@@ -31,7 +31,16 @@ pub fn post(ctx: &Ctx) -> Result<Response> {
     let view = View::of(ctx);
     let (num, mut doc) = latest(ctx)?;
     let page = ctx.page();
-    let entries = view.entries(page.lang);
+    // Only the keys the form showed: a search's matches may differ from one language to the
+    // next, and a key the form did not show must not read as emptied.
+    let shown: Vec<&str> = form
+        .get("shown")
+        .map_or(Vec::new(), |s| s.split(',').collect());
+    let entries: Vec<_> = view
+        .entries(page.lang)
+        .into_iter()
+        .filter(|e| shown.contains(&e.key))
+        .collect();
     let drafts: HashMap<&'static str, Draft> = entries
         .iter()
         .map(|e| (e.key, from_form(e, &form)))

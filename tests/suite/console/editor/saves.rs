@@ -231,3 +231,24 @@ fn a_relying_party_is_edited_on_its_own_page_its_secret_kept() {
         404
     );
 }
+
+#[test]
+fn a_key_the_form_did_not_show_is_left_as_it_is() {
+    let p = console()
+        .conf("securedCookie", serde_json::json!(1))
+        .start();
+    let admin = p.login("dwho");
+    let before = latest(&p);
+    let html = page(&p, &admin, "group=general");
+    // As if the form had shown `domain` alone: the unticked box of another key reads as nothing.
+    let r = send(
+        &p,
+        &admin,
+        &html,
+        &[("shown", Some("domain")), ("k.securedCookie", None)],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains("Nothing changed"), "{}", r.text());
+    assert_eq!(latest(&p), before);
+    assert_eq!(stored(&p, None)["securedCookie"], 1);
+}
