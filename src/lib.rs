@@ -26,6 +26,7 @@ pub mod crypto;
 pub(crate) mod ctx;
 pub(crate) mod directory;
 pub mod error;
+pub(crate) mod findings;
 pub(crate) mod grants;
 pub(crate) mod handler;
 pub mod http;

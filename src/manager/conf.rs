@@ -36,6 +36,7 @@ pub fn index(ctx: &Ctx, top: Markup) -> Result<Response> {
     let rps = rp_edit::rps(&doc);
     let body = html! {
         (top)
+        p { a id="edit-link" href="/manager/conf/edit" { (page.say("edOpen")) } } "\n"
         h2 { (page.say("mgrLatest")) } "\n"
         (metadata(ctx, num, &doc))
         h2 { (page.say("mgrVersions")) } "\n"
@@ -105,6 +106,7 @@ pub fn rp_page(ctx: &Ctx, name: &str, top: Markup) -> Result<Response> {
     let body = html! {
         (top)
         h2 { (name) } "\n"
+        p { a id="edit-rp-link" href={ "/manager/conf/edit?group=relyingparties&rp=" (url_encode(name)) } { (page.say("edOpenRp")) } } "\n"
         (rp_form(ctx, num, Some(name), &o))
         h2 { (page.say("mgrSetOption")) } "\n"
         (form("option", option, "mgrSetOption"))

@@ -27,6 +27,7 @@ mod conf_edit;
 mod conf_forms;
 mod conf_versions;
 mod draft;
+mod editor;
 mod notifications;
 mod second_factors;
 mod session_values;
@@ -177,6 +178,9 @@ impl Ctx<'_> {
                     @for s in &self.allowed {
                         li { a href=(s.href()) aria-current=[current(s).then_some("page")] { (page.say(s.word())) } }
                     }
+                    @if self.allowed.contains(&Section::Conf) {
+                        li { a href="/manager/conf/edit" aria-current=[(here == "/manager/conf/edit").then_some("page")] { (page.say("edTitle")) } }
+                    }
                     li { a href=(self.conf.portal) { (page.say("mgrBackToPortal")) } }
                 }
                 p.who { (page.say("connectedAs")) " " strong { (self.admin.trace()) } }
@@ -281,16 +285,18 @@ pub fn handle(ctx: &crate::ctx::Ctx) -> Result<Response> {
     }
 }
 
-/// Serves `/manager/conf[/<num>|/diff|/rp/<name>]`: the pages (`conf`) and their posts
-/// (`conf_edit`, which draws the pages again), so that neither imports the other's caller.
+/// Serves `/manager/conf[/<num>|/diff|/rp/<name>|/edit]`: the pages (`conf`, `editor`) and their
+/// posts (`conf_edit`, `editor`, which draw the pages again), so that neither imports the other's caller.
 fn conf_routes(ctx: &Ctx, rest: &[String]) -> Result<Response> {
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
     match (ctx.req.method, rest.as_slice()) {
         (Method::Post, []) => conf_edit::post(ctx),
+        (Method::Post, ["edit"]) => editor::post(ctx),
         (Method::Post, ["rp", name]) => conf_edit::post_rp(ctx, name),
         (Method::Post, _) => Err(Error::not_found("Not found")),
         (_, []) => conf::index(ctx, html! {}),
         (_, ["diff"]) => conf::compare(ctx),
+        (_, ["edit"]) => editor::page(ctx),
         (_, ["rp", name]) => conf::rp_page(ctx, name, html! {}),
         (_, [num]) => conf::version(ctx, num),
         _ => Err(Error::not_found("Not found")),

@@ -168,7 +168,7 @@ fn history(v: &Value) -> Shown {
             }
         }
     }
-    out.sort_by_key(|e| std::cmp::Reverse(e.0));
+    crate::util::sort::sort_by_key(&mut out, |e| std::cmp::Reverse(e.0));
     Shown::Dated(out)
 }
 

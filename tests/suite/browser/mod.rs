@@ -10,6 +10,7 @@
 //! console page by an administrator, with the same checks on each page; forged posts; and a
 //! user the rules refuse, who gets 403 on every console URL. The configuration it saved is
 //! then read back over plain HTTP (`/config/...`) and matched with the audit lines.
+mod editor;
 mod webauthn;
 
 use crate::common;

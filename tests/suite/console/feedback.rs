@@ -321,5 +321,8 @@ fn a_form_sent_after_the_session_ended_comes_back_after_sign_in() {
     let r = send(&form(&fresh), &format!("lemonldap={again}"));
     assert_eq!(r.status, 302, "{}", r.text());
     let list = get(&p, &again, "/manager/notifications?uid=rtyler").text();
-    assert!(list.contains("<small class=\"reference\">kept</small>"), "{list}");
+    assert!(
+        list.contains("<small class=\"reference\">kept</small>"),
+        "{list}"
+    );
 }

@@ -6,6 +6,7 @@ use crate::python;
 mod conf;
 mod conf_domain;
 mod conf_secrets;
+mod editor;
 mod feedback;
 mod manager;
 mod old_forms;

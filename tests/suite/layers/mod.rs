@@ -71,7 +71,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "handler",
         ],
     ),
-    ("top", &["crate", "router", "server", "cli", "manager"]),
+    (
+        "top",
+        &["crate", "router", "server", "cli", "manager", "findings"],
+    ),
 ];
 
 /// Upward imports, and imports from one area into another, still to remove: (from unit, to
