@@ -78,12 +78,12 @@ audit:
 run:
 	$(LINK_ENV) $(CARGO) run --release --features "$(FEATURES)"
 
-# The static binary inlines less than opt-level 3's default (LLVM's threshold 100 instead of
-# 250): 260 KB smaller, which keeps it within its 6 MiB budget, at no cost `make bench`'s
-# comparison of the static and glibc builds shows (docs/benchmarks.md, "The size budget").
+# The static binary inlines less than opt-level 3's default (LLVM's threshold 50 instead of
+# 250): about 570 KB smaller, which keeps it within its 6 MiB budget; the JSON login costs
+# about a tenth more, GET / nothing (docs/benchmarks.md, "The size budget after round four").
 STATIC_ENV := CC_x86_64_unknown_linux_musl=musl-gcc \
 	CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER="$(abspath conf/link-gcc)" \
-	CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C relocation-model=static -C target-feature=+crt-static -C llvm-args=-inline-threshold=100"
+	CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C relocation-model=static -C target-feature=+crt-static -C llvm-args=-inline-threshold=50"
 
 static: musl-tools
 	$(STATIC_ENV) $(CARGO) build --release --features "$(FEATURES)" --target $(MUSL_TARGET)
