@@ -103,28 +103,29 @@ fn said(lang: &str, text: &str) -> Option<String> {
     (out.iter().zip(&parts).any(|(o, p)| o != p)).then(|| out.join(joint))
 }
 
-/// `text` said by the first `srv…` key (in key order) whose English template matches it.
+/// `text` said by the `srv…` key whose English template matches it most closely (the one
+/// whose placeholders take the least of it: "supported: authentication = DBI: ..." before
+/// "supported: {list}"; the first in key order among equals).
 fn said_one(lang: &str, text: &str) -> Option<String> {
     let english = words(DEFAULT)?;
     let start = english.partition_point(|(k, _)| *k < "srv");
-    english[start..]
+    let (key, values) = english[start..]
         .iter()
         .take_while(|(k, _)| k.starts_with("srv"))
-        .find_map(|(k, template)| {
-            let values = captures(template, text)?;
-            let values: Vec<(&str, String)> = values
-                .into_iter()
-                .map(|(n, v)| match n {
-                    // Shorter than `text` (a template has words of its own): this ends.
-                    "why" | "reason" if v.len() < text.len() => {
-                        (n, said(lang, v).unwrap_or_else(|| v.to_string()))
-                    }
-                    _ => (n, v.to_string()),
-                })
-                .collect();
-            let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, v.as_str())).collect();
-            Some(fill(&word(lang, k), &values))
+        .filter_map(|(k, template)| Some((*k, captures(template, text)?)))
+        .min_by_key(|(_, values)| values.iter().map(|(_, v)| v.len()).sum::<usize>())?;
+    let values: Vec<(&str, String)> = values
+        .into_iter()
+        .map(|(n, v)| match n {
+            // Shorter than `text` (a template has words of its own): this ends.
+            "why" | "reason" if v.len() < text.len() => {
+                (n, said(lang, v).unwrap_or_else(|| v.to_string()))
+            }
+            _ => (n, v.to_string()),
         })
+        .collect();
+    let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    Some(fill(&word(lang, key), &values))
 }
 
 /// The values of `template`'s `{name}` placeholders that make it `text`, if any do (two

@@ -170,3 +170,22 @@ fn rule_errors_read_in_french() {
         french(&e, &[]);
     }
 }
+
+#[test]
+fn area_settings_refusals_read_in_french() {
+    use crate::config::AreaSettings;
+    let handler = |v: Value| crate::handler::Settings::from_conf(&raw(v)).err();
+    for conf in [
+        json!({"vhostOptions": {"a.example.com": {"vhostType": "CDA"}},
+            "locationRules": {"a.example.com": {"default": "accept"}}}),
+        json!({"handlerInternalCache": "x"}),
+    ] {
+        let e = handler(conf.clone()).unwrap_or_else(|| panic!("refused: {conf}"));
+        french(&e, &[]);
+    }
+    let skins = raw(json!({"portalSkinRules": {"1": "a b"}}));
+    let Err(e) = crate::sso::skin::SkinRules::from_conf(&skins) else {
+        panic!("a bad skin name is refused")
+    };
+    french(&e, &["portalSkinRules", "a b"]);
+}
