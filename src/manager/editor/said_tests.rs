@@ -189,3 +189,23 @@ fn area_settings_refusals_read_in_french() {
     };
     french(&e, &["portalSkinRules", "a b"]);
 }
+
+#[test]
+fn dbi_findings_read_in_french() {
+    use crate::config::AreaSettings;
+    let dir = std::env::temp_dir().join(format!("limette-said-{}", crate::util::random_hex(6)));
+    let chain = format!("dbi:SQLite:dbname={}/none.db", dir.display());
+    let conf = raw(json!({"authentication": "DBI", "dbiAuthChain": chain}));
+    let Err(e) = crate::directory::dbi::Settings::from_conf(&conf) else {
+        panic!("a DBI table is required")
+    };
+    french(&e, &["dbiAuthTable"]);
+    let conf = raw(json!({"authentication": "DBI", "dbiAuthChain": chain,
+        "dbiAuthTable": "users", "dbiAuthLoginCol": "login", "dbiAuthPasswordCol": "password"}));
+    let s = crate::directory::dbi::Settings::from_conf(&conf).expect("DBI settings");
+    let found = crate::directory::dbi::findings(&s);
+    assert!(found.len() >= 2, "{found:?}");
+    for (_, _, m) in &found {
+        french(m, &[]);
+    }
+}
