@@ -72,7 +72,9 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
 /// clients read them); a page says them in its language: a message key (`csrfError`) is
 /// looked up; an English text that a `srv…` key of the English file holds, word for word or
 /// with its `{name}` placeholders standing for any text, is said with that key in `lang`, the
-/// same values put back; anything else is shown as it is.
+/// same values put back (a `{why}` or `{reason}` value is itself a message, said the same
+/// way; a `{key}` value is a key's name: one word, no `: ` in it); messages joined by `; `
+/// (the start-up gate's refusals) are said one by one; anything else is shown as it is.
 pub fn translate(lang: &str, text: &str) -> String {
     let key_like = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric());
     if key_like {
@@ -80,23 +82,56 @@ pub fn translate(lang: &str, text: &str) -> String {
             return t.to_string();
         }
     }
-    let Some(english) = words(DEFAULT) else {
-        return text.to_string();
-    };
+    said(lang, text).unwrap_or_else(|| text.to_string())
+}
+
+/// `text` said by the `srv…` key it matches, else part by part when it is a list of messages
+/// joined by `; `; `None` when nothing matched.
+fn said(lang: &str, text: &str) -> Option<String> {
+    if let Some(s) = said_one(lang, text) {
+        return Some(s);
+    }
+    let parts: Vec<&str> = text.split("; ").collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let out: Vec<String> = parts
+        .iter()
+        .map(|p| said_one(lang, p).unwrap_or_else(|| p.to_string()))
+        .collect();
+    let joint = if lang == "fr" { " ; " } else { "; " };
+    (out.iter().zip(&parts).any(|(o, p)| o != p)).then(|| out.join(joint))
+}
+
+/// `text` said by the `srv…` key whose English template matches it most closely (the one
+/// whose placeholders take the least of it: "supported: authentication = DBI: ..." before
+/// "supported: {list}"; the first in key order among equals).
+fn said_one(lang: &str, text: &str) -> Option<String> {
+    let english = words(DEFAULT)?;
     let start = english.partition_point(|(k, _)| *k < "srv");
-    english[start..]
+    let (key, values) = english[start..]
         .iter()
         .take_while(|(k, _)| k.starts_with("srv"))
-        .find_map(|(k, template)| {
-            let values = captures(template, text)?;
-            let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, *v)).collect();
-            Some(fill(&word(lang, k), &values))
+        .filter_map(|(k, template)| Some((*k, captures(template, text)?)))
+        .min_by_key(|(_, values)| values.iter().map(|(_, v)| v.len()).sum::<usize>())?;
+    let values: Vec<(&str, String)> = values
+        .into_iter()
+        .map(|(n, v)| match n {
+            // Shorter than `text` (a template has words of its own): this ends.
+            "why" | "reason" if v.len() < text.len() => {
+                (n, said(lang, v).unwrap_or_else(|| v.to_string()))
+            }
+            _ => (n, v.to_string()),
         })
-        .unwrap_or_else(|| text.to_string())
+        .collect();
+    let values: Vec<(&str, &str)> = values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    Some(fill(&word(lang, key), &values))
 }
 
 /// The values of `template`'s `{name}` placeholders that make it `text`, if any do (two
-/// placeholders side by side never match: which text is whose would be a guess).
+/// placeholders side by side never match: which text is whose would be a guess; a `{key…}`
+/// value never holds `: `, which ends a key's name in a message; a `{why}` or `{reason}` is
+/// whole: its parentheses close).
 fn captures<'t, 'a>(template: &'t str, text: &'a str) -> Option<Vec<(&'t str, &'a str)>> {
     let (mut literals, mut names, mut rest) = (Vec::new(), Vec::new(), template);
     while let Some((before, after)) = rest.split_once('{') {
@@ -117,10 +152,31 @@ fn captures<'t, 'a>(template: &'t str, text: &'a str) -> Option<Vec<(&'t str, &'
             false if next.is_empty() => return None,
             false => t.find(next)?,
         };
-        out.push((*name, &t[..end]));
+        let value = &t[..end];
+        let nested = matches!(*name, "why" | "reason");
+        if (name.starts_with("key") && value.contains(": ")) || (nested && !balanced(value)) {
+            return None;
+        }
+        out.push((*name, value));
         t = &t[end + next.len()..];
     }
     t.is_empty().then_some(out)
+}
+
+/// Whether every `(` of `text` closes, in order (a reason in parentheses is whole).
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
 }
 
 #[cfg(test)]
@@ -266,6 +322,35 @@ mod tests {
         assert_eq!(captures("a {x}", "b 1"), None);
         assert_eq!(captures("a", "a b"), None);
         assert_eq!(captures("{x}{y}", "ab"), None);
+        // A reason inside a message is said too; messages joined by "; " one by one.
+        let nested = "relying party app would be disabled: unexpected end of the rule";
+        let end = word("fr", "srvRuleEnd");
+        assert_eq!(
+            translate("fr", nested),
+            fill(
+                &word("fr", "srvRpDisabled"),
+                &[("name", "app"), ("reason", &end)]
+            )
+        );
+        assert_eq!(translate("en", nested), nested);
+        let (nf, nu) = (word("fr", "srvNotFound"), word("fr", "srvNoSuchUser"));
+        assert_eq!(
+            translate("fr", "Not found; No such user"),
+            format!("{nf} ; {nu}")
+        );
+        assert_eq!(translate("fr", "x; y"), "x; y");
+        // A key's name holds no ": "; a reason's parentheses close.
+        assert_eq!(captures("{key} = {v}", "a: b = c"), None);
+        assert_eq!(
+            captures("{key} = {v}", "a = c"),
+            Some(vec![("key", "a"), ("v", "c")])
+        );
+        assert_eq!(captures("({why}) end", "(a) b) end"), None);
+        assert_eq!(
+            captures("({why}) end", "(a (b)) end"),
+            Some(vec![("why", "a (b)")])
+        );
+        assert!(balanced("(a (b)) c") && !balanced("a) (b") && !balanced("(a"));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! not edited here: the form's log message is `cfgLog`.
 mod fields;
 mod refused;
+mod said;
 mod save;
 mod typed;
 
@@ -212,7 +213,7 @@ fn draw(
                 div.ed-grid {
                     @for e in &entries {
                         @let draft = drafts.get(e.key).cloned().unwrap_or_else(|| typed::from_doc(e, &scoped));
-                        (fields::field(ctx, e, &scoped, Some(&draft), error_of(out, e.key)))
+                        (fields::field(ctx, e, &scoped, Some(&draft), error_of(page.lang, out, e.key).as_deref()))
                     }
                 } "\n"
                 (log_field(ctx, "editor"))
@@ -244,11 +245,12 @@ fn rp_list(ctx: &Ctx, doc: &Map<String, Value>) -> Markup {
     }
 }
 
-fn error_of<'a>(out: &'a Outcome, key: &str) -> Option<&'a str> {
+/// The error of the last save about `key`, in `lang`.
+fn error_of(lang: &str, out: &Outcome, key: &str) -> Option<String> {
     out.errors
         .iter()
         .find(|(k, _)| *k == Some(key))
-        .map(|(_, m)| m.as_str())
+        .map(|(_, m)| said::text(lang, m))
 }
 
 /// The groups, the search box, and the way back to the configuration page.
@@ -280,7 +282,8 @@ fn navigation(ctx: &Ctx, view: &View) -> Markup {
     }
 }
 
-/// The errors above the form, each a link to its field; the warnings awaiting confirmation.
+/// The errors above the form, each a link to its field; the warnings awaiting confirmation;
+/// each in the page's language (`said`).
 fn summary(ctx: &Ctx, out: &Outcome) -> Markup {
     let page = ctx.page();
     html! {
@@ -289,8 +292,8 @@ fn summary(ctx: &Ctx, out: &Outcome) -> Markup {
                 p { (page.say("edErrors")) }
                 ul { @for (key, msg) in &out.errors { li {
                     @match key {
-                        Some(k) => { a href={ "#" (fields::id(k)) } { code { (k) } } (colon(page.lang)) (msg) }
-                        None => (msg),
+                        Some(k) => { a href={ "#" (fields::id(k)) } { code { (k) } } (colon(page.lang)) (said::text(page.lang, msg)) }
+                        None => (said::text(page.lang, msg)),
                     }
                 } } }
             } "\n"
@@ -298,7 +301,7 @@ fn summary(ctx: &Ctx, out: &Outcome) -> Markup {
         @if !out.warnings.is_empty() {
             div.message id="ed-warnings" role="status" {
                 p { (page.say("edWarnings")) }
-                ul { @for w in &out.warnings { li { (w) } } }
+                ul { @for w in &out.warnings { li { (said::text(page.lang, w)) } } }
             } "\n"
         }
     }
@@ -312,3 +315,6 @@ fn colon(lang: &str) -> &'static str {
         ": "
     }
 }
+
+#[cfg(test)]
+mod said_tests;

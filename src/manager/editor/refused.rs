@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// The French of each note of the refused keys, by its English (not by key: a key named here
 /// would read as a key the code honours).
-const FR: &[(&str, &str)] = &[
+pub(super) const FR: &[(&str, &str)] = &[
     (
         "rules that refuse a session at login",
         "règles qui refusent une session à la connexion",
@@ -63,6 +63,11 @@ const FR: &[(&str, &str)] = &[
     ("impersonation", "usurpation d'identité"),
     ("context switching", "changement de contexte"),
     ("stay-connected devices", "appareils « rester connecté »"),
+    (
+        "Limette always keeps persistent sessions (consents, devices, notifications done)",
+        "Limette garde toujours les sessions persistantes (consentements, appareils, \
+         notifications traitées)",
+    ),
 ];
 
 /// A note in `lang`.

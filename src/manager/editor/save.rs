@@ -174,7 +174,11 @@ fn say_bad(page: &Page, bad: &Bad) -> String {
             &[("min", &min.to_string()), ("max", &max.to_string())],
         ),
         Bad::Url => page.raw("edBadUrl"),
-        Bad::Rule(why) => fill(page, "edBadRule", &[("why", why)]),
+        Bad::Rule(why) => fill(
+            page,
+            "edBadRule",
+            &[("why", &super::said::text(page.lang, why))],
+        ),
         Bad::Select => page.raw("edBadSelect"),
         Bad::Json(why) => fill(page, "edBadJson", &[("why", why)]),
         Bad::Pem => page.raw("edBadPem"),
