@@ -6,6 +6,7 @@
 //! out is refused with its reason; a form left open ten minutes still saves; a form drawn
 //! before another save says so and keeps its values; a secret is never drawn.
 //! The form helpers are here; the refusals in `refusals.rs`, the saves in `saves.rs`.
+mod kept;
 mod refusals;
 mod saves;
 
