@@ -57,11 +57,12 @@ test: test-tools
 test-tools:
 	@LIMETTE_VENV="$(abspath $(VENV))" bash .ci/setup.d/all
 
-# Every portal page in headless Chromium, English and French, saved at 1280 and 360 px wide
-# into target/screenshots/ for review (tests/browser/pages.py; the same run checks them).
+# Every portal and console page in headless Chromium, English and French, saved at 1280 and 360 px
+# wide into target/screenshots/ for review (tests/browser/pages.py, and editor.py for the
+# configuration editor's pages; the same runs check them).
 screenshots: test-tools
 	LIMETTE_TEST_PYTHON="$(abspath $(VENV))/bin/python3" LIMETTE_SCREENSHOTS="$(abspath target/screenshots)" \
-		$(CARGO) test --test suite browser::every_page_in_both_languages
+		$(CARGO) test --test suite -- browser::every_page_in_both_languages browser::editor
 	@ls target/screenshots | wc -l | xargs echo "screenshots in target/screenshots:"
 
 lint:

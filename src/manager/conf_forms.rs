@@ -103,7 +103,7 @@ pub fn main_form(ctx: &Ctx, base: u64, doc: &Map<String, Value>) -> Markup {
             p { (page.say("mgrMainKeysHelp")) } "\n"
             @for key in MAIN_KEYS {
                 p {
-                    label for={ "m-" (key) } { (key) } " "
+                    label for={ "m-" (key) } { (main_label(page.lang, key)) " " code { (key) } } " "
                     input id={ "m-" (key) } name=(key) value=(doc.get(key).map(value_string).unwrap_or_default());
                 } "\n"
             }
@@ -111,6 +111,11 @@ pub fn main_form(ctx: &Ctx, base: u64, doc: &Map<String, Value>) -> Markup {
             p { button type="submit" { (page.say("mgrSave")) } }
         } "\n"
     }
+}
+
+/// A main key's label: the editor's catalogue's, in the page's language.
+fn main_label(lang: &str, key: &str) -> &'static str {
+    crate::config::catalogue::get(key).map_or("", |e| e.text(lang).label)
 }
 
 /// The number a form was drawn from: a save refuses when another one came since.

@@ -7,10 +7,13 @@
 //! fields stored in the session store (kind `pending`, as a pending login, for
 //! [`LIFETIME`] seconds) under a random id carried by a host-only `HttpOnly` cookie, never in
 //! a URL; then the login form, which comes back to the form's page. Never kept: the token,
-//! any field whose name holds `password` or `secret`; nothing at all beyond [`MAX_FIELDS`]
+//! any field whose name holds `password` or `secret`, on the editor its secret keys (by the
+//! editor's own notion: left out, the stored value stays); nothing at all beyond [`MAX_FIELDS`]
 //! fields or [`MAX_BYTES`] bytes. `take`: the page the login comes back to finds the record
 //! (same path), removes it and clears the cookie; the console's frame shows its values in a
-//! form to check, edit and send again with a fresh token (`Ctx::render`).
+//! form to check, edit and send again with a fresh token (`Ctx::render`), each under the label
+//! its form gave it (`draft_labels`).
+use super::draft_labels::{editor_field, Form, Look};
 use crate::app::App;
 use crate::config::Conf;
 use crate::http::{Method, Request, Response};
@@ -54,7 +57,7 @@ pub fn keep(app: &App, conf: &Conf, req: &Request) -> Option<Response> {
     csrf::check_session_bound(conf, token.as_deref(), &binding).ok()?;
     let draft = Draft {
         path: req.path.clone(),
-        fields: kept_fields(req.form())?,
+        fields: kept_fields(&req.path, req.form())?,
     };
     let id = util::random_hex(32);
     let rec = json!({"_exp": util::now() + LIFETIME, "draft": {"path": draft.path, "fields": draft.fields}});
@@ -102,25 +105,37 @@ pub fn take(app: &App, conf: &Conf, req: &Request) -> (Option<Draft>, Option<Str
     }
 }
 
-/// The kept form on its page: what happened, and its values in a form that sends them again
-/// (`token`: the page's fresh token field), each editable under its field's name (a value of
-/// several lines, or a long one, in a text area), the form's own `action` and `base` hidden.
+/// The kept form on its page: what happened, which form it was, and its values in a form that
+/// sends them again (`token`: the page's fresh token field), each under the label the original
+/// form gave it in the page's language (`look`; a value of several lines, or a long one, in a
+/// text area; a ticked check box as one), the form's own workings (`action`, `base`, the
+/// editor's view) hidden but carried.
 pub fn markup(page: &Page, draft: &Draft, token: Markup) -> Markup {
-    let hidden = |k: &str| matches!(k, "action" | "base");
+    let form = Form::of(&draft.path);
+    let what = form.action_word(&draft.fields).map(|(key, fill)| {
+        let values: Vec<(&str, &str)> = fill.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        page.say_fill(key, &values).0
+    });
     html! {
         section.message #resume aria-labelledby="resume-title" {
             h2 #resume-title { (page.say("mgrDraftTitle")) } "\n"
             p role="status" { (page.say("mgrDraftKept")) } "\n"
+            @if let Some(what) = what { p #resume-what { (page.say_fill("mgrDraftForm", &[("form", &what)])) } "\n" }
             form method="post" action=(draft.path) id="resume-form" {
                 (token)
                 @for (i, (k, v)) in draft.fields.iter().enumerate() {
                     @let id = format!("resume-{i}");
-                    @if hidden(k) {
-                        input type="hidden" name=(k) value=(v);
-                    } @else if v.contains('\n') || v.chars().count() > 80 {
-                        p { label for=(id) { (k) } " " textarea id=(id) name=(k) { (v) } } "\n"
-                    } @else {
-                        p { label for=(id) { (k) } " " input id=(id) name=(k) value=(v); } "\n"
+                    @match form.look(page, k) {
+                        Look::Hidden => { input type="hidden" name=(k) value=(v); }
+                        Look::Check(label) => {
+                            p.check { input type="checkbox" id=(id) name=(k) value=(v) checked; " " label for=(id) { (label) } } "\n"
+                        }
+                        Look::Text(label) if v.contains('\n') || v.chars().count() > 80 => {
+                            p { label for=(id) { (label) } " " textarea id=(id) name=(k) { (v) } } "\n"
+                        }
+                        Look::Text(label) => {
+                            p { label for=(id) { (label) } " " input id=(id) name=(k) value=(v); } "\n"
+                        }
                     }
                 }
                 p { button type="submit" { (page.say("mgrDraftSend")) } }
@@ -130,10 +145,16 @@ pub fn markup(page: &Page, draft: &Draft, token: Markup) -> Markup {
 }
 
 /// The fields worth keeping, or `None` when too many or too large.
-fn kept_fields(form: Vec<(String, String)>) -> Option<Vec<(String, String)>> {
-    let secret = |k: &str| {
-        let k = k.to_ascii_lowercase();
-        k == "token" || k == "confirm" || k.contains("password") || k.contains("secret")
+fn kept_fields(path: &str, form: Vec<(String, String)>) -> Option<Vec<(String, String)>> {
+    let editor = Form::of(path) == Form::Editor;
+    let secret = |k: &str| match editor_field(k).filter(|_| editor) {
+        // The editor's own notion: a number or a flag named like a secret is none, and a
+        // secret left out keeps the stored value when the form is sent again.
+        Some((entry, _)) => super::editor::secret(entry),
+        None => {
+            let k = k.to_ascii_lowercase();
+            k == "token" || k == "confirm" || k.contains("password") || k.contains("secret")
+        }
     };
     let kept: Vec<(String, String)> = form.into_iter().filter(|(k, _)| !secret(k)).collect();
     let bytes: usize = kept.iter().map(|(k, v)| k.len() + v.len()).sum();
@@ -164,15 +185,33 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect::<Vec<_>>()
         };
-        let kept = kept_fields(f(&[
-            ("token", "t"),
-            ("newpassword", "p"),
-            ("client_secret", "s"),
-            ("uid", "dwho"),
-        ]));
+        let path = "/manager/notifications";
+        let kept = kept_fields(
+            path,
+            f(&[
+                ("token", "t"),
+                ("newpassword", "p"),
+                ("client_secret", "s"),
+                ("uid", "dwho"),
+            ]),
+        );
         assert_eq!(kept, Some(f(&[("uid", "dwho")])));
-        assert_eq!(kept_fields(f(&[("token", "t")])), None);
+        assert_eq!(kept_fields(path, f(&[("token", "t")])), None);
         let big = "x".repeat(MAX_BYTES);
-        assert_eq!(kept_fields(f(&[("text", &big)])), None);
+        assert_eq!(kept_fields(path, f(&[("text", &big)])), None);
+        // The editor's secrets by the editor's notion: the shared key and a private key are
+        // left out, a count named like a password is kept.
+        let edited = f(&[
+            ("k.key", "k"),
+            ("k.oidcServicePrivateKeySig", "-----BEGIN"),
+            ("k.passwordPolicyMinSize", "8"),
+            ("shown", "passwordPolicyMinSize"),
+        ]);
+        let kept = kept_fields("/manager/conf/edit", edited);
+        let want = f(&[
+            ("k.passwordPolicyMinSize", "8"),
+            ("shown", "passwordPolicyMinSize"),
+        ]);
+        assert_eq!(kept, Some(want));
     }
 }

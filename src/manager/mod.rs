@@ -27,6 +27,7 @@ mod conf_edit;
 mod conf_forms;
 mod conf_versions;
 mod draft;
+mod draft_labels;
 mod editor;
 mod notifications;
 mod second_factors;

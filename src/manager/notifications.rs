@@ -81,7 +81,7 @@ struct Refused {
 }
 
 /// The creation form's fields: name, label, input type, required.
-const FIELDS: [(&str, &str, &str, bool); 8] = [
+pub(super) const FIELDS: [(&str, &str, &str, bool); 8] = [
     ("uid", "mgrUid", "text", true),
     ("date", "mgrDate", "date", true),
     ("reference", "mgrReference", "text", true),

@@ -216,6 +216,8 @@ def main(base, axe_path, pems_path):
     try:
         driver.set_script_timeout(30)
         shots = os.environ.get("LIMETTE_SCREENSHOTS")
+        if shots:
+            os.makedirs(shots, exist_ok=True)
         k = Console(driver, Checker(driver, axe, shots), base)
         k.admin = ADMIN
         for lang in ("en", "fr"):

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use typed::Draft;
 
 pub use save::post;
+pub(super) use typed::secret;
 
 /// The editor's path.
 const PATH: &str = "/manager/conf/edit";

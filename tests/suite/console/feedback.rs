@@ -298,10 +298,17 @@ fn a_form_sent_after_the_session_ended_comes_back_after_sign_in() {
     let html = page.text();
     assert!(html.contains("id=\"resume-form\""), "{html}");
     assert!(html.contains("value=\"Two minutes of typing.\""), "{html}");
+    // Each field under its form's label, the form named, its workings hidden.
+    for (i, label) in [(1, "User (uid)"), (4, "Title"), (6, "Text")] {
+        let shown = format!("<label for=\"resume-{i}\">{label}</label>");
+        assert!(html.contains(&shown), "{shown}: {html}");
+    }
     assert!(
-        html.contains("<label for=\"resume-4\">title</label>"),
+        html.contains("<p id=\"resume-what\">The form: Create a notification.</p>"),
         "{html}"
     );
+    assert!(html.contains("<input type=\"hidden\" name=\"action\" value=\"create\">"));
+    assert!(!html.contains(">title</label>"), "a raw field name: {html}");
     assert!(!html.contains(&t), "the old token is not kept");
     assert_eq!(page.cookie("limettedraft").as_deref(), Some("0"));
     let twice = p

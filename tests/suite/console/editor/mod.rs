@@ -7,6 +7,7 @@
 //! before another save says so and keeps its values; a secret is never drawn.
 //! The form helpers are here; the refusals in `refusals.rs`, the saves in `saves.rs`.
 mod french;
+mod kept;
 mod refusals;
 mod saves;
 
