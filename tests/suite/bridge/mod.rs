@@ -24,7 +24,9 @@ fn bridged(node: &Llng, prefix: &str) -> Portal {
             "restUserDBUrl",
             json!(node.url(&format!("{prefix}/proxy/getUser"))),
         )
-        .conf("restTimeout", json!(5))
+        // Each of the node's two FastCGI processes loads the portal on its first request,
+        // which on a loaded 2-core machine took over 5 s: this test is not about the timeout.
+        .conf("restTimeout", json!(30))
         .conf("restSessionServer", json!(1))
         .conf(
             "exportedAttr",
