@@ -5,6 +5,7 @@
 //! footer) and kept once read. A name that is malformed is ignored; a zone the system does not
 //! know (an appliance without zone files) shows UTC, labelled "UTC": never an offset that is
 //! not the zone's. This module owns no page: `page::Page` asks it for the local time of an epoch.
+pub mod local;
 pub mod rule;
 pub mod tzif;
 

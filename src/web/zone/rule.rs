@@ -3,7 +3,7 @@
 //! offset and the two changes of the year (`Mm.w.d`, `Jn` or `n`, each with an optional time,
 //! which version 3 allows negative or beyond 24 h). Names may be quoted (`<+03>-3`). Offsets in
 //! the rule count west of UTC; `LocalType` counts east, as TZif does.
-use super::tzif::LocalType;
+use super::local::LocalType;
 
 /// A parsed footer rule.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,19 +4,11 @@
 //! what it does not understand (a bad magic, counts beyond the data, a type index out of range)
 //! rather than guess an offset, and a zone that counts leap seconds (`right/...`): the portal
 //! shows civil time.
+use super::local::LocalType;
 use super::rule::Rule;
 
 /// The largest TZif file read (the biggest shipped zones are a few kilobytes).
 pub const MAX_FILE: usize = 256 * 1024;
-
-/// One local time type: its offset from UTC, in seconds, and its abbreviation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalType {
-    /// Seconds east of UTC.
-    pub offset: i32,
-    /// The abbreviation (`CET`, `CEST`, `+03`).
-    pub abbr: String,
-}
 
 /// A compiled zone: the local time type in force at any instant.
 #[derive(Debug, Clone, PartialEq, Eq)]
