@@ -27,13 +27,21 @@ class Page(html.parser.HTMLParser):
     def __init__(self, text):
         super().__init__()
         self.forms, self.iframes, self.links, self.refresh = [], [], [], None
+        self.in_bar = False  # inside the account bar of a signed-in page (its sign-out form)
         self.feed(text)
+
+    def handle_endtag(self, tag):
+        if tag == "nav":
+            self.in_bar = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "nav" and "account" in (a.get("class") or "").split():
+            self.in_bar = True
         if tag == "form":
             self.forms.append({"action": a.get("action") or "", "method":
-                               (a.get("method") or "get").lower(), "fields": {}})
+                               (a.get("method") or "get").lower(), "fields": {},
+                               "bar": self.in_bar})
         elif tag in ("input", "button", "select", "textarea") and self.forms and a.get("name"):
             if a.get("type") in ("checkbox", "radio") and "checked" not in a:
                 return
@@ -151,7 +159,10 @@ class Browser:
             self.login_hints.append(f["fields"].get("user", ""))
             f["fields"].update({"user": USER, "password": PASSWORD})
             return f
-        return page.forms[0] if page.forms else None
+        # The page's own form, never the account bar's sign-out (a user does not sign out to
+        # give consent).
+        forms = [f for f in page.forms if not f["bar"]]
+        return forms[0] if forms else None
 
     def follow_frame(self, url):
         """An iframe's document, with its redirects, as the browser loads it beside the page."""
