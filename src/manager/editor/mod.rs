@@ -319,3 +319,6 @@ fn colon(lang: &str) -> &'static str {
 
 #[cfg(test)]
 mod said_tests;
+
+#[cfg(test)]
+mod catalogue_tests;
