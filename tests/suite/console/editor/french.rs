@@ -5,7 +5,7 @@
 //! (`config::check`).
 use super::super::conf::latest;
 use super::super::manager::{console, token};
-use super::{block, fields};
+use super::{block, fields, new_row, warnings};
 use crate::common::http::Resp;
 use crate::common::Portal;
 
@@ -85,10 +85,7 @@ fn warnings_of_a_save_read_in_french_with_their_values() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let html = r.text();
-    let warned = html
-        .split("id=\"ed-warnings\"")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no warnings: {html}"));
+    let warned = warnings(&html);
     for words in [
         "requireToken est désactivé : le formulaire de connexion n",
         "restExportSecretKeys est activé : le serveur de sessions REST montre les attributs secrets",
@@ -104,14 +101,7 @@ fn warnings_of_a_save_read_in_french_with_their_values() {
     // A group whose rule does not parse: said in French, the group's name and the parser's
     // reason in French, the rule kept as typed in its row.
     let html = page_fr(&p, &admin, "group=variables");
-    let rows = fields(&html)
-        .iter()
-        .filter(|(n, _)| n.starts_with("k.groups.n."))
-        .count();
-    let (n, v) = (
-        format!("k.groups.n.{}", rows - 1),
-        format!("k.groups.v.{}", rows - 1),
-    );
+    let (n, v) = new_row(&html, "groups");
     let r = send_fr(
         &p,
         &admin,
@@ -120,10 +110,7 @@ fn warnings_of_a_save_read_in_french_with_their_values() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let html = r.text();
-    let warned = html
-        .split("id=\"ed-warnings\"")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no warnings: {html}"));
+    let warned = warnings(&html);
     assert!(
         warned.contains(
             "groups/broken : hors du sous-ensemble d'expressions pris en charge \

@@ -89,6 +89,26 @@ pub fn page(p: &Portal, sid: &str, query: &str) -> String {
     r.text()
 }
 
+/// The names of the empty row a page offers in the table `key` (name field, value field).
+pub fn new_row(html: &str, key: &str) -> (String, String) {
+    let prefix = format!("k.{key}.n.");
+    let rows = fields(html)
+        .iter()
+        .filter(|(n, _)| n.starts_with(&prefix))
+        .count();
+    (
+        format!("k.{key}.n.{}", rows - 1),
+        format!("k.{key}.v.{}", rows - 1),
+    )
+}
+
+/// The warnings box of a page, from its start to the end of the page.
+pub fn warnings(html: &str) -> &str {
+    html.split("id=\"ed-warnings\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no warnings: {html}"))
+}
+
 /// The block of `key` in a page: from its field to the next one.
 pub fn block<'a>(html: &'a str, key: &str) -> &'a str {
     let at = html

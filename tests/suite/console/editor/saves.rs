@@ -4,7 +4,7 @@
 use super::super::common::clock;
 use super::super::conf::{latest, stored};
 use super::super::manager::{console, get};
-use super::{block, fields, page, send};
+use super::{block, new_row, page, send, warnings};
 
 #[test]
 fn a_save_says_what_it_saved_and_the_document_has_it() {
@@ -59,14 +59,7 @@ fn new_warnings_are_confirmed_before_the_save() {
     let admin = p.login("dwho");
     let before = latest(&p);
     let html = page(&p, &admin, "group=variables");
-    let rows = fields(&html)
-        .iter()
-        .filter(|(n, _)| n.starts_with("k.macros.n."))
-        .count();
-    let (n, v) = (
-        format!("k.macros.n.{}", rows - 1),
-        format!("k.macros.v.{}", rows - 1),
-    );
+    let (n, v) = new_row(&html, "macros");
     let r = send(
         &p,
         &admin,
@@ -75,10 +68,7 @@ fn new_warnings_are_confirmed_before_the_save() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let html = r.text();
-    let warned = html
-        .split("id=\"ed-warnings\"")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no warnings: {html}"));
+    let warned = warnings(&html);
     assert!(warned.contains("macros/broken"), "{warned}");
     assert!(html.contains("id=\"ed-anyway\""), "{html}");
     assert!(
