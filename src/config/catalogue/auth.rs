@@ -5,8 +5,7 @@ use super::Input::{Bool, Int, Map, Password, Select, Text, Url};
 use super::{entry, Entry};
 use crate::config::gate;
 
-/// An authentication level.
-const LEVEL: super::Input = Int { min: 0, max: 100 };
+use super::LEVEL;
 
 /// The group's entries.
 #[rustfmt::skip]

@@ -110,6 +110,10 @@ pub enum Input {
     Json,
 }
 
+/// An authentication level (Limette's parsers set no bound; 0 to 100 covers LemonLDAP::NG's
+/// levels and leaves room).
+pub(super) const LEVEL: Input = Input::Int { min: 0, max: 100 };
+
 /// A label and a one-line help, in one language.
 #[derive(Debug, Clone, Copy)]
 pub struct Text {

@@ -3,8 +3,7 @@ use super::Group::SecondFactors;
 use super::Input::{Bool, Int, Password, Rule, Select, Text};
 use super::{entry, Entry};
 
-/// An authentication level (0: unchanged).
-const LEVEL: super::Input = Int { min: 0, max: 100 };
+use super::LEVEL;
 /// A step's time limit, in seconds.
 const STEP: super::Input = Int {
     min: 1,
